@@ -1,0 +1,120 @@
+// kforge eval TASK KERNEL.cpp [--size S] [--threads N] [--against B.cpp] [--json]
+// Exit status: 0 correct, 1 not correct, 2 usage error.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "kforge/cli/commands.h"
+#include "kforge/cli/common.h"
+#include "kforge/cli/table.h"
+#include "kforge/core/fs.h"
+#include "kforge/core/paths.h"
+#include "kforge/eval/evaluate.h"
+
+namespace kforge::cli {
+namespace {
+
+struct EvalCliOptions {
+  std::string task, kernel, size, against, role = "candidate";
+  int threads = 0;
+  bool json = false, no_time = false, no_baseline = false;
+  double budget = 1.0;
+  int check_sets = 3;
+  double timeout = 30;
+  std::vector<std::string> allow_libs;
+};
+
+toolchain::Role parse_role(const std::string& r) {
+  if (r == "candidate") return toolchain::Role::candidate;
+  if (r == "expert") return toolchain::Role::expert;
+  if (r == "baseline") return toolchain::Role::baseline;
+  if (r == "reference") return toolchain::Role::reference;
+  throw UsageError(fmt::format("--role must be candidate, expert, baseline or reference, not '{}'", r));
+}
+
+std::string print_human(const eval::Evaluation& e) {
+  std::vector<std::pair<std::string, std::string>> rows = {
+      {"task", fmt::format("{} (size {}, {} thread{})", e.task_id, e.size, e.threads, e.threads == 1 ? "" : "s")},
+      {"verdict", std::string(eval::verdict_name(e.verdict))},
+      {"reason", e.reason},
+  };
+  if (e.mismatch) rows.push_back({"mismatch", e.mismatch->summary()});
+  if (e.candidate) {
+    rows.push_back({"kernel", fmt::format("median {} ms  (p10 {}, p90 {}; {} runs)", format_ms(e.candidate->median_ms),
+                                          format_ms(e.candidate->p10_ms), format_ms(e.candidate->p90_ms), e.candidate->samples)});
+    if (e.baseline)
+      rows.push_back({e.partner, fmt::format("median {} ms  (p10 {}, p90 {})", format_ms(e.baseline->median_ms), format_ms(e.baseline->p10_ms),
+                                             format_ms(e.baseline->p90_ms))});
+    if (e.speedup)
+      rows.push_back({"speedup", fmt::format("{}  (p10 {}, p90 {}; median of per-pair ratios)", format_ratio(e.speedup->median),
+                                             format_ratio(e.speedup->p10), format_ratio(e.speedup->p90))});
+    std::string perf = fmt::format("{:.2f} GFLOP/s, {:.2f} GB/s", e.gflops, e.gbps);
+    if (e.roofline > 0) perf += fmt::format(", {} of the roofline", format_percent(e.roofline));
+    rows.push_back({"throughput", perf});
+  }
+  if (e.verdict == eval::Verdict::compile_error && !e.compile.command.empty()) rows.push_back({"command", e.compile.command});
+  rows.push_back({"time", fmt::format("{:.2f} s (compile {:.2f}{}, check {:.2f}, timing {:.2f})", e.phases.total_s, e.compile.seconds,
+                                      e.compile.cached ? " cached" : "", e.phases.check_s, e.phases.time_s)});
+  return key_values(rows);
+}
+
+int run_eval(const EvalCliOptions& o) {
+  auto spec = load_task_arg(o.task);
+  auto source = core::read_text(o.kernel);
+  if (!source) throw UsageError(source.error().message);
+  auto compiler = make_compiler();
+  auto ctx = eval::TaskContext::create(spec, o.size, *compiler, core::state_dir());
+  if (!ctx) throw UsageError(ctx.error().message);
+
+  eval::EvalOptions opt;
+  opt.threads = o.threads;
+  opt.time = !o.no_time;
+  opt.with_baseline = !o.no_baseline;
+  opt.role = parse_role(o.role);
+  opt.allow_libs = o.allow_libs;
+  opt.check_sets = o.check_sets;
+  opt.time_budget_s = o.budget;
+  opt.call_timeout_s = o.timeout;
+  opt.progress = [](std::string_view m) { progress(m); };
+  if (!o.against.empty()) {
+    auto b = core::read_text(o.against);
+    if (!b) throw UsageError(b.error().message);
+    opt.against_source = *b;
+    opt.against_name = std::filesystem::path(o.against).filename().string();
+  }
+  std::optional<eval::MachineProfile> machine;
+  if (opt.time) {
+    auto m = eval::machine_profile(core::state_dir());
+    if (m) machine = *m;
+    else fmt::print(stderr, "kforge: warning: no roofline: {}\n", m.error().message);
+  }
+  opt.machine = machine ? &*machine : nullptr;
+
+  auto e = eval::evaluate(*ctx, *source, std::filesystem::path(o.kernel).filename().string(), opt);
+  if (o.json) fmt::print("{}\n", eval::to_json(e).dump(2));
+  else fmt::print("{}", print_human(e));
+  return e.correct() ? 0 : 1;
+}
+
+}  // namespace
+
+void add_eval(CLI::App& cmd, int& exit_status) {
+  auto o = std::make_shared<EvalCliOptions>();
+  cmd.add_option("task", o->task, "Task folder or id")->required();
+  cmd.add_option("kernel", o->kernel, "Kernel source (C++, defines the signature of `kforge show TASK`)")->required();
+  cmd.add_option("--size", o->size, "Size preset (default: the task's)");
+  cmd.add_option("--threads", o->threads, "Threads for the kernel and the baseline (default: all CPUs)")->check(CLI::Range(1, 1024));
+  cmd.add_option("--against", o->against, "Time against this kernel instead of the baseline (both are checked)");
+  cmd.add_flag("--no-time", o->no_time, "Check correctness only");
+  cmd.add_flag("--no-baseline", o->no_baseline, "Time the kernel alone");
+  cmd.add_option("--budget", o->budget, "Seconds of paired timing (default 1)")->check(CLI::Range(0.05, 600.0));
+  cmd.add_option("--check-sets", o->check_sets, "Secret input sets to check on (default 3)")->check(CLI::Range(1, 16));
+  cmd.add_option("--timeout", o->timeout, "Seconds allowed per check call (default 30)")->check(CLI::Range(0.1, 3600.0));
+  cmd.add_option("--allow-lib", o->allow_libs, "Let the kernel link this library (e.g. openblas); repeatable");
+  cmd.add_option("--role", o->role, "candidate (sandboxed; default), or a trusted expert, baseline or reference source");
+  cmd.add_flag("--json", o->json, "Print the evaluation as JSON");
+  cmd.callback([o, &exit_status] { exit_status = run_eval(*o); });
+}
+
+}  // namespace kforge::cli

@@ -1,0 +1,111 @@
+// kforge show TASK [--size S] [--json] [--header]: a task resolved for one size.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <nlohmann/json.hpp>
+
+#include "kforge/cli/commands.h"
+#include "kforge/cli/common.h"
+#include "kforge/cli/table.h"
+#include "kforge/core/task_header.h"
+#include "kforge/core/task_resolve.h"
+
+namespace kforge::cli {
+namespace {
+
+struct ShowOptions {
+  std::string task;
+  std::string size;
+  bool json = false;
+  bool header = false;
+};
+
+std::string init_text(const core::InitSpec& i) {
+  switch (i.dist) {
+    case core::Dist::normal: return fmt::format("normal(mean={:g}, std={:g})", i.a, i.b);
+    case core::Dist::uniform: return fmt::format("uniform({:g}, {:g})", i.a, i.b);
+    case core::Dist::randint: return fmt::format("randint({:g}, {:g})", i.a, i.b);
+    case core::Dist::constant: return fmt::format("constant({:g})", i.a);
+    case core::Dist::arange: return fmt::format("arange(start={:g}, step={:g})", i.a, i.b);
+    case core::Dist::custom: return "custom (generate.cpp)";
+  }
+  return "?";
+}
+
+std::string param_text(const core::ParamValue& v) {
+  if (auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
+  if (auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  return fmt::format("{:g}", std::get<double>(v));
+}
+
+nlohmann::json tensor_json(const core::ResolvedTensor& t, bool input) {
+  nlohmann::json j = {{"name", t.name}, {"dtype", core::dtype_name(t.dtype)}, {"shape", t.shape}, {"bytes", t.bytes}};
+  if (input) {
+    j["init"] = init_text(t.init);
+    j["mutate"] = t.mutate;
+  }
+  return j;
+}
+
+int run_show(const ShowOptions& o) {
+  auto spec = load_task_arg(o.task);
+  auto task = core::resolve_task(spec, o.size);
+  if (!task) throw UsageError(task.error().message);
+  auto compiler = make_compiler();
+  if (o.header) {
+    fmt::print("{}", core::task_header(*task));
+    return 0;
+  }
+  if (o.json) {
+    nlohmann::json sizes = nlohmann::json::object(), params = nlohmann::json::object();
+    for (const auto& [k, v] : spec.find_size(task->size)->symbols) sizes[k] = static_cast<std::int64_t>(v);
+    for (const auto& p : spec.params) params[p.name] = nlohmann::json::parse(param_text(p.value));
+    nlohmann::json in = nlohmann::json::array(), out = nlohmann::json::array();
+    for (const auto& t : task->inputs) in.push_back(tensor_json(t, true));
+    for (const auto& t : task->outputs) out.push_back(tensor_json(t, false));
+    nlohmann::json j = {{"id", spec.id},         {"title", spec.title},     {"origin", spec.origin},
+                        {"notes", spec.notes},   {"tags", spec.tags},       {"dir", spec.dir.string()},
+                        {"size", task->size},    {"sizes", sizes},          {"params", params},
+                        {"inputs", in},          {"outputs", out},          {"rtol", spec.rtol},
+                        {"atol", spec.atol},     {"flops", task->flops},    {"bytes", task->bytes},
+                        {"signature", core::kernel_signature(*task)},       {"flags", compiler->flags_for(toolchain::Role::candidate)}};
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  std::string sizes;
+  for (const auto& [k, v] : spec.find_size(task->size)->symbols) sizes += fmt::format("{}{}={}", sizes.empty() ? "" : " ", k, v);
+  std::string params;
+  for (const auto& p : spec.params) params += fmt::format("{}{}={}", params.empty() ? "" : " ", p.name, param_text(p.value));
+  std::vector<std::pair<std::string, std::string>> rows = {
+      {"task", spec.id}, {"title", spec.title}, {"origin", spec.origin}, {"size", fmt::format("{} ({})", task->size, sizes)}};
+  if (!params.empty()) rows.push_back({"params", params});
+  rows.push_back({"tolerance", fmt::format("|got − expected| ≤ {:g} + {:g}·|expected|", spec.atol, spec.rtol)});
+  if (task->flops > 0 || task->bytes > 0)
+    rows.push_back({"cost", fmt::format("{}FLOP, {}B  ({})", format_count(task->flops), format_count(task->bytes),
+                                        task->bytes > 0 ? fmt::format("{:.2f} FLOP/byte", task->flops / task->bytes) : "")});
+  if (!spec.notes.empty()) rows.push_back({"notes", spec.notes});
+  fmt::print("{}\n", key_values(rows));
+  Table tensors({"", "name", "dtype", "shape", "init"});
+  for (const auto& t : task->inputs)
+    tensors.add({"in", t.name, std::string(core::dtype_name(t.dtype)), fmt::format("[{}]", fmt::join(t.shape, ", ")),
+                 init_text(t.init) + (t.mutate ? "" : " (not perturbed in timing)")});
+  for (const auto& t : task->outputs)
+    tensors.add({"out", t.name, std::string(core::dtype_name(t.dtype)), fmt::format("[{}]", fmt::join(t.shape, ", ")), ""});
+  fmt::print("{}\n", tensors.render());
+  fmt::print("signature:\n  #include \"kforge_task.h\"\n  {};\n", core::kernel_signature(*task));
+  fmt::print("compiled with: {}\n", fmt::join(compiler->flags_for(toolchain::Role::candidate), " "));
+  return 0;
+}
+
+}  // namespace
+
+void add_show(CLI::App& cmd, int& exit_status) {
+  auto o = std::make_shared<ShowOptions>();
+  cmd.add_option("task", o->task, "Task folder or id")->required();
+  cmd.add_option("--size", o->size, "Size preset (ci, cpu, full; default: the task's)");
+  cmd.add_flag("--json", o->json, "Print the resolved spec as JSON");
+  cmd.add_flag("--header", o->header, "Print the generated kforge_task.h");
+  cmd.callback([o, &exit_status] { exit_status = run_show(*o); });
+}
+
+}  // namespace kforge::cli

@@ -1,0 +1,27 @@
+#pragma once
+// The table of subcommands (Ninja's kTools[] habit): each adds itself to the CLI11 app and sets
+// the process exit status when it runs.
+
+#include <CLI/CLI.hpp>
+
+namespace kforge::cli {
+
+struct Command {
+  const char* name;
+  const char* help;
+  void (*add)(CLI::App& command, int& exit_status);
+};
+
+void add_list(CLI::App& command, int& exit_status);
+void add_show(CLI::App& command, int& exit_status);
+void add_eval(CLI::App& command, int& exit_status);
+void add_hw(CLI::App& command, int& exit_status);
+
+inline constexpr Command kCommands[] = {
+    {"list", "List the tasks of a suite", add_list},
+    {"show", "Show a task resolved for one size: shapes, params, tolerance, cost and the kernel's C signature", add_show},
+    {"eval", "Compile, check and time a kernel against the task's baseline in the sandbox", add_eval},
+    {"hw", "Describe this machine and its measured peaks (FMA GFLOP/s, STREAM-triad GB/s)", add_hw},
+};
+
+}  // namespace kforge::cli

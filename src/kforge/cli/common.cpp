@@ -1,0 +1,55 @@
+// Shared CLI helpers.
+#include "kforge/cli/common.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "kforge/core/paths.h"
+#include "kforge/core/task_loader.h"
+
+namespace kforge::cli {
+
+core::TaskSpec load_task_arg(const std::string& task) {
+  auto dir = core::find_task_dir(task);
+  if (!dir) throw UsageError(dir.error().message);
+  auto spec = core::load_task(*dir);
+  if (!spec) throw UsageError(spec.error().message);
+  return std::move(*spec);
+}
+
+std::unique_ptr<toolchain::CppCompiler> make_compiler() {
+  toolchain::CppCompilerOptions o;
+  o.cache_dir = core::state_dir() / "cache";
+  o.include_dir = core::source_dir() / "bench" / "include";
+  return std::make_unique<toolchain::CppCompiler>(o);
+}
+
+bool progress_enabled() {
+  if (const char* v = std::getenv("KFORGE_PROGRESS")) return std::string(v) == "1";
+  return isatty(2);
+}
+
+void progress(std::string_view message) {
+  if (progress_enabled()) fmt::print(stderr, "  … {}\n", message);
+}
+
+std::string format_ms(double ms) {
+  if (ms >= 100) return fmt::format("{:.1f}", ms);
+  if (ms >= 1) return fmt::format("{:.3f}", ms);
+  return fmt::format("{:.4f}", ms);
+}
+
+std::string format_ratio(double r) { return fmt::format("{:.2f}x", r); }
+std::string format_percent(double f) { return fmt::format("{:.1f}%", 100 * f); }
+
+std::string format_count(double v) {
+  if (v >= 1e12) return fmt::format("{:.2f} T", v / 1e12);
+  if (v >= 1e9) return fmt::format("{:.2f} G", v / 1e9);
+  if (v >= 1e6) return fmt::format("{:.2f} M", v / 1e6);
+  if (v >= 1e3) return fmt::format("{:.2f} k", v / 1e3);
+  return fmt::format("{:.0f}", v);
+}
+
+}  // namespace kforge::cli

@@ -1,0 +1,32 @@
+#pragma once
+// What every subcommand shares: loading a task named on the command line, the compiler with
+// its cache, number formatting, progress on stderr, and the usage-error exception (exit 2).
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "kforge/core/task_spec.h"
+#include "kforge/toolchain/cpp_compiler.h"
+
+namespace kforge::cli {
+
+// A problem with how kforge was called (or with its inputs): printed, exit status 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+core::TaskSpec load_task_arg(const std::string& task);
+std::unique_ptr<toolchain::CppCompiler> make_compiler();
+
+// Progress lines on stderr ("  … compiling"), only when stderr is a terminal or KFORGE_PROGRESS=1.
+void progress(std::string_view message);
+bool progress_enabled();
+
+std::string format_ms(double ms);
+std::string format_ratio(double r);  // "1.52x"
+std::string format_percent(double fraction);
+std::string format_count(double v);  // 1.2e9 → "1.20 G"
+
+}  // namespace kforge::cli

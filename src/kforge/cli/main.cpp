@@ -1,0 +1,27 @@
+// kforge: one binary, a table of subcommands. Expected failures are exit statuses with a
+// message; an exception that reaches here means kforge itself is wrong, and says so.
+#include <fmt/format.h>
+
+#include "kforge/cli/commands.h"
+#include "kforge/cli/common.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"kforge: writes fast, verified compute kernels, and judges them honestly", "kforge"};
+  app.set_version_flag("--version", std::string("kforge ") + KFORGE_VERSION);
+  app.require_subcommand(1);
+  int exit_status = 0;
+  for (const auto& command : kforge::cli::kCommands) command.add(*app.add_subcommand(command.name, command.help), exit_status);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  } catch (const kforge::cli::UsageError& e) {
+    fmt::print(stderr, "kforge: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "kforge: internal error (please report): {}\n", e.what());
+    return 70;
+  }
+  return exit_status;
+}

@@ -1,0 +1,49 @@
+// File helpers.
+#include "kforge/core/fs.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace kforge::core {
+
+Result<std::string> read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{fmt::format("{}: cannot read: {}", path.string(), std::strerror(errno))};
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Status write_atomic(const std::filesystem::path& path, std::string_view content) {
+  std::error_code ec;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  std::filesystem::path tmp = path;
+  tmp += fmt::format(".tmp{}.{}", ::getpid(), std::random_device{}());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return Error{fmt::format("{}: cannot write: {}", tmp.string(), std::strerror(errno))};
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    if (!out.flush()) return Error{fmt::format("{}: write failed: {}", tmp.string(), std::strerror(errno))};
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    return Error{fmt::format("{}: cannot rename into place: {}", path.string(), ec.message())};
+  }
+  return ok_status();
+}
+
+Status ensure_dir(const std::filesystem::path& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) return Error{fmt::format("{}: cannot create directory: {}", path.string(), ec.message())};
+  return ok_status();
+}
+
+}  // namespace kforge::core

@@ -1,0 +1,17 @@
+#pragma once
+// File helpers with errors that name the file. Writes are atomic (temp file + rename), so a
+// killed process never leaves half a cache entry or half a kernel behind.
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "kforge/core/result.h"
+
+namespace kforge::core {
+
+Result<std::string> read_text(const std::filesystem::path& path);
+Status write_atomic(const std::filesystem::path& path, std::string_view content);
+Status ensure_dir(const std::filesystem::path& path);
+
+}  // namespace kforge::core

@@ -1,0 +1,95 @@
+// Counter-based generation (splitmix64 of seed, stream and index): no sequential state, so each
+// element is computed independently and OpenMP can split the work.
+#include "kforge/core/input_fill.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace kforge::core {
+namespace {
+
+inline std::uint64_t mix(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+inline std::uint64_t counter_bits(std::uint64_t seed, std::uint64_t stream, std::uint64_t index) {
+  return mix(mix(seed ^ mix(stream + 0x9e3779b97f4a7c15ULL)) + index * 0x9e3779b97f4a7c15ULL);
+}
+
+inline double to_unit(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
+
+// Box–Muller over element pairs: elements 2k and 2k+1 share (u1, u2).
+inline double normal_at(std::uint64_t seed, std::uint64_t stream, std::int64_t i) {
+  std::uint64_t pair = static_cast<std::uint64_t>(i) / 2;
+  double u1 = to_unit(counter_bits(seed, stream, 2 * pair));
+  double u2 = to_unit(counter_bits(seed, stream, 2 * pair + 1));
+  double r = std::sqrt(-2.0 * std::log(1.0 - u1));  // 1-u1 is in (0, 1]
+  double theta = 2.0 * M_PI * u2;
+  return (i % 2 == 0) ? r * std::cos(theta) : r * std::sin(theta);
+}
+
+template <typename T>
+void fill_typed(const ResolvedTensor& t, std::uint64_t seed, std::uint64_t stream, T* out) {
+  const InitSpec& init = t.init;
+  const std::int64_t n = t.numel;
+  switch (init.dist) {
+    case Dist::normal:
+#pragma omp parallel for schedule(static) if (n > 65536)
+      for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(init.a + init.b * normal_at(seed, stream, i));
+      break;
+    case Dist::uniform:
+#pragma omp parallel for schedule(static) if (n > 65536)
+      for (std::int64_t i = 0; i < n; ++i)
+        out[i] = static_cast<T>(init.a + (init.b - init.a) * to_unit(counter_bits(seed, stream, i)));
+      break;
+    case Dist::randint: {
+      const auto span = static_cast<std::uint64_t>(init.b - init.a);
+#pragma omp parallel for schedule(static) if (n > 65536)
+      for (std::int64_t i = 0; i < n; ++i)
+        out[i] = static_cast<T>(init.a + static_cast<double>(counter_bits(seed, stream, i) % span));
+      break;
+    }
+    case Dist::constant:
+      for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(init.a);
+      break;
+    case Dist::arange:
+      for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(init.a + init.b * static_cast<double>(i));
+      break;
+    case Dist::custom:
+      break;
+  }
+}
+
+template <typename T>
+void perturb_typed(const T* src, T* dst, std::int64_t n, std::uint64_t seed, double spread) {
+#pragma omp parallel for schedule(static) if (n > 65536)
+  for (std::int64_t i = 0; i < n; ++i) {
+    double u = to_unit(counter_bits(seed, 0x7065727475726250ULL, i)) * 2.0 - 1.0;
+    dst[i] = static_cast<T>(src[i] * (1.0 + spread * u));
+  }
+}
+
+}  // namespace
+
+double counter_uniform(std::uint64_t seed, std::uint64_t stream, std::uint64_t index) {
+  return to_unit(counter_bits(seed, stream, index));
+}
+
+void fill_input(const ResolvedTensor& t, std::uint64_t seed, std::uint32_t tensor_index, void* data) {
+  switch (t.dtype) {
+    case DType::f32: fill_typed(t, seed, tensor_index, static_cast<float*>(data)); break;
+    case DType::f64: fill_typed(t, seed, tensor_index, static_cast<double*>(data)); break;
+    case DType::i32: fill_typed(t, seed, tensor_index, static_cast<std::int32_t*>(data)); break;
+    case DType::i64: fill_typed(t, seed, tensor_index, static_cast<std::int64_t*>(data)); break;
+  }
+}
+
+void perturb(DType dtype, const void* src, void* dst, std::int64_t numel, std::uint64_t seed, double spread) {
+  if (dtype == DType::f32) perturb_typed(static_cast<const float*>(src), static_cast<float*>(dst), numel, seed, spread);
+  else if (dtype == DType::f64) perturb_typed(static_cast<const double*>(src), static_cast<double*>(dst), numel, seed, spread);
+  else std::memcpy(dst, src, static_cast<std::size_t>(numel) * dtype_size(dtype));
+}
+
+}  // namespace kforge::core

@@ -1,0 +1,24 @@
+#pragma once
+// Deterministic input generation from a seed, and the perturbation applied between timed pairs.
+// Values are a pure function of (seed, tensor index, element index), so generation parallelizes
+// and gives the same bytes on every machine with the same libm.
+
+#include <cstdint>
+
+#include "kforge/core/task_resolve.h"
+
+namespace kforge::core {
+
+// Fills one input buffer according to its InitSpec. Custom inputs are left untouched (the
+// task's generate.cpp fills them afterwards).
+void fill_input(const ResolvedTensor& t, std::uint64_t seed, std::uint32_t tensor_index, void* data);
+
+// dst[i] = src[i] * (1 + u_i), u_i uniform in [-spread, spread], from (seed, i). Keeps signs, zeros,
+// infinities and masks, yet changes every non-zero value, so a cache keyed on pointers or on
+// sampled contents returns stale outputs that the comparison catches.
+void perturb(DType dtype, const void* src, void* dst, std::int64_t numel, std::uint64_t seed, double spread);
+
+// Uniform double in [0, 1) from a counter; exposed for tests.
+double counter_uniform(std::uint64_t seed, std::uint64_t stream, std::uint64_t index);
+
+}  // namespace kforge::core

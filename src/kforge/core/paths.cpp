@@ -1,0 +1,79 @@
+// Where things live.
+#include "kforge/core/paths.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace kforge::core {
+
+std::filesystem::path state_dir() {
+  if (const char* d = std::getenv("KFORGE_DIR"); d && *d) return std::filesystem::absolute(d);
+  return std::filesystem::current_path() / ".kforge";
+}
+
+std::filesystem::path source_dir() {
+  if (const char* d = std::getenv("KFORGE_SOURCE_DIR"); d && *d) return d;
+  return KFORGE_SOURCE_DIR;
+}
+
+std::filesystem::path executable_dir() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::current_path() : exe.parent_path();
+}
+
+std::filesystem::path default_suite_dir() {
+  auto local = std::filesystem::current_path() / "bench" / "jaxbench";
+  if (std::filesystem::is_directory(local)) return local;
+  return source_dir() / "bench" / "jaxbench";
+}
+
+namespace {
+
+// "12p_rmsnorm" sorts by its leading number, then by name.
+long leading_number(const std::string& name) {
+  long n = 0;
+  std::size_t i = 0;
+  while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i]))) n = n * 10 + (name[i++] - '0');
+  return i == 0 ? 1L << 30 : n;
+}
+
+}  // namespace
+
+std::vector<std::filesystem::path> list_task_dirs(const std::filesystem::path& suite) {
+  std::vector<std::filesystem::path> dirs;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(suite, ec))
+    if (entry.is_directory() && std::filesystem::exists(entry.path() / "task.toml")) dirs.push_back(entry.path());
+  std::sort(dirs.begin(), dirs.end(), [](const auto& a, const auto& b) {
+    auto na = a.filename().string(), nb = b.filename().string();
+    long la = leading_number(na), lb = leading_number(nb);
+    return la != lb ? la < lb : na < nb;
+  });
+  return dirs;
+}
+
+Result<std::filesystem::path> find_task_dir(const std::string& task) {
+  std::filesystem::path direct(task);
+  if (std::filesystem::exists(direct / "task.toml")) return std::filesystem::absolute(direct);
+  if (std::filesystem::is_directory(direct) && task.find('/') != std::string::npos)
+    return Error{fmt::format("{}: no task.toml in this folder", task)};
+  auto suite = default_suite_dir();
+  if (std::filesystem::exists(suite / task / "task.toml")) return suite / task;
+  std::vector<std::filesystem::path> matches;
+  for (const auto& dir : list_task_dirs(suite)) {
+    std::string name = dir.filename().string();
+    if (name.rfind(task + "_", 0) == 0 || name.rfind(task, 0) == 0) matches.push_back(dir);
+  }
+  if (matches.size() == 1) return matches.front();
+  if (matches.empty())
+    return Error{fmt::format("task '{}' not found: not a folder with task.toml, nor an id in {} (try `kforge list`)", task, suite.string())};
+  std::string names;
+  for (const auto& m : matches) names += (names.empty() ? "" : ", ") + m.filename().string();
+  return Error{fmt::format("task '{}' is ambiguous: {}", task, names)};
+}
+
+}  // namespace kforge::core

@@ -1,0 +1,28 @@
+#pragma once
+// Where kforge keeps its state and finds its data: the .kforge folder (cache, secrets, store),
+// the source tree (bench/, prompts/, knowledge/), the helper executables, and task lookup.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "kforge/core/result.h"
+
+namespace kforge::core {
+
+// $KFORGE_DIR, or .kforge in the working directory.
+std::filesystem::path state_dir();
+// $KFORGE_SOURCE_DIR, or the source tree this binary was built from.
+std::filesystem::path source_dir();
+// The folder holding the running executable (kforge-run and kforge-peak live beside kforge).
+std::filesystem::path executable_dir();
+// The default suite: bench/jaxbench under the working directory if present, else under source_dir().
+std::filesystem::path default_suite_dir();
+
+// TASK may be a folder holding task.toml, an id in the default suite, or an unambiguous prefix
+// of one ("12p" → 12p_rmsnorm).
+Result<std::filesystem::path> find_task_dir(const std::string& task);
+// Task folders (those with a task.toml) directly under a suite folder, sorted by id number.
+std::vector<std::filesystem::path> list_task_dirs(const std::filesystem::path& suite);
+
+}  // namespace kforge::core

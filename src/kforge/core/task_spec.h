@@ -1,0 +1,75 @@
+#pragma once
+// What a task computes: the parsed task.toml (sizes, params, tensors, tolerances, cost).
+// How it is computed lives in kernels; nothing here knows about compilers or agents.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "kforge/core/dtype.h"
+#include "kforge/core/expr.h"
+
+namespace kforge::core {
+
+enum class Dist { normal, uniform, randint, constant, arange, custom };
+
+// How an input is filled. The meaning of a and b depends on the distribution:
+// normal (mean, std), uniform (low, high), randint (low, high exclusive), constant (value, -),
+// arange (start, step), custom (filled by the task's generate.cpp).
+struct InitSpec {
+  Dist dist = Dist::normal;
+  double a = 0.0;
+  double b = 1.0;
+};
+
+struct TensorSpec {
+  std::string name;
+  DType dtype = DType::f32;
+  std::vector<std::string> shape;  // expressions over the size symbols
+  InitSpec init;                   // inputs only
+  // Inputs only: whether timing perturbs this input between pairs (defeats caching). Integer
+  // inputs and structured float inputs (masks, tables) are left alone.
+  bool mutate = true;
+};
+
+using ParamValue = std::variant<std::int64_t, double, bool>;
+
+struct Param {
+  std::string name;
+  ParamValue value;
+};
+
+struct SizePreset {
+  std::string name;
+  Symbols symbols;
+};
+
+struct TaskSpec {
+  std::filesystem::path dir;  // the task folder
+  std::string id;
+  std::string title;
+  std::string origin;
+  std::string notes;
+  std::vector<std::string> tags;
+  std::string default_size;
+  std::vector<SizePreset> sizes;  // in declaration order
+  std::vector<Param> params;
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+  double rtol = 1e-4;
+  double atol = 1e-5;
+  std::string cost_flops;  // expression; empty if not given
+  std::string cost_bytes;
+
+  std::filesystem::path reference_path() const { return dir / "reference.cpp"; }
+  std::filesystem::path baseline_path() const { return dir / "baseline.cpp"; }
+  std::filesystem::path expert_path() const { return dir / "expert.cpp"; }
+  std::filesystem::path generate_path() const { return dir / "generate.cpp"; }
+  bool has_generator() const;
+  const SizePreset* find_size(std::string_view name) const;
+};
+
+}  // namespace kforge::core

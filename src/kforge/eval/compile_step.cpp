@@ -1,0 +1,27 @@
+// A kernel that does not compile, or links what it may not, ends here.
+#include <fmt/format.h>
+
+#include "kforge/eval/steps.h"
+
+namespace kforge::eval {
+
+std::optional<Judgement> judge_compile(const toolchain::CompileResult& compile) {
+  if (compile.ok) return std::nullopt;
+  if (compile.timed_out) return Judgement{Verdict::compile_error, compile.log.substr(0, compile.log.find('\n'))};
+  std::string errors = toolchain::format_errors(compile.diagnostics, 5);
+  if (errors.empty()) errors = compile.log.substr(0, 2000);
+  int n = toolchain::count_errors(compile.diagnostics);
+  return Judgement{Verdict::compile_error, fmt::format("{} compile error{}:\n{}", n, n == 1 ? "" : "s", errors)};
+}
+
+std::optional<Judgement> judge_link(const toolchain::CompileResult& compile, toolchain::Role role, const std::vector<std::string>& allow_libs) {
+  toolchain::LinkPolicy policy{allow_libs};
+  if (role == toolchain::Role::baseline) policy.extra_libs.insert(policy.extra_libs.end(), {"torch_cpu", "c10"});
+  if (role == toolchain::Role::expert) policy.extra_libs.insert(policy.extra_libs.end(), {"dnnl", "openblas"});
+  auto link = toolchain::check_link(compile.artifact, policy);
+  if (link.ok()) return std::nullopt;
+  if (link.problem == toolchain::LinkProblem::missing_entry) return Judgement{Verdict::compile_error, link.reason};
+  return Judgement{Verdict::link_refused, link.reason};
+}
+
+}  // namespace kforge::eval

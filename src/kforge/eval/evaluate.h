@@ -1,0 +1,40 @@
+#pragma once
+// The evaluation pipeline, the judge every number in kforge comes from:
+//   compile → link check → run in the sandbox → check on secret inputs → time against the
+//   baseline → roofline. Each step lives in its own file; evaluate.cpp calls them in order.
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kforge/eval/evaluation.h"
+#include "kforge/eval/machine.h"
+#include "kforge/eval/task_context.h"
+
+namespace kforge::eval {
+
+struct EvalOptions {
+  int threads = 0;                 // 0: all logical CPUs
+  bool time = true;                // time after a correct check
+  bool with_baseline = true;       // pair the timing with the task's baseline
+  std::string against_source;      // --against: another kernel replaces the baseline
+  std::string against_name;
+  toolchain::Role role = toolchain::Role::candidate;  // expert / baseline / reference are trusted
+  std::vector<std::string> allow_libs;                // extra libraries a candidate may link
+  std::vector<std::string> extra_flags;               // e.g. -DTILE=8 from the tuner
+  int check_sets = 3;
+  double time_budget_s = 1.0;
+  double warmup_s = 0.1;
+  int min_pairs = 10;
+  int max_pairs = 2000;
+  double call_timeout_s = 30;      // for each check call
+  double perturb = 0.05;
+  std::size_t memory_bytes = 0;    // 0: max(2 GiB, 4× the task's buffers)
+  const MachineProfile* machine = nullptr;             // for the roofline (optional)
+  std::function<void(std::string_view)> progress;      // phase messages for humans (optional)
+};
+
+Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std::string& file_name, const EvalOptions& options);
+
+}  // namespace kforge::eval

@@ -1,0 +1,49 @@
+// JSON form of an evaluation (what `kforge eval --json` prints).
+#include "kforge/eval/evaluation.h"
+
+namespace kforge::eval {
+namespace {
+
+nlohmann::json side(const std::optional<TimingStats>& t) {
+  if (!t) return {{"median_ms", nullptr}};
+  nlohmann::json j = *t;
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Evaluation& e) {
+  nlohmann::json j;
+  j["verdict"] = verdict_name(e.verdict);
+  j["reason"] = e.reason;
+  j["task"] = e.task_id;
+  j["size"] = e.size;
+  j["role"] = e.role;
+  j["threads"] = e.threads;
+  j["speedup"] = e.speedup ? nlohmann::json(e.speedup->median) : nlohmann::json(nullptr);
+  j["speedup_p10"] = e.speedup ? nlohmann::json(e.speedup->p10) : nlohmann::json(nullptr);
+  j["speedup_p90"] = e.speedup ? nlohmann::json(e.speedup->p90) : nlohmann::json(nullptr);
+  j["candidate"] = side(e.candidate);
+  j["baseline"] = side(e.baseline);
+  j["partner"] = e.partner;
+  j["warmup_pairs"] = e.warmup_pairs;
+  j["gflops"] = e.candidate ? nlohmann::json(e.gflops) : nlohmann::json(nullptr);
+  j["gbps"] = e.candidate ? nlohmann::json(e.gbps) : nlohmann::json(nullptr);
+  j["roofline_fraction"] = e.candidate ? nlohmann::json(e.roofline) : nlohmann::json(nullptr);
+  j["check_ms"] = e.check_ms;
+  j["mismatch"] = e.mismatch ? nlohmann::json(*e.mismatch) : nlohmann::json(nullptr);
+  j["compile"] = {{"ok", e.compile.ok},
+                  {"cached", e.compile.cached},
+                  {"seconds", e.compile.seconds},
+                  {"errors", toolchain::count_errors(e.compile.diagnostics)},
+                  {"diagnostics", e.compile.diagnostics},
+                  {"command", e.compile.command}};
+  j["cross_check"] = {{"parent_wall_s", e.parent_wall_s}, {"runner_loop_s", e.runner_loop_s}};
+  j["kernel_output"] = e.kernel_output;
+  j["sandbox"] = {{"landlock_abi", e.landlock_abi}};
+  j["phases"] = {{"compile_s", e.phases.compile_s}, {"prepare_s", e.phases.prepare_s}, {"check_s", e.phases.check_s},
+                 {"time_s", e.phases.time_s}, {"total_s", e.phases.total_s}};
+  return j;
+}
+
+}  // namespace kforge::eval

@@ -1,0 +1,51 @@
+#pragma once
+// The outcome of evaluating one implementation of one task: the verdict and its reason, the
+// compile diagnostics, the mismatch report, the paired timings and the roofline.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kforge/eval/mismatch.h"
+#include "kforge/eval/timing_stats.h"
+#include "kforge/eval/verdict.h"
+#include "kforge/toolchain/compiler.h"
+
+namespace kforge::eval {
+
+struct PhaseTimes {
+  double compile_s = 0, prepare_s = 0, check_s = 0, time_s = 0, total_s = 0;
+};
+
+struct Evaluation {
+  Verdict verdict = Verdict::runtime_error;
+  std::string reason;
+  std::string task_id;
+  std::string size;
+  std::string role = "candidate";
+  int threads = 0;
+
+  toolchain::CompileResult compile;
+  std::optional<MismatchReport> mismatch;
+  std::vector<double> check_ms;  // one untimed call per check set (includes first-touch costs)
+
+  std::string partner;  // "baseline", "against <file>", or "" when timed alone
+  std::optional<TimingStats> candidate;
+  std::optional<TimingStats> baseline;
+  std::optional<SpeedupStats> speedup;
+  int warmup_pairs = 0;
+  double gflops = 0, gbps = 0, roofline = 0;
+  double parent_wall_s = 0, runner_loop_s = 0;  // the timing phase seen from both sides
+
+  std::string kernel_output;  // what the runner process printed (capped)
+  int landlock_abi = 0;
+  PhaseTimes phases;
+
+  bool correct() const { return verdict == Verdict::correct; }
+};
+
+nlohmann::json to_json(const Evaluation& e);
+
+}  // namespace kforge::eval

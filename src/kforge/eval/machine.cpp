@@ -1,0 +1,171 @@
+// /proc/cpuinfo and sysfs for the description; kforge-peak for the peaks.
+#include "kforge/eval/machine.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <set>
+#include <sstream>
+
+#include "kforge/core/fs.h"
+#include "kforge/core/hash.h"
+#include "kforge/core/subprocess.h"
+#include "kforge/eval/runner_process.h"
+
+namespace kforge::eval {
+namespace {
+
+const char* kIsaFlags[] = {"sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512dq", "avx512cd", "avx512bw", "avx512vl",
+                           "avx512_vnni", "avx512_bf16", "avx512_fp16", "avx_vnni", "amx_tile", "amx_bf16", "amx_int8"};
+
+std::string trim(std::string s) {
+  s.erase(0, s.find_first_not_of(" \t"));
+  s.erase(s.find_last_not_of(" \t\n") + 1);
+  return s;
+}
+
+std::string sys_read(const std::filesystem::path& p) {
+  auto t = core::read_text(p);
+  return t ? trim(*t) : std::string{};
+}
+
+std::size_t parse_size(const std::string& s) {  // "32K", "1024K", "32768K", "8M"
+  if (s.empty()) return 0;
+  std::size_t v = std::stoull(s);
+  char unit = s.back();
+  if (unit == 'K') v <<= 10;
+  if (unit == 'M') v <<= 20;
+  return v;
+}
+
+int count_cpu_list(const std::string& list) {  // "0-3,8" → 5
+  int n = 0;
+  std::stringstream ss(list);
+  std::string part;
+  while (std::getline(ss, part, ',')) {
+    auto dash = part.find('-');
+    if (dash == std::string::npos) ++n;
+    else n += std::stoi(part.substr(dash + 1)) - std::stoi(part.substr(0, dash)) + 1;
+  }
+  return n;
+}
+
+std::string today() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+double MachineProfile::peak_gflops(int threads) const {
+  if (threads <= 1 || logical_cpus <= 1) return fma_gflops_1;
+  if (threads >= logical_cpus) return fma_gflops_all;
+  return std::min(fma_gflops_all, fma_gflops_1 * threads);
+}
+
+double MachineProfile::peak_gbps(int threads) const { return threads <= 1 ? triad_gbps_1 : triad_gbps_all; }
+
+MachineProfile describe_cpu() {
+  MachineProfile m;
+  std::set<std::string> flags;
+  std::set<std::pair<std::string, std::string>> cores;
+  std::string physical_id, core_id;
+  if (auto text = core::read_text("/proc/cpuinfo")) {
+    std::istringstream in(*text);
+    std::string line;
+    while (std::getline(in, line)) {
+      auto colon = line.find(':');
+      if (colon == std::string::npos) continue;
+      std::string key = trim(line.substr(0, colon)), value = trim(line.substr(colon + 1));
+      if (key == "model name" && m.cpu_model.empty()) m.cpu_model = value;
+      if (key == "processor") ++m.logical_cpus;
+      if (key == "physical id") physical_id = value;
+      if (key == "core id") cores.insert({physical_id, value});
+      if (key == "flags" && flags.empty()) {
+        std::istringstream fs(value);
+        for (std::string f; fs >> f;) flags.insert(f);
+      }
+    }
+  }
+  m.physical_cores = cores.empty() ? m.logical_cpus : static_cast<int>(cores.size());
+  for (const char* f : kIsaFlags)
+    if (flags.count(f)) m.isa.push_back(f);
+  for (int i = 0; i < 8; ++i) {
+    std::filesystem::path dir = fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}", i);
+    if (!std::filesystem::exists(dir)) break;
+    CacheLevel c;
+    c.level = std::stoi("0" + sys_read(dir / "level"));
+    c.type = sys_read(dir / "type");
+    c.size_bytes = parse_size(sys_read(dir / "size"));
+    c.shared_by_cpus = count_cpu_list(sys_read(dir / "shared_cpu_list"));
+    m.caches.push_back(c);
+  }
+  return m;
+}
+
+nlohmann::json to_json(const MachineProfile& m) {
+  nlohmann::json caches = nlohmann::json::array();
+  for (const auto& c : m.caches)
+    caches.push_back({{"level", c.level}, {"type", c.type}, {"size_bytes", c.size_bytes}, {"shared_by_cpus", c.shared_by_cpus}});
+  return {{"cpu_model", m.cpu_model},
+          {"isa", m.isa},
+          {"logical_cpus", m.logical_cpus},
+          {"physical_cores", m.physical_cores},
+          {"caches", caches},
+          {"openblas_core", m.openblas_core},
+          {"openblas_coretype_env", m.openblas_coretype_env},
+          {"openblas_config", m.openblas_config},
+          {"peaks",
+           {{"fma_gflops_1", m.fma_gflops_1},
+            {"fma_gflops_all", m.fma_gflops_all},
+            {"triad_gbps_1", m.triad_gbps_1},
+            {"triad_gbps_all", m.triad_gbps_all},
+            {"isa_used", m.peak_isa},
+            {"measured_at", m.measured_at}}}};
+}
+
+Result<MachineProfile> machine_profile(const std::filesystem::path& state_dir, bool refresh) {
+  MachineProfile m = describe_cpu();
+  core::Hasher key;
+  key.add(m.cpu_model).add(static_cast<std::uint64_t>(m.logical_cpus));
+  for (const auto& f : m.isa) key.add(f);
+  auto file = state_dir / "hw.json";
+  nlohmann::json peaks;
+  if (!refresh)
+    if (auto text = core::read_text(file)) {
+      auto j = nlohmann::json::parse(*text, nullptr, false);
+      if (j.is_object() && j.value("key", "") == key.hex()) peaks = j["peaks"];
+    }
+  if (peaks.is_null()) {
+    auto exe = runner_executable().parent_path() / "kforge-peak";
+    auto r = core::run_process({exe.string()}, {.timeout = std::chrono::seconds(120)});
+    if (!r.success()) return Error{fmt::format("measuring peaks with {} failed ({}): {}", exe.string(), r.describe(), r.err)};
+    peaks = nlohmann::json::parse(r.out, nullptr, false);
+    if (!peaks.is_object()) return Error{fmt::format("kforge-peak printed something that is not JSON: {}", r.out)};
+    peaks["measured_at"] = today();
+    (void)core::write_atomic(file, nlohmann::json{{"key", key.hex()}, {"peaks", peaks}}.dump(2));
+  }
+  m.fma_gflops_1 = peaks.value("fma_gflops_1", 0.0);
+  m.fma_gflops_all = peaks.value("fma_gflops_all", 0.0);
+  m.triad_gbps_1 = peaks.value("triad_gbps_1", 0.0);
+  m.triad_gbps_all = peaks.value("triad_gbps_all", 0.0);
+  m.openblas_core = peaks.value("openblas_core", "");
+  m.openblas_config = peaks.value("openblas_config", "");
+  m.openblas_coretype_env = peaks.value("openblas_coretype_env", "");
+  m.peak_isa = peaks.value("isa_used", "");
+  m.measured_at = peaks.value("measured_at", "");
+  return m;
+}
+
+double roofline_fraction(double flops, double bytes, double seconds, const MachineProfile& m, int threads) {
+  if (seconds <= 0) return 0;
+  double t_compute = flops > 0 && m.peak_gflops(threads) > 0 ? flops / (m.peak_gflops(threads) * 1e9) : 0;
+  double t_memory = bytes > 0 && m.peak_gbps(threads) > 0 ? bytes / (m.peak_gbps(threads) * 1e9) : 0;
+  return std::max(t_compute, t_memory) / seconds;
+}
+
+}  // namespace kforge::eval

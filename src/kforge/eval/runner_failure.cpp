@@ -1,0 +1,61 @@
+// Mapping runner failures to verdicts.
+#include "kforge/eval/runner_failure.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <cstring>
+
+namespace kforge::eval {
+namespace {
+
+std::string last_lines(const std::string& text, std::size_t max_chars = 600) {
+  if (text.size() <= max_chars) return text;
+  return "…" + text.substr(text.size() - max_chars);
+}
+
+std::string with_output(std::string reason, const std::string& output) {
+  std::string tail = last_lines(output);
+  while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+  if (!tail.empty()) reason += "; it printed: " + tail;
+  return reason;
+}
+
+}  // namespace
+
+Judgement judge_runner_message(const nlohmann::json& body) {
+  std::string op = body.value("op", "");
+  if (op == "error") return {Verdict::runtime_error, body.value("message", "the runner reported an error")};
+  std::string category = body.value("category", "crash");
+  std::string detail = body.value("detail", "");
+  std::string phase = body.value("phase", "");
+  int sig = body.value("signal", 0);
+  std::string where = phase.empty() ? "" : fmt::format(" during {}", phase);
+  if (category == "syscall")
+    return {Verdict::sandbox_violation, fmt::format("{}{}: kernels may compute, allocate memory and start threads, nothing else", detail, where)};
+  if (category == "input_write") return {Verdict::input_modified, fmt::format("{}{}: inputs are read-only", detail, where)};
+  std::string what = sig == SIGSEGV ? "segmentation fault" : sig == SIGBUS ? "bus error" : sig == SIGFPE ? "arithmetic exception"
+                   : sig == SIGILL ? "illegal instruction" : strsignal(sig);
+  return {Verdict::runtime_error, fmt::format("{}{}: {}", what, where, detail)};
+}
+
+Judgement judge_runner_silence(const std::string& why, const RunnerExit& exit, const std::string& phase, double timeout_s,
+                               const std::string& output) {
+  if (why == "timeout")
+    return {Verdict::timeout, fmt::format("no answer within {:.0f} s during {} (an infinite loop, or far too slow for this size)", timeout_s, phase)};
+  if (!exit.exited) {
+    int sig = exit.signal;
+    if (sig == SIGXCPU) return {Verdict::timeout, fmt::format("the CPU-time limit was exceeded during {}", phase)};
+    if (sig == SIGSYS) return {Verdict::sandbox_violation, with_output(fmt::format("killed for a forbidden system call during {}", phase), output)};
+    if (sig == SIGABRT) {
+      std::string hint = output.find("bad_alloc") != std::string::npos ? " (an allocation failed: the memory limit was reached)" : "";
+      return {Verdict::runtime_error, with_output(fmt::format("the kernel aborted during {}{}", phase, hint), output)};
+    }
+    if (sig == SIGKILL) return {Verdict::runtime_error, with_output(fmt::format("killed (SIGKILL) during {}: out of memory?", phase), output)};
+    return {Verdict::runtime_error, with_output(fmt::format("{} during {}", exit.describe(), phase), output)};
+  }
+  return {Verdict::runtime_error,
+          with_output(fmt::format("the process ended with exit status {} during {}: a kernel must return, not exit", exit.code, phase), output)};
+}
+
+}  // namespace kforge::eval

@@ -1,0 +1,24 @@
+#pragma once
+// Turns what went wrong inside the runner into a verdict with a sentence: a fault message
+// (crash, forbidden system call, write to an input), an error message, a silent death, a timeout.
+
+#include <string>
+
+#include "kforge/eval/evaluation.h"
+#include "kforge/eval/runner_process.h"
+
+namespace kforge::eval {
+
+struct Judgement {
+  Verdict verdict;
+  std::string reason;
+};
+
+// `body` is a {"op":"fault"} or {"op":"error"} message.
+Judgement judge_runner_message(const nlohmann::json& body);
+// The runner stopped talking: `why` is "timeout" or "closed"; `exit` how it ended; `phase` what
+// it was doing ("the check", "timing"); `output` its last words.
+Judgement judge_runner_silence(const std::string& why, const RunnerExit& exit, const std::string& phase, double timeout_s,
+                               const std::string& output);
+
+}  // namespace kforge::eval

@@ -1,0 +1,155 @@
+// fork/exec of kforge-run with the channel on fd 3 and a reader thread for its output.
+#include "kforge/eval/runner_process.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "kforge/core/paths.h"
+
+namespace kforge::eval {
+
+struct RunnerProcess::State {
+  pid_t pid = -1;
+  int channel = -1;
+  int output_fd = -1;
+  std::thread reader;
+  mutable std::mutex mu;
+  std::string output;
+  bool reaped = false;
+  RunnerExit exit;
+};
+
+std::string RunnerExit::describe() const {
+  if (signal) return fmt::format("killed by signal {} ({})", signal, strsignal(signal));
+  return fmt::format("exit status {}", code);
+}
+
+std::filesystem::path runner_executable() {
+  if (const char* d = std::getenv("KFORGE_BIN_DIR"); d && *d) return std::filesystem::path(d) / "kforge-run";
+  return core::executable_dir() / "kforge-run";
+}
+
+namespace {
+
+std::vector<std::string> child_environment(int threads) {
+  std::vector<std::string> env = {"PATH=/usr/bin:/bin", "LANG=C"};
+  for (const char* name : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"})
+    env.push_back(fmt::format("{}={}", name, threads));
+  // Passed through because they change what the baseline's libraries do, and are reported.
+  for (const char* name : {"OPENBLAS_CORETYPE", "LD_LIBRARY_PATH", "OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT"})
+    if (const char* v = std::getenv(name)) env.push_back(fmt::format("{}={}", name, v));
+  return env;
+}
+
+}  // namespace
+
+RunnerProcess::RunnerProcess(std::unique_ptr<State> state) : s_(std::move(state)) {}
+RunnerProcess::RunnerProcess(RunnerProcess&&) noexcept = default;
+RunnerProcess& RunnerProcess::operator=(RunnerProcess&&) noexcept = default;
+
+Result<RunnerProcess> RunnerProcess::start(int threads, const std::filesystem::path& cwd) {
+  auto exe = runner_executable();
+  if (!std::filesystem::exists(exe)) return Error{fmt::format("the runner {} is missing (build kforge with scripts/setup)", exe.string())};
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return Error{fmt::format("socketpair: {}", std::strerror(errno))};
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) return Error{fmt::format("pipe: {}", std::strerror(errno))};
+  int sndbuf = 4 << 20;
+  setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
+  setsockopt(sv[0], SOL_SOCKET, SO_RCVBUF, &sndbuf, sizeof sndbuf);
+
+  std::vector<std::string> env = child_environment(threads);
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::string exe_str = exe.string();
+  char* argv[] = {exe_str.data(), nullptr};
+
+  pid_t pid = fork();
+  if (pid < 0) return Error{fmt::format("fork: {}", std::strerror(errno))};
+  if (pid == 0) {
+    setsid();
+    dup2(sv[1], runner::kChannelFd);  // dup2 clears close-on-exec on the copy
+    int devnull = open("/dev/null", O_RDONLY);
+    dup2(devnull, 0);
+    dup2(out[1], 1);
+    dup2(out[1], 2);
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
+    execve(argv[0], argv, envp.data());
+    _exit(127);
+  }
+  close(sv[1]);
+  close(out[1]);
+  auto state = std::make_unique<State>();
+  state->pid = pid;
+  state->channel = sv[0];
+  state->output_fd = out[0];
+  State* raw = state.get();
+  state->reader = std::thread([raw] {
+    char buf[4096];
+    for (;;) {
+      ssize_t n = read(raw->output_fd, buf, sizeof buf);
+      if (n <= 0) break;
+      std::lock_guard lock(raw->mu);
+      if (raw->output.size() < (64u << 10)) raw->output.append(buf, static_cast<std::size_t>(n));
+    }
+  });
+  return RunnerProcess(std::move(state));
+}
+
+bool RunnerProcess::send(const nlohmann::json& body, const std::vector<int>& fds) { return runner::send_message(s_->channel, body, fds); }
+
+Result<runner::Message> RunnerProcess::receive(std::chrono::steady_clock::time_point deadline) {
+  return runner::receive_message(s_->channel, deadline);
+}
+
+RunnerExit RunnerProcess::wait(std::chrono::steady_clock::time_point deadline) {
+  if (s_->reaped) return s_->exit;
+  int status = 0;
+  for (;;) {
+    pid_t r = waitpid(s_->pid, &status, WNOHANG);
+    if (r == s_->pid) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ::kill(-s_->pid, SIGKILL);
+      waitpid(s_->pid, &status, 0);
+      break;
+    }
+    usleep(1000);
+  }
+  s_->reaped = true;
+  if (WIFEXITED(status)) s_->exit = {true, WEXITSTATUS(status), 0};
+  else if (WIFSIGNALED(status)) s_->exit = {false, 0, WTERMSIG(status)};
+  return s_->exit;
+}
+
+void RunnerProcess::kill() {
+  if (s_ && s_->pid > 0 && !s_->reaped) ::kill(-s_->pid, SIGKILL);
+}
+
+std::string RunnerProcess::output() const {
+  std::lock_guard lock(s_->mu);
+  return s_->output;
+}
+
+RunnerProcess::~RunnerProcess() {
+  if (!s_) return;
+  if (!s_->reaped) {
+    ::kill(-s_->pid, SIGKILL);
+    int status;
+    waitpid(s_->pid, &status, 0);
+  }
+  close(s_->channel);
+  if (s_->reader.joinable()) s_->reader.join();
+  close(s_->output_fd);
+}
+
+}  // namespace kforge::eval

@@ -1,0 +1,48 @@
+#pragma once
+// The parent's handle on one kforge-run child: a socket pair on descriptor 3, its output
+// captured (capped), its own process group, a clean environment (no API keys), and a kill that
+// takes the whole group down.
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kforge/core/result.h"
+#include "kforge/runner/protocol.h"
+
+namespace kforge::eval {
+
+struct RunnerExit {
+  bool exited = false;
+  int code = 0;
+  int signal = 0;
+  std::string describe() const;  // "exit status 3", "killed by SIGSEGV"
+};
+
+class RunnerProcess {
+ public:
+  // `threads` sets OMP_NUM_THREADS and friends for the child.
+  static Result<RunnerProcess> start(int threads, const std::filesystem::path& cwd);
+  RunnerProcess(RunnerProcess&&) noexcept;
+  RunnerProcess& operator=(RunnerProcess&&) noexcept;
+  ~RunnerProcess();
+
+  bool send(const nlohmann::json& body, const std::vector<int>& fds = {});
+  Result<runner::Message> receive(std::chrono::steady_clock::time_point deadline);
+  // Waits for the child to exit (killing its group at the deadline).
+  RunnerExit wait(std::chrono::steady_clock::time_point deadline);
+  void kill();
+  std::string output() const;  // what the child (the kernel included) printed, capped at 64 KiB
+
+ private:
+  struct State;
+  explicit RunnerProcess(std::unique_ptr<State> state);
+  std::unique_ptr<State> s_;
+};
+
+// The runner executable beside this binary ($KFORGE_BIN_DIR overrides, for tests).
+std::filesystem::path runner_executable();
+
+}  // namespace kforge::eval

@@ -1,0 +1,14 @@
+#pragma once
+// The verdicts of the evaluation contract. A failing kernel is a verdict, not an exception.
+
+#include <optional>
+#include <string_view>
+
+namespace kforge::eval {
+
+enum class Verdict { correct, incorrect, compile_error, link_refused, runtime_error, timeout, sandbox_violation, input_modified };
+
+std::string_view verdict_name(Verdict v);
+std::optional<Verdict> parse_verdict(std::string_view name);
+
+}  // namespace kforge::eval

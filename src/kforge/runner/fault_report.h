@@ -1,0 +1,28 @@
+#pragma once
+// Turns a crash inside the kernel into a sentence: which signal, at which address, and what
+// lives there ("12 bytes past the end of output 'y'", "a write to read-only input 'x'",
+// "the stack of thread 1 overflowed", "forbidden system call socket"). The handler runs on an
+// alternate stack, formats without allocating, sends one message on the channel and exits.
+
+#include <cstddef>
+#include <cstdint>
+
+namespace kforge::runner {
+
+enum class RegionKind : std::uint8_t { input, output, stack };
+
+// Registers a buffer (data range plus the guard pages around it) for fault classification.
+void register_region(RegionKind kind, const char* name, std::uintptr_t data_begin, std::uintptr_t data_end,
+                     std::uintptr_t guard_begin, std::uintptr_t guard_end);
+
+// Installs the handlers for SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGSYS; messages go to `channel_fd`.
+void install_fault_handlers(int channel_fd);
+
+// Gives the calling thread an alternate signal stack and registers its stack for overflow
+// detection. Call once in every thread that may run kernel code (the OpenMP warm-up does).
+void prepare_thread_for_faults();
+
+// What the runner was doing when the fault hit, reported with it ("check set 2", "timing").
+void set_fault_phase(const char* phase);
+
+}  // namespace kforge::runner

@@ -1,0 +1,156 @@
+// JSON (de)serialization of runner jobs.
+#include "kforge/runner/job.h"
+
+#include <fmt/format.h>
+
+namespace kforge::runner {
+namespace {
+
+const char* dist_name(core::Dist d) {
+  switch (d) {
+    case core::Dist::normal: return "normal";
+    case core::Dist::uniform: return "uniform";
+    case core::Dist::randint: return "randint";
+    case core::Dist::constant: return "constant";
+    case core::Dist::arange: return "arange";
+    case core::Dist::custom: return "custom";
+  }
+  return "?";
+}
+
+core::Dist dist_from(const std::string& s) {
+  if (s == "uniform") return core::Dist::uniform;
+  if (s == "randint") return core::Dist::randint;
+  if (s == "constant") return core::Dist::constant;
+  if (s == "arange") return core::Dist::arange;
+  if (s == "custom") return core::Dist::custom;
+  return core::Dist::normal;
+}
+
+template <typename F>
+auto guarded(const char* what, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    return Error{fmt::format("bad {} message: {}", what, e.what())};
+  }
+}
+
+}  // namespace
+
+core::ResolvedTensor TensorInfo::as_resolved() const {
+  core::ResolvedTensor t;
+  t.name = name;
+  t.dtype = dtype;
+  t.numel = numel;
+  t.bytes = bytes;
+  t.init = init;
+  t.mutate = mutate;
+  t.shape = {numel};
+  return t;
+}
+
+std::vector<TensorInfo> tensor_infos(const std::vector<core::ResolvedTensor>& tensors) {
+  std::vector<TensorInfo> out;
+  for (const auto& t : tensors) out.push_back({t.name, t.dtype, t.numel, t.bytes, t.init, t.mutate});
+  return out;
+}
+
+std::vector<std::size_t> byte_sizes(const std::vector<TensorInfo>& tensors) {
+  std::vector<std::size_t> out;
+  for (const auto& t : tensors) out.push_back(t.bytes);
+  return out;
+}
+
+nlohmann::json tensors_to_json(const std::vector<TensorInfo>& tensors) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& t : tensors)
+    a.push_back({{"name", t.name}, {"dtype", core::dtype_name(t.dtype)}, {"numel", t.numel}, {"bytes", t.bytes},
+                 {"dist", dist_name(t.init.dist)}, {"a", t.init.a}, {"b", t.init.b}, {"mutate", t.mutate}});
+  return a;
+}
+
+Result<std::vector<TensorInfo>> tensors_from_json(const nlohmann::json& j) {
+  return guarded("tensor list", [&]() -> Result<std::vector<TensorInfo>> {
+    std::vector<TensorInfo> out;
+    for (const auto& t : j) {
+      TensorInfo info;
+      info.name = t.at("name");
+      auto dt = core::parse_dtype(t.at("dtype").get<std::string>());
+      if (!dt) return Error{"unknown dtype"};
+      info.dtype = *dt;
+      info.numel = t.at("numel");
+      info.bytes = t.at("bytes");
+      info.init = {dist_from(t.at("dist")), t.at("a"), t.at("b")};
+      info.mutate = t.at("mutate");
+      if (info.bytes != static_cast<std::size_t>(info.numel) * core::dtype_size(info.dtype)) return Error{"byte size mismatch"};
+      out.push_back(std::move(info));
+    }
+    return out;
+  });
+}
+
+nlohmann::json to_json(const SandboxSetup& s) {
+  return {{"op", "setup"},          {"inputs", tensors_to_json(s.inputs)}, {"outputs", tensors_to_json(s.outputs)},
+          {"threads", s.threads},   {"partner", s.partner},                {"generator", s.generator},
+          {"trusted_candidate", s.trusted_candidate},
+          {"timing_seed", s.timing_seed}, {"readable", s.readable},        {"memory_bytes", s.memory_bytes},
+          {"cpu_seconds", s.cpu_seconds}, {"rtol", s.rtol},                {"atol", s.atol},
+          {"perturb", s.perturb}};
+}
+
+Result<SandboxSetup> parse_setup(const nlohmann::json& j) {
+  return guarded("setup", [&]() -> Result<SandboxSetup> {
+    SandboxSetup s;
+    auto in = tensors_from_json(j.at("inputs"));
+    if (!in) return in.error();
+    auto out = tensors_from_json(j.at("outputs"));
+    if (!out) return out.error();
+    s.inputs = std::move(*in);
+    s.outputs = std::move(*out);
+    s.threads = j.at("threads");
+    s.partner = j.at("partner");
+    s.generator = j.at("generator");
+    s.trusted_candidate = j.at("trusted_candidate");
+    s.timing_seed = j.at("timing_seed");
+    s.readable = j.at("readable").get<std::vector<std::string>>();
+    s.memory_bytes = j.at("memory_bytes");
+    s.cpu_seconds = j.at("cpu_seconds");
+    s.rtol = j.at("rtol");
+    s.atol = j.at("atol");
+    s.perturb = j.at("perturb");
+    return s;
+  });
+}
+
+nlohmann::json to_json(const LoadRequest& r) {
+  return {{"op", "load"}, {"candidate", r.candidate}, {"untrusted_partner", r.untrusted_partner}, {"check_sets", r.check_sets}};
+}
+
+Result<LoadRequest> parse_load(const nlohmann::json& j) {
+  return guarded("load", [&]() -> Result<LoadRequest> {
+    return LoadRequest{j.at("candidate"), j.at("untrusted_partner"), j.at("check_sets")};
+  });
+}
+
+nlohmann::json to_json(const TimeRequest& r) {
+  return {{"op", "time"}, {"budget_seconds", r.budget_seconds}, {"warmup_seconds", r.warmup_seconds},
+          {"min_pairs", r.min_pairs}, {"max_pairs", r.max_pairs}};
+}
+
+Result<TimeRequest> parse_time(const nlohmann::json& j) {
+  return guarded("time", [&]() -> Result<TimeRequest> {
+    return TimeRequest{j.at("budget_seconds"), j.at("warmup_seconds"), j.at("min_pairs"), j.at("max_pairs")};
+  });
+}
+
+nlohmann::json reference_job(const std::string& library, const std::vector<TensorInfo>& inputs, const std::vector<TensorInfo>& outputs,
+                             int threads) {
+  return {{"op", "reference"}, {"library", library}, {"inputs", tensors_to_json(inputs)}, {"outputs", tensors_to_json(outputs)}, {"threads", threads}};
+}
+
+nlohmann::json generate_job(const std::string& library, std::uint64_t seed, const std::vector<TensorInfo>& inputs) {
+  return {{"op", "generate"}, {"library", library}, {"seed", seed}, {"inputs", tensors_to_json(inputs)}};
+}
+
+}  // namespace kforge::runner

@@ -1,0 +1,29 @@
+#pragma once
+// A loaded implementation: dlopen'ed privately (RTLD_LOCAL, so its symbols and its libraries'
+// never resolve anyone else's), its entry point called with the buffers in ABI order.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kforge/core/result.h"
+
+namespace kforge::runner {
+
+class KernelLibrary {
+ public:
+  static Result<KernelLibrary> open(const std::string& path, const std::string& entry, bool lazy);
+
+  // kernel(inputs..., outputs...) — every argument a pointer.
+  void call(const std::vector<void*>& args) const;
+  // generate(seed, inputs...)
+  void call_generator(std::uint64_t seed, const std::vector<void*>& args) const;
+
+ private:
+  void* handle_ = nullptr;
+  void* entry_ = nullptr;
+};
+
+inline constexpr std::size_t kMaxKernelArgs = 24;
+
+}  // namespace kforge::runner

@@ -1,0 +1,95 @@
+// Helpers shared by the check and timing phases.
+#include "kforge/runner/run_state.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "kforge/core/hash.h"
+
+namespace kforge::runner {
+
+std::vector<void*> RunState::args(const std::vector<GuardedBuffer>& inputs, const OutputSet& outputs) const {
+  std::vector<void*> a;
+  for (const auto& b : inputs) a.push_back(b.data);
+  for (const auto& b : outputs.live) a.push_back(b.data);
+  return a;
+}
+
+void poison(const SandboxSetup& setup, OutputSet& outputs) {
+  for (std::size_t i = 0; i < outputs.live.size(); ++i) {
+    const auto& t = setup.outputs[i];
+    void* p = outputs.live[i].data;
+    switch (t.dtype) {
+      case core::DType::f32: std::fill_n(static_cast<float*>(p), t.numel, std::numeric_limits<float>::quiet_NaN()); break;
+      case core::DType::f64: std::fill_n(static_cast<double*>(p), t.numel, std::numeric_limits<double>::quiet_NaN()); break;
+      case core::DType::i32: std::fill_n(static_cast<std::int32_t*>(p), t.numel, std::int32_t{-0x5a5a5a5b}); break;
+      case core::DType::i64: std::fill_n(static_cast<std::int64_t*>(p), t.numel, std::int64_t{-0x5a5a5a5a5a5a5a5bLL}); break;
+    }
+  }
+}
+
+void take_snapshot(OutputSet& outputs) {
+  outputs.snapshot.resize(outputs.live.size());
+  for (std::size_t i = 0; i < outputs.live.size(); ++i) {
+    auto& s = outputs.snapshot[i];
+    s.resize(outputs.live[i].bytes);
+    std::memcpy(s.data(), outputs.live[i].data, s.size());
+  }
+}
+
+std::uint64_t hash_inputs(const std::vector<GuardedBuffer>& inputs) {
+  std::uint64_t h = 0;
+  for (const auto& b : inputs) h = core::hash64(b.data, b.bytes, h);
+  return h;
+}
+
+int thread_count(int proc_stat_fd) {
+  if (proc_stat_fd < 0) return -1;
+  char buf[1024];
+  ssize_t n = pread(proc_stat_fd, buf, sizeof buf - 1, 0);
+  if (n <= 0) return -1;
+  buf[n] = 0;
+  // Fields after the command name (which may hold spaces) start after the last ')':
+  // state(3) ... num_threads is field 20, the 18th after ')'.
+  char* p = std::strrchr(buf, ')');
+  if (!p) return -1;
+  int field = 2;
+  for (++p; *p && field < 20; ++p)
+    if (*p == ' ') ++field;
+  return std::atoi(p);
+}
+
+namespace {
+
+double cpu_ms() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+void sleep_ms(int ms) {
+  timespec ts{0, ms * 1000000L};
+  while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) != 0) {
+  }
+}
+
+}  // namespace
+
+double idle_cpu_ms() {
+  sleep_ms(10);  // OpenMP workers spin briefly after a parallel region; let them settle
+  double before = cpu_ms();
+  sleep_ms(30);
+  return cpu_ms() - before;
+}
+
+double now_seconds() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
+}
+
+}  // namespace kforge::runner

@@ -1,0 +1,55 @@
+// kforge-run: the sandboxed child. It speaks only on descriptor 3 (a socket pair with kforge),
+// runs one evaluation or one trusted job, and exits with _exit so no destructor runs after the
+// sandbox has closed.
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "kforge/runner/phases.h"
+#include "kforge/runner/protocol.h"
+#include "kforge/runner/trusted_jobs.h"
+
+using namespace kforge::runner;
+
+namespace {
+
+[[noreturn]] void fail(const std::string& message, int code) {
+  write_message(kChannelFd, {{"op", "error"}, {"message", message}});
+  _exit(code);
+}
+
+[[noreturn]] void sandboxed(const nlohmann::json& setup) {
+  RunState s;
+  s.channel = kChannelFd;
+  if (auto st = setup_phase(s, setup); !st) fail(st.error().message, 3);
+  auto load = receive_message(kChannelFd);
+  if (!load) _exit(0);  // the parent changed its mind (e.g. the candidate did not compile)
+  if (load->body.value("op", "") != "load") _exit(0);
+  if (auto st = load_phase(s, *load); !st) fail(st.error().message, 4);
+  check_phase(s);
+  for (;;) {
+    auto command = read_message(kChannelFd);
+    if (!command || command->value("op", "") != "time") _exit(0);
+    auto request = parse_time(*command);
+    if (!request) fail(request.error().message, 5);
+    timing_phase(s, *request);
+  }
+}
+
+}  // namespace
+
+int main() {
+  signal(SIGPIPE, SIG_IGN);
+  if (fcntl(kChannelFd, F_GETFD) < 0) {
+    dprintf(2, "kforge-run is started by kforge; it expects its control socket on descriptor 3\n");
+    return 2;
+  }
+  auto first = receive_message(kChannelFd, std::chrono::steady_clock::now() + std::chrono::seconds(120));
+  if (!first) return 2;
+  std::string op = first->body.value("op", "");
+  if (op == "reference" || op == "generate") _exit(run_trusted_job(*first));
+  if (op == "setup") sandboxed(first->body);
+  fail("unknown first message: " + op, 2);
+}

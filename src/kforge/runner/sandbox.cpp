@@ -1,0 +1,208 @@
+// rlimits, Landlock and the two seccomp filters.
+#include "kforge/runner/sandbox.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <linux/landlock.h>
+#include <seccomp.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <functional>
+#include <sched.h>
+
+namespace kforge::runner {
+namespace {
+
+// Landlock structures up to ABI 6, declared here because older kernel headers stop at ABI 2.
+struct RulesetAttr {
+  std::uint64_t handled_access_fs;
+  std::uint64_t handled_access_net;
+  std::uint64_t scoped;
+};
+constexpr std::uint64_t kFsTruncate = 1ULL << 14;   // ABI 3
+constexpr std::uint64_t kFsIoctlDev = 1ULL << 15;   // ABI 5
+constexpr std::uint64_t kNetBindTcp = 1ULL << 0;    // ABI 4
+constexpr std::uint64_t kNetConnectTcp = 1ULL << 1;
+constexpr std::uint64_t kScopeAbstractUnix = 1ULL << 0;  // ABI 6
+constexpr std::uint64_t kScopeSignal = 1ULL << 1;
+
+std::uint64_t handled_fs(int abi) {
+  std::uint64_t all = (1ULL << 13) - 1;  // ABI 1: EXECUTE .. MAKE_SYM
+  if (abi >= 2) all |= LANDLOCK_ACCESS_FS_REFER;
+  if (abi >= 3) all |= kFsTruncate;
+  if (abi >= 5) all |= kFsIoctlDev;
+  return all;
+}
+
+bool add_path_rule(int ruleset, const std::string& path, std::uint64_t access) {
+  int fd = open(path.c_str(), O_PATH | O_CLOEXEC);
+  if (fd < 0) return false;  // a missing optional path is not an error
+  landlock_path_beneath_attr rule{};
+  rule.allowed_access = access;
+  rule.parent_fd = fd;
+  long r = syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
+  close(fd);
+  return r == 0;
+}
+
+char g_syscall_names[512][32];
+
+using Rule = std::function<int(scmp_filter_ctx)>;
+
+// The calls both filters allow. Everything a kernel plausibly needs: memory, threads, futexes,
+// clocks, writing to stdout/stderr and the channel, raising a signal on itself (abort).
+int add_common_rules(scmp_filter_ctx ctx, int channel_fd) {
+  int r = 0;
+  auto allow = [&](int nr) { r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0); };
+  for (int nr : {SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(madvise), SCMP_SYS(brk), SCMP_SYS(futex),
+                 SCMP_SYS(sched_yield), SCMP_SYS(sched_getaffinity), SCMP_SYS(sched_setaffinity), SCMP_SYS(set_robust_list),
+                 SCMP_SYS(get_robust_list), SCMP_SYS(rseq), SCMP_SYS(exit), SCMP_SYS(exit_group), SCMP_SYS(gettid),
+                 SCMP_SYS(getpid), SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn), SCMP_SYS(clock_gettime),
+                 SCMP_SYS(clock_getres), SCMP_SYS(clock_nanosleep), SCMP_SYS(nanosleep), SCMP_SYS(gettimeofday),
+                 SCMP_SYS(time), SCMP_SYS(getrandom), SCMP_SYS(getrusage), SCMP_SYS(sysinfo), SCMP_SYS(fstat),
+                 SCMP_SYS(getcpu), SCMP_SYS(sched_getparam), SCMP_SYS(sched_getscheduler), SCMP_SYS(membarrier)})
+    allow(nr);
+  // Threads only: clone must carry CLONE_THREAD; clone3 cannot be inspected, so it reports ENOSYS
+  // and glibc falls back to clone.
+  r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
+  r |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+  // Signals only to itself (abort() raises SIGABRT with tgkill).
+  r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(getpid())));
+  // Reading limits is fine, setting them is not.
+  r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1, SCMP_A2(SCMP_CMP_EQ, 0));
+  // fstat through fstatat(fd, "", AT_EMPTY_PATH) (stdio does this); path lookups are not fstat.
+  r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(newfstatat), 1, SCMP_A3(SCMP_CMP_MASKED_EQ, AT_EMPTY_PATH, AT_EMPTY_PATH));
+  // isatty() on stdout: answer "not a terminal" without doing anything.
+  r |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOTTY), SCMP_SYS(ioctl), 0);
+  for (int fd : {1, 2, channel_fd}) {
+    r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1, SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(fd)));
+    r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(writev), 1, SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(fd)));
+  }
+  return r;
+}
+
+Status load_filter(const std::function<int(scmp_filter_ctx)>& rules, const char* which) {
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_TRAP);
+  if (!ctx) return Error{fmt::format("seccomp_init failed for the {} filter", which)};
+  int r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
+  r |= seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);  // set once by hand; prctl is forbidden later
+  r |= rules(ctx);
+  if (r == 0) r = seccomp_load(ctx);
+  seccomp_release(ctx);
+  if (r != 0) return Error{fmt::format("installing the {} seccomp filter failed: {}", which, std::strerror(-r))};
+  return ok_status();
+}
+
+}  // namespace
+
+int restrict_filesystem(const FilesystemView& view, std::string& error) {
+  long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  if (abi <= 0) {
+    error = fmt::format("Landlock unavailable ({})", std::strerror(errno));
+    return 0;
+  }
+  RulesetAttr attr{handled_fs(static_cast<int>(abi)), 0, 0};
+  std::size_t attr_size = sizeof(std::uint64_t);
+  if (abi >= 4) {
+    attr.handled_access_net = kNetBindTcp | kNetConnectTcp;
+    attr_size = 2 * sizeof(std::uint64_t);
+  }
+  if (abi >= 6) {
+    attr.scoped = kScopeAbstractUnix | kScopeSignal;
+    attr_size = sizeof(RulesetAttr);
+  }
+  int ruleset = static_cast<int>(syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0));
+  if (ruleset < 0) {
+    error = fmt::format("landlock_create_ruleset: {}", std::strerror(errno));
+    return 0;
+  }
+  const std::uint64_t read_dir = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_EXECUTE;
+  const std::uint64_t read_file = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_EXECUTE;
+  for (const auto& d : view.read_dirs) add_path_rule(ruleset, d, read_dir);
+  for (const auto& f : view.read_files) add_path_rule(ruleset, f, read_file);
+  prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) {
+    error = fmt::format("landlock_restrict_self: {}", std::strerror(errno));
+    close(ruleset);
+    return 0;
+  }
+  close(ruleset);
+  return static_cast<int>(abi);
+}
+
+void set_static_limits() {
+  rlimit zero{0, 0};
+  setrlimit(RLIMIT_CORE, &zero);
+}
+
+void forbid_file_growth() {
+  // After the runner's own shared-memory files are sized: ftruncate on a memfd obeys this too.
+  rlimit zero{0, 0};
+  setrlimit(RLIMIT_FSIZE, &zero);
+}
+
+Status limit_address_space(std::size_t bytes) {
+  rlimit lim{bytes, bytes};
+  if (setrlimit(RLIMIT_AS, &lim) != 0) return Error{fmt::format("setrlimit(RLIMIT_AS): {}", std::strerror(errno))};
+  return ok_status();
+}
+
+Status limit_cpu_seconds(long seconds) {
+  rlimit lim{static_cast<rlim_t>(seconds), static_cast<rlim_t>(seconds + 5)};
+  if (setrlimit(RLIMIT_CPU, &lim) != 0) return Error{fmt::format("setrlimit(RLIMIT_CPU): {}", std::strerror(errno))};
+  return ok_status();
+}
+
+Status install_loading_filter(int channel_fd) {
+  prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  return load_filter(
+      [&](scmp_filter_ctx ctx) {
+        int r = add_common_rules(ctx, channel_fd);
+        // dlopen reads the library (Landlock decides which files may be opened).
+        for (int nr : {SCMP_SYS(openat), SCMP_SYS(open), SCMP_SYS(read), SCMP_SYS(pread64), SCMP_SYS(close), SCMP_SYS(lseek),
+                       SCMP_SYS(mmap), SCMP_SYS(mprotect), SCMP_SYS(newfstatat), SCMP_SYS(statx), SCMP_SYS(access),
+                       SCMP_SYS(faccessat), SCMP_SYS(faccessat2), SCMP_SYS(readlink), SCMP_SYS(getcwd)})
+          r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
+        // The runner installs the running filter next; another filter can only narrow what is allowed.
+        r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(seccomp), 0);
+        return r;
+      },
+      "loading");
+}
+
+Status install_running_filter(int channel_fd, int proc_stat_fd) {
+  return load_filter(
+      [&](scmp_filter_ctx ctx) {
+        int r = add_common_rules(ctx, channel_fd);
+        // Memory, but never executable: nothing may patch or generate code once loaded.
+        r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+        r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+        r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(read), 1, SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(channel_fd)));
+        if (proc_stat_fd >= 0)
+          r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(pread64), 1,
+                                SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(proc_stat_fd)));
+        return r;
+      },
+      "running");
+}
+
+void prepare_syscall_names() {
+  for (int nr = 0; nr < 512; ++nr) {
+    char* name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+    std::snprintf(g_syscall_names[nr], sizeof g_syscall_names[nr], "%s", name ? name : "?");
+    std::free(name);
+  }
+}
+
+const char* syscall_name(long number) {
+  if (number < 0 || number >= 512) return "?";
+  return g_syscall_names[number];
+}
+
+}  // namespace kforge::runner

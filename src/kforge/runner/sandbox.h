@@ -1,0 +1,40 @@
+#pragma once
+// The walls around an untrusted kernel, raised in order as the runner starts:
+//   1. rlimits (no core files, no file writes, capped address space and CPU time);
+//   2. Landlock: the filesystem becomes read-only and shrinks to the system libraries, the CPU
+//      description and the files named here; no TCP; no signals to processes outside;
+//   3. a seccomp "loading" filter before the candidate is dlopen'ed (its constructors run under
+//      it): threads yes, processes, exec, sockets and ptrace no;
+//   4. a seccomp "running" filter once it is loaded: additionally no file opens, no executable
+//      mappings, reads only from the control channel.
+// Forbidden calls trap (SIGSYS) so the verdict can name the system call.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "kforge/core/result.h"
+
+namespace kforge::runner {
+
+struct FilesystemView {
+  std::vector<std::string> read_dirs;   // readable (and executable) trees
+  std::vector<std::string> read_files;  // single readable files
+};
+
+// Landlock ABI version in force, or 0 when the kernel has no Landlock (then only seccomp holds).
+int restrict_filesystem(const FilesystemView& view, std::string& error);
+
+void set_static_limits();                                   // no core files
+void forbid_file_growth();                                  // no file may grow (RLIMIT_FSIZE 0)
+Status limit_address_space(std::size_t bytes);              // RLIMIT_AS
+Status limit_cpu_seconds(long seconds);                     // RLIMIT_CPU
+
+Status install_loading_filter(int channel_fd);
+Status install_running_filter(int channel_fd, int proc_stat_fd);
+
+// Human name of a system call number (filled before the sandbox closes; signal-safe lookup).
+void prepare_syscall_names();
+const char* syscall_name(long number);
+
+}  // namespace kforge::runner

@@ -1,0 +1,44 @@
+#pragma once
+// The toolchain's face: turn one kernel source plus the task header into a loadable artifact.
+// An interface so the agents' tests can use a fake and the real one can be swapped (g++, clang,
+// later nvcc) without the layers above knowing.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "kforge/toolchain/diagnostics.h"
+
+namespace kforge::toolchain {
+
+// Who wrote the code decides the flags and the libraries it may link.
+enum class Role { candidate, reference, baseline, expert, generator };
+std::string_view role_name(Role role);
+
+struct CompileRequest {
+  Role role = Role::candidate;
+  std::string source;
+  std::string file_name = "kernel.cpp";  // as diagnostics will name it
+  std::string task_header;               // the text of kforge_task.h
+  std::vector<std::string> extra_flags;  // e.g. -DTILE=8 from the tuner
+};
+
+struct CompileResult {
+  bool ok = false;
+  bool timed_out = false;
+  bool cached = false;
+  std::filesystem::path artifact;  // the shared object, when ok
+  std::vector<Diagnostic> diagnostics;
+  std::string log;      // raw compiler output, capped
+  std::string command;  // the command line, for humans
+  double seconds = 0;   // compile time (0 when served from the cache)
+  std::string key;      // content hash of everything that shapes the artifact
+};
+
+class Compiler {
+ public:
+  virtual ~Compiler() = default;
+  virtual CompileResult compile(const CompileRequest& request) = 0;
+};
+
+}  // namespace kforge::toolchain
