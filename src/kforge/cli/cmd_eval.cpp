@@ -19,7 +19,7 @@ struct EvalCliOptions {
   std::string task, kernel, size, against, role = "candidate";
   int threads = 0;
   bool json = false, no_time = false, no_baseline = false;
-  double budget = 1.0;
+  double budget = 2.0;
   int check_sets = 3;
   double timeout = 30;
   std::vector<std::string> allow_libs;
@@ -108,7 +108,7 @@ void add_eval(CLI::App& cmd, int& exit_status) {
   cmd.add_option("--against", o->against, "Time against this kernel instead of the baseline (both are checked)");
   cmd.add_flag("--no-time", o->no_time, "Check correctness only");
   cmd.add_flag("--no-baseline", o->no_baseline, "Time the kernel alone");
-  cmd.add_option("--budget", o->budget, "Seconds of paired timing (default 1)")->check(CLI::Range(0.05, 600.0));
+  cmd.add_option("--budget", o->budget, "Seconds of paired timing (default 2)")->check(CLI::Range(0.05, 600.0));
   cmd.add_option("--check-sets", o->check_sets, "Secret input sets to check on (default 3)")->check(CLI::Range(1, 16));
   cmd.add_option("--timeout", o->timeout, "Seconds allowed per check call (default 30)")->check(CLI::Range(0.1, 3600.0));
   cmd.add_option("--allow-lib", o->allow_libs, "Let the kernel link this library (e.g. openblas); repeatable");

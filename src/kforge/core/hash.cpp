@@ -2,6 +2,7 @@
 #include "kforge/core/hash.h"
 
 #include <cstring>
+#include <vector>
 #include <fmt/format.h>
 
 namespace kforge::core {
@@ -80,6 +81,17 @@ std::uint64_t hash64(const void* data, std::size_t size, std::uint64_t seed) {
   h *= P3;
   h ^= h >> 32;
   return h;
+}
+
+std::uint64_t hash64_parallel(const void* data, std::size_t size, std::uint64_t seed) {
+  constexpr std::size_t kChunk = 1 << 20;
+  const std::size_t chunks = (size + kChunk - 1) / kChunk;
+  if (chunks <= 1) return hash64(data, size, seed);
+  std::vector<std::uint64_t> parts(chunks);
+  const auto* p = static_cast<const unsigned char*>(data);
+#pragma omp parallel for schedule(static)
+  for (std::size_t c = 0; c < chunks; ++c) parts[c] = hash64(p + c * kChunk, std::min(kChunk, size - c * kChunk), seed);
+  return hash64(parts.data(), parts.size() * sizeof(std::uint64_t), seed ^ size);
 }
 
 Hasher& Hasher::add(std::string_view piece) {

@@ -11,6 +11,10 @@ namespace kforge::core {
 
 std::uint64_t hash64(const void* data, std::size_t size, std::uint64_t seed = 0);
 
+// For large buffers: 1 MiB chunks hashed in parallel, then the chunk hashes hashed. The value
+// does not depend on the thread count (but differs from hash64 of the same bytes).
+std::uint64_t hash64_parallel(const void* data, std::size_t size, std::uint64_t seed = 0);
+
 // Feeds named pieces into two independent XXH64 streams; hex() is a 32-character key.
 class Hasher {
  public:

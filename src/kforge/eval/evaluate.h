@@ -24,7 +24,7 @@ struct EvalOptions {
   std::vector<std::string> allow_libs;                // extra libraries a candidate may link
   std::vector<std::string> extra_flags;               // e.g. -DTILE=8 from the tuner
   int check_sets = 3;
-  double time_budget_s = 1.0;
+  double time_budget_s = 2.0;
   double warmup_s = 0.1;
   int min_pairs = 10;
   int max_pairs = 2000;

@@ -19,15 +19,34 @@ std::vector<void*> RunState::args(const std::vector<GuardedBuffer>& inputs, cons
   return a;
 }
 
+namespace {
+
+template <typename T>
+void fill_parallel(void* p, std::int64_t n, T value) {
+  T* d = static_cast<T*>(p);
+#pragma omp parallel for simd schedule(static) if (n > (1 << 16))
+  for (std::int64_t i = 0; i < n; ++i) d[i] = value;
+}
+
+void copy_parallel(void* dst, const void* src, std::size_t bytes) {
+  constexpr std::size_t kChunk = 1 << 20;
+  const std::size_t chunks = (bytes + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static) if (chunks > 1)
+  for (std::size_t c = 0; c < chunks; ++c)
+    std::memcpy(static_cast<char*>(dst) + c * kChunk, static_cast<const char*>(src) + c * kChunk, std::min(kChunk, bytes - c * kChunk));
+}
+
+}  // namespace
+
 void poison(const SandboxSetup& setup, OutputSet& outputs) {
   for (std::size_t i = 0; i < outputs.live.size(); ++i) {
     const auto& t = setup.outputs[i];
     void* p = outputs.live[i].data;
     switch (t.dtype) {
-      case core::DType::f32: std::fill_n(static_cast<float*>(p), t.numel, std::numeric_limits<float>::quiet_NaN()); break;
-      case core::DType::f64: std::fill_n(static_cast<double*>(p), t.numel, std::numeric_limits<double>::quiet_NaN()); break;
-      case core::DType::i32: std::fill_n(static_cast<std::int32_t*>(p), t.numel, std::int32_t{-0x5a5a5a5b}); break;
-      case core::DType::i64: std::fill_n(static_cast<std::int64_t*>(p), t.numel, std::int64_t{-0x5a5a5a5a5a5a5a5bLL}); break;
+      case core::DType::f32: fill_parallel(p, t.numel, std::numeric_limits<float>::quiet_NaN()); break;
+      case core::DType::f64: fill_parallel(p, t.numel, std::numeric_limits<double>::quiet_NaN()); break;
+      case core::DType::i32: fill_parallel(p, t.numel, std::int32_t{-0x5a5a5a5b}); break;
+      case core::DType::i64: fill_parallel(p, t.numel, std::int64_t{-0x5a5a5a5a5a5a5a5bLL}); break;
     }
   }
 }
@@ -37,13 +56,13 @@ void take_snapshot(OutputSet& outputs) {
   for (std::size_t i = 0; i < outputs.live.size(); ++i) {
     auto& s = outputs.snapshot[i];
     s.resize(outputs.live[i].bytes);
-    std::memcpy(s.data(), outputs.live[i].data, s.size());
+    copy_parallel(s.data(), outputs.live[i].data, s.size());
   }
 }
 
 std::uint64_t hash_inputs(const std::vector<GuardedBuffer>& inputs) {
   std::uint64_t h = 0;
-  for (const auto& b : inputs) h = core::hash64(b.data, b.bytes, h);
+  for (const auto& b : inputs) h = core::hash64_parallel(b.data, b.bytes, h);
   return h;
 }
 

@@ -1,8 +1,13 @@
-// Paired timing. Each pair: perturb the inputs (untimed), call the candidate (timed), snapshot,
-// call the partner on the same data (timed), snapshot, compare the two snapshots. The candidate
-// always runs first on fresh data, so it can never find the partner's answer for that data in
-// memory (freed buffers included); both calls see the same cache state (inputs just written or
-// just read, outputs just poisoned), so neither position is favoured.
+// Paired timing. Each pair: perturb the inputs (untimed), call the candidate (timed), snapshot;
+// perturb again with the same seed (the same values, rewritten), call the partner (timed),
+// snapshot; compare the two snapshots. The candidate always runs first on fresh data, so it can
+// never find the partner's answer for that data in memory (freed buffers included). Rewriting the
+// inputs before the partner gives both calls the same prelude (inputs just written by the
+// harness's threads, own outputs just poisoned, OpenMP workers awake): without it the second
+// call inherits inputs already pulled into the right cores by the first, and an A/A run reads
+// 0.95 instead of 1.00. The two output buffer sets also swap owners every pair: which physical
+// pages a buffer got can make one set a few percent faster than the other, and that must not
+// be credited to either kernel.
 #include <algorithm>
 #include <cmath>
 
@@ -23,11 +28,12 @@ void perturb_inputs(RunState& s, int pair) {
 }
 
 // Candidate against partner for one pair; null when they agree.
-nlohmann::json compare_pair(const RunState& s, int pair) {
+nlohmann::json compare_pair(const RunState& s, const OutputSet& cand, const OutputSet& partner, int pair) {
   for (std::size_t i = 0; i < s.setup.outputs.size(); ++i) {
     const auto& t = s.setup.outputs[i];
+    const void* theirs = s.partner_untrusted ? partner.snapshot[i].data() : partner.live[i].data;
     // Both sides approximate the exact result, so their difference may reach twice the tolerance.
-    auto c = core::compare_buffers(t.dtype, s.candidate_out.snapshot[i].data(), s.partner_out.snapshot[i].data(), t.numel,
+    auto c = core::compare_buffers(t.dtype, cand.snapshot[i].data(), theirs, t.numel,
                                    2 * s.setup.rtol, 2 * s.setup.atol);
     if (!c.ok())
       return {{"pair", pair},          {"output", t.name},           {"bad", c.bad},
@@ -35,6 +41,13 @@ nlohmann::json compare_pair(const RunState& s, int pair) {
               {"candidate", c.worst_actual}, {"partner", c.worst_expected}, {"nan", c.nan_actual}};
   }
   return nullptr;
+}
+
+// An empty parallel region just before each timed call: both calls then find the OpenMP workers
+// awake (spinning) rather than whichever happened to follow the longer untimed gap.
+void wake_workers(int threads) {
+#pragma omp parallel num_threads(threads)
+  { asm volatile("" ::: "memory"); }
 }
 
 // Half-width of the ~95% confidence interval of the median, relative to the median.
@@ -61,15 +74,18 @@ void timing_phase(RunState& s, const TimeRequest& req) {
 
   for (int pair = 0;; ++pair) {
     bool warming = warmup_pairs < 2 || now_seconds() - start < req.warmup_seconds;
+    OutputSet& cand_out = pair % 2 ? s.partner_out : s.candidate_out;
+    OutputSet& partner_out = pair % 2 ? s.candidate_out : s.partner_out;
     perturb_inputs(s, pair);
     std::uint64_t expected_hash = hash_inputs(s.timing_inputs);
 
-    poison(s.setup, s.candidate_out);
+    poison(s.setup, cand_out);
     set_fault_phase("kernel, timing");
+    wake_workers(s.setup.threads);
     double t0 = now_seconds();
-    s.candidate->call(s.args(s.timing_inputs, s.candidate_out));
+    s.candidate->call(s.args(s.timing_inputs, cand_out));
     double t1 = now_seconds();
-    take_snapshot(s.candidate_out);
+    take_snapshot(cand_out);
     set_fault_phase("timing");
     if (hash_inputs(s.timing_inputs) != expected_hash) {
       inputs_modified = true;
@@ -77,14 +93,22 @@ void timing_phase(RunState& s, const TimeRequest& req) {
     }
     double t2 = 0, t3 = 0;
     if (paired) {
-      poison(s.setup, s.partner_out);
+      perturb_inputs(s, pair);  // deterministic: the same values the candidate saw
+      poison(s.setup, partner_out);
       set_fault_phase(s.partner_untrusted ? "--against kernel, timing" : "baseline, timing");
+      wake_workers(s.setup.threads);
       t2 = now_seconds();
-      s.partner->call(s.args(s.timing_inputs, s.partner_out));
+      s.partner->call(s.args(s.timing_inputs, partner_out));
       t3 = now_seconds();
-      take_snapshot(s.partner_out);
+      // An untrusted partner's outputs are snapshotted like the candidate's; the trusted
+      // baseline's are compared where they lie.
+      if (s.partner_untrusted) take_snapshot(partner_out);
       set_fault_phase("timing");
-      mismatch = compare_pair(s, pair);
+      if (s.partner_untrusted && hash_inputs(s.timing_inputs) != expected_hash) {
+        inputs_modified = true;
+        break;
+      }
+      mismatch = compare_pair(s, cand_out, partner_out, pair);
       if (!mismatch.is_null()) break;
     }
     if (warming) {
