@@ -18,7 +18,8 @@ namespace {
 struct EvalCliOptions {
   std::string task, kernel, size, against, role = "candidate";
   int threads = 0;
-  bool json = false, no_time = false, no_baseline = false;
+  bool json = false, no_time = false;
+  std::string partner = "baseline";
   double budget = 2.0;
   int check_sets = 3;
   double timeout = 30;
@@ -70,7 +71,8 @@ int run_eval(const EvalCliOptions& o) {
   eval::EvalOptions opt;
   opt.threads = o.threads;
   opt.time = !o.no_time;
-  opt.with_baseline = !o.no_baseline;
+  if (o.partner == "reference") opt.partner = eval::EvalOptions::Partner::reference;
+  else if (o.partner != "baseline") throw UsageError(fmt::format("--partner must be baseline or reference, not '{}'", o.partner));
   opt.role = parse_role(o.role);
   opt.allow_libs = o.allow_libs;
   opt.check_sets = o.check_sets;
@@ -107,7 +109,9 @@ void add_eval(CLI::App& cmd, int& exit_status) {
   cmd.add_option("--threads", o->threads, "Threads for the kernel and the baseline (default: all CPUs)")->check(CLI::Range(1, 1024));
   cmd.add_option("--against", o->against, "Time against this kernel instead of the baseline (both are checked)");
   cmd.add_flag("--no-time", o->no_time, "Check correctness only");
-  cmd.add_flag("--no-baseline", o->no_baseline, "Time the kernel alone");
+  cmd.add_option("--partner", o->partner,
+                 "Whom every timed call is paired with and checked against: baseline (default; the reported speedup) or "
+                 "reference (no libtorch; the speedup is then over the plain-loop reference)");
   cmd.add_option("--budget", o->budget, "Seconds of paired timing (default 2)")->check(CLI::Range(0.05, 600.0));
   cmd.add_option("--check-sets", o->check_sets, "Secret input sets to check on (default 3)")->check(CLI::Range(1, 16));
   cmd.add_option("--timeout", o->timeout, "Seconds allowed per check call (default 30)")->check(CLI::Range(0.1, 3600.0));

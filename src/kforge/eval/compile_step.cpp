@@ -15,8 +15,10 @@ std::optional<Judgement> judge_compile(const toolchain::CompileResult& compile) 
 }
 
 std::optional<Judgement> judge_link(const toolchain::CompileResult& compile, toolchain::Role role, const std::vector<std::string>& allow_libs) {
+  // The task's own reference and baseline are trusted as they are; experts are held to the
+  // candidate's rules plus oneDNN and OpenBLAS, so no expert quietly calls libtorch.
+  if (role == toolchain::Role::baseline || role == toolchain::Role::reference || role == toolchain::Role::generator) return std::nullopt;
   toolchain::LinkPolicy policy{allow_libs};
-  if (role == toolchain::Role::baseline) policy.extra_libs.insert(policy.extra_libs.end(), {"torch_cpu", "c10"});
   if (role == toolchain::Role::expert) policy.extra_libs.insert(policy.extra_libs.end(), {"dnnl", "openblas"});
   auto link = toolchain::check_link(compile.artifact, policy);
   if (link.ok()) return std::nullopt;

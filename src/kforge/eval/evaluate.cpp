@@ -95,13 +95,12 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
   e.threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const bool trusted = is_trusted(opt.role);
   const bool against = !opt.against_source.empty();
-  const bool paired = opt.time && (against || opt.with_baseline);
 
   // 1. Compile the kernel in the background while everything else is prepared.
   say("compiling");
   auto compiling = std::async(std::launch::async, [&] { return compile_source(ctx, source, file_name, opt.role, opt.extra_flags); });
   std::optional<toolchain::CompileResult> against_compile;
-  if (against && paired) against_compile = compile_source(ctx, opt.against_source, opt.against_name, toolchain::Role::candidate, {});
+  if (against && opt.time) against_compile = compile_source(ctx, opt.against_source, opt.against_name, toolchain::Role::candidate, {});
 
   // 2. The partner (the trusted baseline), the generator, and the runner's setup.
   Scratch scratch(ctx.state_dir());
@@ -116,13 +115,14 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
   setup.atol = ctx.spec().atol;
   setup.perturb = opt.perturb;
   setup.readable = {scratch.dir.string()};
-  if (paired && !against) {
-    say("building the baseline");
-    auto baseline = ctx.baseline_library();
-    if (!baseline) return finish(std::move(e), {Verdict::runtime_error, baseline.error().message}, start);
-    setup.partner = scratch.place(*baseline, "baseline.so").string();
-    e.partner = "baseline";
-  } else if (against && paired) {
+  if (opt.time && !against) {
+    bool baseline = opt.partner == EvalOptions::Partner::baseline;
+    say(baseline ? "building the baseline" : "building the reference");
+    auto partner = baseline ? ctx.baseline_library() : ctx.reference_library();
+    if (!partner) return finish(std::move(e), {Verdict::runtime_error, partner.error().message}, start);
+    setup.partner = scratch.place(*partner, "partner.so").string();
+    e.partner = baseline ? "baseline" : "reference";
+  } else if (against && opt.time) {
     e.partner = "against " + opt.against_name;
   }
   auto generator = ctx.generator_library();
@@ -192,7 +192,7 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
 
   // 6. Time it, paired with the partner, and cross-check the runner's clock.
   if (opt.time) {
-    say(paired ? fmt::format("timing against the {}", e.partner) : std::string("timing"));
+    say(fmt::format("timing against the {}", e.partner));
     runner::TimeRequest request{opt.time_budget_s, opt.warmup_s, opt.min_pairs, opt.max_pairs};
     double slowest_ms = 0;
     for (double ms : e.check_ms) slowest_ms = std::max(slowest_ms, ms);

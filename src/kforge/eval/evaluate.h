@@ -17,7 +17,11 @@ namespace kforge::eval {
 struct EvalOptions {
   int threads = 0;                 // 0: all logical CPUs
   bool time = true;                // time after a correct check
-  bool with_baseline = true;       // pair the timing with the task's baseline
+  // Every timed call is paired, and its output compared, with a trusted partner on the same data:
+  // the task's baseline (the speedup kforge reports), or its reference (for tasks without a
+  // baseline, and for quick runs that skip loading libtorch). --against replaces either.
+  enum class Partner { baseline, reference };
+  Partner partner = Partner::baseline;
   std::string against_source;      // --against: another kernel replaces the baseline
   std::string against_name;
   toolchain::Role role = toolchain::Role::candidate;  // expert / baseline / reference are trusted

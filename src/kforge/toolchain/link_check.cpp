@@ -22,19 +22,20 @@ std::filesystem::path find_library(const std::string& soname) {
   return {};
 }
 
-// "dnnl" → "libdnnl.so.N" as installed; a full soname passes through.
+// "dnnl" → "libdnnl.so.2" as installed; a full soname passes through.
 std::string soname_for(const std::string& lib) {
   if (lib.rfind("lib", 0) == 0 && lib.find(".so") != std::string::npos) return lib;
   std::string prefix = "lib" + lib + ".so.";
+  std::string best;
   for (const char* dir : kLibDirs) {
     std::error_code ec;
     for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
       std::string name = e.path().filename().string();
-      // The shortest matching name is the soname (libdnnl.so.2, not libdnnl.so.2.6).
-      if (name.rfind(prefix, 0) == 0 && name.find('.', prefix.size()) == std::string::npos) return name;
+      // The shortest versioned name is the soname (libdnnl.so.2, not libdnnl.so.2.6).
+      if (name.rfind(prefix, 0) == 0 && (best.empty() || name.size() < best.size())) best = name;
     }
   }
-  return "lib" + lib + ".so";
+  return best.empty() ? "lib" + lib + ".so" : best;
 }
 
 // Exported names of one library, read once per process.

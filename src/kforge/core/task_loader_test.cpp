@@ -1,0 +1,175 @@
+// task.toml validation: a good task loads; each kind of mistake is refused with an error that
+// names the file, the line and the field.
+#include "kforge/core/task_loader.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "kforge/core/task_header.h"
+#include "kforge/core/task_resolve.h"
+
+namespace kforge::core {
+namespace {
+
+const char* kGood = R"(id = "t_axpy"
+title = "y = a*x + b"
+default_size = "ci"
+
+[sizes.ci]
+N = 16
+[sizes.cpu]
+N = 4096
+
+[params]
+alpha = 2.5
+steps = 3
+
+[[inputs]]
+name = "x"
+dtype = "f32"
+shape = ["N"]
+init = { dist = "normal", mean = 0.0, std = 1.0 }
+
+[[inputs]]
+name = "idx"
+dtype = "i32"
+shape = ["N/2"]
+init = { dist = "randint", low = 0, high = 16 }
+
+[[outputs]]
+name = "y"
+dtype = "f32"
+shape = ["N"]
+
+[check]
+rtol = 1e-5
+atol = 1e-6
+
+[cost]
+flops = "2*N"
+bytes = "8*N"
+)";
+
+class TaskLoaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("kforge-task-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+    std::ofstream(dir_ / "reference.cpp") << "// reference\n";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  Result<TaskSpec> load(const std::string& toml) {
+    std::ofstream(dir_ / "task.toml") << toml;
+    return load_task(dir_);
+  }
+  // Loads `toml` and expects an error mentioning every fragment.
+  void expect_error(const std::string& toml, std::initializer_list<const char*> fragments) {
+    auto r = load(toml);
+    ASSERT_FALSE(r.ok()) << "expected an error";
+    for (const char* f : fragments) EXPECT_NE(r.error().message.find(f), std::string::npos) << "missing '" << f << "' in: " << r.error().message;
+  }
+  static std::string replace(std::string s, const std::string& from, const std::string& to) {
+    auto p = s.find(from);
+    EXPECT_NE(p, std::string::npos) << from;
+    return s.replace(p, from.size(), to);
+  }
+
+  std::filesystem::path dir_;
+};
+
+}  // namespace
+
+TEST_F(TaskLoaderTest, LoadsAndResolvesAGoodTask) {
+  auto spec = load(kGood);
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->id, "t_axpy");
+  ASSERT_EQ(spec->inputs.size(), 2u);
+  EXPECT_TRUE(spec->inputs[0].mutate);    // float inputs are perturbed in timing by default
+  EXPECT_FALSE(spec->inputs[1].mutate);   // integer inputs never are
+  auto ci = resolve_task(*spec, "");
+  ASSERT_TRUE(ci.ok());
+  EXPECT_EQ(ci->size, "ci");
+  EXPECT_EQ(ci->inputs[1].shape, (std::vector<std::int64_t>{8}));
+  EXPECT_EQ(ci->inputs[1].bytes, 32u);
+  EXPECT_DOUBLE_EQ(ci->flops, 32);
+  auto cpu = resolve_task(*spec, "cpu");
+  ASSERT_TRUE(cpu.ok());
+  EXPECT_DOUBLE_EQ(cpu->bytes, 8 * 4096);
+  EXPECT_FALSE(resolve_task(*spec, "huge").ok());
+}
+
+TEST_F(TaskLoaderTest, HeaderDeclaresConstantsAndTheSignature) {
+  auto spec = load(kGood);
+  ASSERT_TRUE(spec.ok());
+  auto task = resolve_task(*spec, "ci");
+  std::string h = task_header(*task);
+  EXPECT_NE(h.find("inline constexpr std::int64_t N = 16;"), std::string::npos);
+  EXPECT_NE(h.find("inline constexpr float alpha = 2.5f;"), std::string::npos);
+  EXPECT_NE(h.find("inline constexpr std::int64_t steps = 3;"), std::string::npos);
+  EXPECT_NE(h.find("inline constexpr double alpha = 2.5;"), std::string::npos);
+  EXPECT_EQ(kernel_signature(*task), "extern \"C\" void kernel(const float* x, const int32_t* idx, float* y)");
+  EXPECT_NE(h.find("void kernel(const float* x, const int32_t* idx, float* y);"), std::string::npos);
+}
+
+TEST_F(TaskLoaderTest, UnknownDtypeNamesFileLineAndField) {
+  expect_error(replace(kGood, "dtype = \"i32\"", "dtype = \"f16\""), {"task.toml:22:", "inputs[1] ('idx').dtype", "unknown dtype 'f16'"});
+}
+
+TEST_F(TaskLoaderTest, ShapeSymbolMissingFromASize) {
+  expect_error(replace(kGood, "shape = [\"N/2\"]", "shape = [\"M\"]"), {"sizes.ci", "inputs[1] ('idx').shape[0]", "unknown symbol 'M'"});
+}
+
+TEST_F(TaskLoaderTest, NonIntegerShape) {
+  expect_error(replace(kGood, "shape = [\"N/2\"]", "shape = [\"N/3\"]"), {"sizes.ci", "not a positive integer"});
+}
+
+TEST_F(TaskLoaderTest, MissingReference) {
+  std::filesystem::remove(dir_ / "reference.cpp");
+  expect_error(kGood, {"reference.cpp is missing"});
+}
+
+TEST_F(TaskLoaderTest, BadInit) {
+  expect_error(replace(kGood, "std = 1.0", "std = -1.0"), {"inputs[0] ('x').init", "std", "must be positive"});
+  expect_error(replace(kGood, "dist = \"normal\"", "dist = \"gaussian\""), {"unknown distribution 'gaussian'"});
+  expect_error(replace(kGood, "mean = 0.0", "mu = 0.0"), {"inputs[0] ('x').init.mu", "not a parameter of the normal distribution"});
+  expect_error(replace(kGood, "init = { dist = \"randint\", low = 0, high = 16 }", "init = { dist = \"normal\" }"),
+               {"float distribution but the tensor is i32"});
+  expect_error(replace(kGood, "low = 0, high = 16", "low = 4, high = 2"), {"high", "greater than low"});
+}
+
+TEST_F(TaskLoaderTest, DuplicateNames) {
+  expect_error(replace(kGood, "name = \"idx\"", "name = \"x\""), {"duplicate name 'x'"});
+  expect_error(replace(kGood, "name = \"y\"", "name = \"alpha\""), {"duplicate name 'alpha'"});
+}
+
+TEST_F(TaskLoaderTest, UnknownKeysAreTyposNotDefaults) {
+  expect_error(replace(kGood, "rtol = 1e-5", "rtoll = 1e-5"), {"check.rtoll", "unknown key"});
+  expect_error(replace(kGood, "title = ", "titel = "), {"titel", "unknown key"});
+}
+
+TEST_F(TaskLoaderTest, MissingPiecesAreNamed) {
+  expect_error(replace(kGood, "[check]\nrtol = 1e-5\natol = 1e-6\n", ""), {"check", "tolerance"});
+  expect_error(replace(kGood, "default_size = \"ci\"", "default_size = \"gpu\""), {"default_size", "'gpu'"});
+  expect_error(replace(kGood, "id = \"t_axpy\"\n", ""), {"id", "missing"});
+  expect_error(replace(kGood, "N = 4096", "N = 0"), {"sizes.cpu.N", "positive integer"});
+}
+
+TEST_F(TaskLoaderTest, CustomInputsNeedAGenerator) {
+  std::string custom = replace(kGood, "init = { dist = \"randint\", low = 0, high = 16 }", "init = { dist = \"custom\" }");
+  expect_error(custom, {"generate.cpp is missing"});
+  std::ofstream(dir_ / "generate.cpp") << "// generator\n";
+  auto spec = load(custom);
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_TRUE(spec->has_generator());
+  auto task = resolve_task(*spec, "ci");
+  EXPECT_EQ(generator_signature(*task), "extern \"C\" void generate(std::uint64_t seed, float* x, int32_t* idx)");
+}
+
+TEST_F(TaskLoaderTest, TomlSyntaxErrorsHaveAPosition) {
+  expect_error("id = \"x\"\n[sizes.ci\nN = 1\n", {"task.toml:2:"});
+}
+
+}  // namespace kforge::core
