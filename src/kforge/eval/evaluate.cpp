@@ -180,7 +180,7 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
   say(fmt::format("checking on {} secret input sets", check_inputs.size()));
   auto check_start = Clock::now();
   proc->send(runner::to_json(load), fds);
-  double check_timeout = opt.call_timeout_s * opt.check_sets * (against_compile ? 2 : 1) + 30;
+  double check_timeout = opt.call_timeout_s * opt.check_sets * (against_compile ? 2 : 1) + 5;
   auto checked = proc->receive(after(check_timeout));
   e.phases.check_s = since(check_start);
   if (!checked) return silence(checked.error().message, "the check", check_timeout);

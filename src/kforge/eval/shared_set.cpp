@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "kforge/runner/protocol.h"
@@ -24,6 +25,9 @@ Result<SharedSet> SharedSet::create(const std::vector<core::ResolvedTensor>& ten
   void* p = mmap(nullptr, s.bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, s.fd_, 0);
   if (p == MAP_FAILED) return Error{fmt::format("mapping {} bytes of shared memory: {}", s.bytes_, std::strerror(errno))};
   s.data_ = static_cast<unsigned char*>(p);
+  // A process forked meanwhile (a compiler, a runner) would otherwise hold a writable copy of
+  // this mapping until it execs, and sealing would fail with EBUSY.
+  madvise(p, s.bytes_, MADV_DONTFORK);
   return s;
 }
 
@@ -49,8 +53,14 @@ unsigned char* SharedSet::tensor(std::size_t i, std::size_t copy) const {
 Status SharedSet::seal() {
   if (munmap(data_, bytes_) != 0) return Error{fmt::format("munmap: {}", std::strerror(errno))};
   data_ = nullptr;
-  if (fcntl(fd_, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
-    return Error{fmt::format("sealing inputs: {}", std::strerror(errno))};
+  // The kernel refuses the seal (EBUSY) while any page is still referenced from elsewhere; such
+  // references (page-cache batching) are released within moments, so retry briefly.
+  int attempts = 0;
+  while (fcntl(fd_, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+    if (errno != EBUSY || ++attempts > 200) return Error{fmt::format("sealing inputs: {}", std::strerror(errno))};
+    usleep(1000);
+  }
+  if (attempts && std::getenv("KFORGE_DEBUG_SEAL")) fprintf(stderr, "seal needed %d retries\n", attempts);
   void* p = mmap(nullptr, bytes_, PROT_READ, MAP_SHARED, fd_, 0);
   if (p == MAP_FAILED) return Error{fmt::format("remapping sealed inputs: {}", std::strerror(errno))};
   data_ = static_cast<unsigned char*>(p);

@@ -63,7 +63,7 @@ int add_common_rules(scmp_filter_ctx ctx, int channel_fd) {
   for (int nr : {SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(madvise), SCMP_SYS(brk), SCMP_SYS(futex),
                  SCMP_SYS(sched_yield), SCMP_SYS(sched_getaffinity), SCMP_SYS(sched_setaffinity), SCMP_SYS(set_robust_list),
                  SCMP_SYS(get_robust_list), SCMP_SYS(rseq), SCMP_SYS(exit), SCMP_SYS(exit_group), SCMP_SYS(gettid),
-                 SCMP_SYS(getpid), SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn), SCMP_SYS(clock_gettime),
+                 SCMP_SYS(getpid), SCMP_SYS(getppid), SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn), SCMP_SYS(clock_gettime),
                  SCMP_SYS(clock_getres), SCMP_SYS(clock_nanosleep), SCMP_SYS(nanosleep), SCMP_SYS(gettimeofday),
                  SCMP_SYS(time), SCMP_SYS(getrandom), SCMP_SYS(getrusage), SCMP_SYS(sysinfo), SCMP_SYS(fstat),
                  SCMP_SYS(getcpu), SCMP_SYS(sched_getparam), SCMP_SYS(sched_getscheduler), SCMP_SYS(membarrier)})

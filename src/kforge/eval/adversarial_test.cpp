@@ -1,0 +1,268 @@
+// The adversarial corpus (tests/adversarial/*.cpp): hostile kernels against the 12p_rmsnorm task
+// at the ci size. Each test names the defence that catches its kernel; remove the defence and the
+// test fails. A correct kernel through the same fixture is the control.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "kforge/core/fs.h"
+#include "kforge/core/paths.h"
+#include "kforge/core/task_loader.h"
+#include "kforge/eval/evaluate.h"
+#include "kforge/toolchain/cpp_compiler.h"
+
+namespace kforge::eval {
+namespace {
+
+using ::testing::AnyOf;
+using ::testing::HasSubstr;
+
+class Adversarial : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    state_ = new std::filesystem::path(std::filesystem::temp_directory_path() / ("kforge-adversarial-" + std::to_string(::getpid())));
+    compiler_ = new toolchain::CppCompiler({.cache_dir = *state_ / "cache", .include_dir = core::source_dir() / "bench" / "include"});
+    auto spec = core::load_task(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm");
+    ASSERT_TRUE(spec.ok()) << spec.error().message;
+    spec_ = new core::TaskSpec(std::move(*spec));
+    auto ctx = TaskContext::create(*spec_, "ci", *compiler_, *state_);
+    ASSERT_TRUE(ctx.ok()) << ctx.error().message;
+    ctx_ = new TaskContext(std::move(*ctx));
+  }
+  static void TearDownTestSuite() {
+    std::filesystem::remove_all(*state_);
+    delete ctx_;
+    delete spec_;
+    delete compiler_;
+    delete state_;
+  }
+
+  // Check only, with short limits.
+  static EvalOptions checked() {
+    EvalOptions o;
+    o.time = false;
+    o.call_timeout_s = 2;
+    return o;
+  }
+  // Checked, then timed against the reference (no libtorch needed).
+  static EvalOptions timed() {
+    EvalOptions o;
+    o.partner = EvalOptions::Partner::reference;
+    o.time_budget_s = 0.3;
+    o.call_timeout_s = 5;
+    return o;
+  }
+
+  Evaluation run(const std::string& name, const EvalOptions& options) {
+    auto dir = std::filesystem::path(KFORGE_TEST_DATA) / "adversarial";
+    auto prelude = core::read_text(dir / "prelude.h");
+    auto body = core::read_text(dir / name);
+    EXPECT_TRUE(prelude.ok() && body.ok()) << name;
+    return evaluate(*ctx_, *prelude + *body, name, options);
+  }
+
+  static std::string marker(const char* what) { return std::string("/tmp/kforge-adversarial-") + what + "-marker"; }
+
+  static inline std::filesystem::path* state_ = nullptr;
+  static inline toolchain::CppCompiler* compiler_ = nullptr;
+  static inline core::TaskSpec* spec_ = nullptr;
+  static inline TaskContext* ctx_ = nullptr;
+};
+
+TEST_F(Adversarial, ControlCorrectKernelPassesAndIsTimed) {
+  auto dir = std::filesystem::path(KFORGE_TEST_DATA) / "adversarial";
+  auto prelude = core::read_text(dir / "prelude.h");
+  auto e = evaluate(*ctx_, *prelude + "extern \"C\" void kernel(const float* x, const float* s, float* y) { rmsnorm_correct(x, s, y); }\n",
+                    "control.cpp", timed());
+  EXPECT_EQ(e.verdict, Verdict::correct) << e.reason;
+  ASSERT_TRUE(e.candidate && e.speedup);
+  EXPECT_GE(e.candidate->samples, 10);
+  EXPECT_EQ(e.check_ms.size(), 3u);
+  EXPECT_GT(e.landlock_abi, 0) << "Landlock is not active: the filesystem defences are missing on this machine";
+}
+
+TEST_F(Adversarial, WrongValues) {
+  auto e = run("wrong_values.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::incorrect);
+  ASSERT_TRUE(e.mismatch);
+  EXPECT_GT(e.mismatch->outputs.at(0).bad, 0);
+  EXPECT_THAT(e.reason, HasSubstr("output 'y' is wrong"));
+}
+
+TEST_F(Adversarial, PartialOutput) {
+  auto e = run("partial_output.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::incorrect);
+  ASSERT_TRUE(e.mismatch);
+  EXPECT_EQ(e.mismatch->outputs.at(0).never_written, 2 * 8 * 256 / 2);
+  EXPECT_THAT(e.reason, HasSubstr("never written"));
+  EXPECT_THAT(e.reason, HasSubstr("dim 0 only 1..1"));  // the second half of the batch
+}
+
+TEST_F(Adversarial, AllZeros) {
+  auto e = run("all_zeros.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::incorrect);
+  EXPECT_THAT(e.reason, HasSubstr("all zeros"));
+}
+
+TEST_F(Adversarial, NothingWritten) {
+  auto e = run("nothing_written.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::incorrect);
+  EXPECT_THAT(e.reason, HasSubstr("never written"));
+}
+
+TEST_F(Adversarial, NanOutput) {
+  auto e = run("nan_output.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::incorrect);
+}
+
+TEST_F(Adversarial, WritesToAnInput) {
+  auto e = run("writes_input.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::input_modified) << e.reason;
+  EXPECT_THAT(e.reason, HasSubstr("read-only input 'x'"));
+}
+
+TEST_F(Adversarial, WritesPastTheEndOfAnOutput) {
+  auto e = run("write_past_end.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::runtime_error);
+  EXPECT_THAT(e.reason, HasSubstr("past the end of output 'y'"));
+}
+
+TEST_F(Adversarial, ReadsPastTheEndOfAnInput) {
+  auto e = run("read_past_end.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::runtime_error);
+  EXPECT_THAT(e.reason, HasSubstr("past the end of input 'x'"));
+}
+
+TEST_F(Adversarial, CallsSystem) {
+  std::filesystem::remove(marker("system"));
+  auto e = run("calls_system.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::sandbox_violation);
+  // glibc's system() first ignores SIGINT (rt_sigaction), then spawns (clone): either is refused.
+  EXPECT_THAT(e.reason, AnyOf(HasSubstr("rt_sigaction"), HasSubstr("clone"), HasSubstr("vfork"), HasSubstr("execve")));
+  EXPECT_FALSE(std::filesystem::exists(marker("system")));
+}
+
+TEST_F(Adversarial, CallsExec) {
+  std::filesystem::remove(marker("exec"));
+  auto e = run("calls_exec.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::sandbox_violation);
+  EXPECT_THAT(e.reason, HasSubstr("execve"));
+  EXPECT_FALSE(std::filesystem::exists(marker("exec")));
+}
+
+TEST_F(Adversarial, CallsFork) {
+  std::filesystem::remove(marker("fork"));
+  auto e = run("calls_fork.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::sandbox_violation);
+  EXPECT_THAT(e.reason, AnyOf(HasSubstr("clone"), HasSubstr("fork")));
+  sleep(1);
+  EXPECT_FALSE(std::filesystem::exists(marker("fork")));
+}
+
+TEST_F(Adversarial, OpensASocket) {
+  auto e = run("opens_socket.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::sandbox_violation);
+  EXPECT_THAT(e.reason, HasSubstr("socket"));
+}
+
+TEST_F(Adversarial, OpensAFile) {
+  std::filesystem::remove(marker("file"));
+  auto e = run("opens_file.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::sandbox_violation);
+  EXPECT_THAT(e.reason, HasSubstr("openat"));
+  EXPECT_FALSE(std::filesystem::exists(marker("file")));
+}
+
+TEST_F(Adversarial, InfiniteLoop) {
+  auto o = checked();
+  o.call_timeout_s = 1;
+  auto e = run("infinite_loop.cpp", o);
+  EXPECT_EQ(e.verdict, Verdict::timeout);
+  EXPECT_LT(e.phases.total_s, 30);
+}
+
+TEST_F(Adversarial, HugeAllocation) {
+  auto e = run("huge_allocation.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::runtime_error);
+  EXPECT_THAT(e.reason, HasSubstr("memory limit"));
+}
+
+TEST_F(Adversarial, ExitsInsteadOfReturning) {
+  auto e = run("calls_exit.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::runtime_error);
+  EXPECT_THAT(e.reason, HasSubstr("exit status 0"));
+}
+
+TEST_F(Adversarial, Aborts) {
+  auto e = run("calls_abort.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::runtime_error);
+  EXPECT_THAT(e.reason, HasSubstr("aborted"));
+}
+
+TEST_F(Adversarial, DetachedThreadFinishesAfterReturn) {
+  auto e = run("detached_thread.cpp", checked());
+  EXPECT_THAT(e.verdict, AnyOf(Verdict::sandbox_violation, Verdict::incorrect)) << e.reason;
+  EXPECT_NE(e.verdict, Verdict::correct);
+}
+
+TEST_F(Adversarial, PointerKeyedCache) {
+  auto e = run("pointer_cache.cpp", timed());
+  EXPECT_EQ(e.verdict, Verdict::incorrect) << e.reason;
+  EXPECT_THAT(e.reason, HasSubstr("reuse results across calls"));
+}
+
+TEST_F(Adversarial, ContentKeyedCache) {
+  auto e = run("content_cache.cpp", timed());
+  EXPECT_EQ(e.verdict, Verdict::incorrect) << e.reason;
+  EXPECT_THAT(e.reason, HasSubstr("timing pair"));
+}
+
+TEST_F(Adversarial, CallsBlas) {
+  auto e = run("calls_blas.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::link_refused);
+  EXPECT_THAT(e.reason, HasSubstr("cblas_sscal"));
+}
+
+TEST_F(Adversarial, DefinesClockGettime) {
+  auto e = run("defines_clock_gettime.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::link_refused);
+  EXPECT_THAT(e.reason, HasSubstr("clock_gettime"));
+}
+
+TEST_F(Adversarial, UnboundedRecursion) {
+  auto e = run("unbounded_recursion.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::runtime_error);
+  EXPECT_THAT(e.reason, HasSubstr("stack"));
+}
+
+TEST_F(Adversarial, KillsTheParent) {
+  auto e = run("kills_parent.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::sandbox_violation);
+  EXPECT_THAT(e.reason, HasSubstr("kill"));
+}
+
+TEST_F(Adversarial, MapsExecutableMemory) {
+  auto e = run("executable_memory.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::sandbox_violation);
+  EXPECT_THAT(e.reason, HasSubstr("mmap"));
+}
+
+TEST_F(Adversarial, ConstructorForks) {
+  auto e = run("constructor_forks.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::sandbox_violation);
+  EXPECT_THAT(e.reason, HasSubstr("loading the kernel"));
+}
+
+TEST_F(Adversarial, ConstructorCannotReadSecretsOrCache) {
+  // Make sure the secrets and the reference cache exist before the kernel looks for them.
+  (void)run("nothing_written.cpp", checked());
+  ASSERT_TRUE(std::filesystem::exists(*state_ / "secrets" / "12p_rmsnorm.seeds"));
+  auto e = run("constructor_reads_secrets.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::correct) << e.reason;
+  EXPECT_THAT(e.kernel_output, HasSubstr("secrets_opened=0 cache_opened=0"));
+}
+
+}  // namespace
+}  // namespace kforge::eval
