@@ -11,6 +11,7 @@
 #include "kforge/core/paths.h"
 #include "kforge/core/task_loader.h"
 #include "kforge/eval/evaluate.h"
+#include "kforge/eval/eval_test_util.h"
 #include "kforge/toolchain/cpp_compiler.h"
 
 namespace kforge::eval {
@@ -22,8 +23,8 @@ using ::testing::HasSubstr;
 class Adversarial : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    state_ = new std::filesystem::path(std::filesystem::temp_directory_path() / ("kforge-adversarial-" + std::to_string(::getpid())));
-    compiler_ = new toolchain::CppCompiler({.cache_dir = *state_ / "cache", .include_dir = core::source_dir() / "bench" / "include"});
+    state_ = new std::filesystem::path(test_state_dir("adversarial"));
+    compiler_ = new toolchain::CppCompiler({.cache_dir = test_compile_cache(), .include_dir = core::source_dir() / "bench" / "include"});
     auto spec = core::load_task(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm");
     ASSERT_TRUE(spec.ok()) << spec.error().message;
     spec_ = new core::TaskSpec(std::move(*spec));

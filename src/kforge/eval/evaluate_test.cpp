@@ -1,0 +1,127 @@
+// The evaluation pipeline end to end on real tasks at the ci size: timing against the libtorch
+// baseline, compile errors, --against, the reference cache, and the secrecy of the seeds.
+#include "kforge/eval/evaluate.h"
+#include "kforge/eval/eval_test_util.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kforge/core/fs.h"
+#include "kforge/core/paths.h"
+#include "kforge/core/task_loader.h"
+#include "kforge/toolchain/cpp_compiler.h"
+
+namespace kforge::eval {
+namespace {
+
+using ::testing::HasSubstr;
+
+const char* kGemm = R"(#include "kforge_task.h"
+extern "C" void kernel(const float* a, const float* b, float* c) {
+  using namespace task;
+  #pragma omp parallel for
+  for (std::int64_t i = 0; i < M; ++i) {
+    for (std::int64_t j = 0; j < N; ++j) c[i * N + j] = 0;
+    for (std::int64_t k = 0; k < K; ++k)
+      for (std::int64_t j = 0; j < N; ++j) c[i * N + j] += a[i * K + k] * b[k * N + j];
+  }
+}
+)";
+
+class EvaluateTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    state_ = new std::filesystem::path(test_state_dir("evaluate"));
+    compiler_ = new toolchain::CppCompiler({.cache_dir = test_compile_cache(), .include_dir = core::source_dir() / "bench" / "include"});
+    auto spec = core::load_task(core::source_dir() / "bench" / "jaxbench" / "8p_gemm");
+    ASSERT_TRUE(spec.ok()) << spec.error().message;
+    spec_ = new core::TaskSpec(std::move(*spec));
+    auto ctx = TaskContext::create(*spec_, "ci", *compiler_, *state_);
+    ASSERT_TRUE(ctx.ok());
+    ctx_ = new TaskContext(std::move(*ctx));
+  }
+  static void TearDownTestSuite() {
+    std::filesystem::remove_all(*state_);
+    delete ctx_;
+    delete spec_;
+    delete compiler_;
+    delete state_;
+  }
+  static EvalOptions quick() {
+    EvalOptions o;
+    o.time_budget_s = 0.3;
+    return o;
+  }
+  static inline std::filesystem::path* state_ = nullptr;
+  static inline toolchain::CppCompiler* compiler_ = nullptr;
+  static inline core::TaskSpec* spec_ = nullptr;
+  static inline TaskContext* ctx_ = nullptr;
+};
+
+}  // namespace
+
+TEST_F(EvaluateTest, CorrectKernelIsTimedAgainstTheLibtorchBaseline) {
+  auto e = evaluate(*ctx_, kGemm, "gemm.cpp", quick());
+  ASSERT_EQ(e.verdict, Verdict::correct) << e.reason;
+  EXPECT_EQ(e.partner, "baseline");
+  ASSERT_TRUE(e.candidate && e.baseline && e.speedup);
+  EXPECT_GE(e.candidate->samples, 10);
+  EXPECT_GT(e.baseline->median_ms, 0);
+  EXPECT_GT(e.gflops, 0);
+  EXPECT_LE(e.runner_loop_s, e.parent_wall_s);
+  auto j = to_json(e);
+  EXPECT_EQ(j["verdict"], "correct");
+  EXPECT_TRUE(j["speedup"].is_number());
+  EXPECT_TRUE(j["candidate"]["median_ms"].is_number());
+  EXPECT_TRUE(j["baseline"]["median_ms"].is_number());
+}
+
+TEST_F(EvaluateTest, CompileErrorCarriesDiagnostics) {
+  auto e = evaluate(*ctx_, "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* a, const float* b, float* c) {\n  c[0] = nope;\n}\n",
+                    "broken.cpp", quick());
+  EXPECT_EQ(e.verdict, Verdict::compile_error);
+  EXPECT_THAT(e.reason, HasSubstr("broken.cpp:3:"));
+  EXPECT_THAT(e.reason, HasSubstr("c[0] = nope;"));
+  EXPECT_FALSE(e.compile.diagnostics.empty());
+}
+
+TEST_F(EvaluateTest, AgainstTimesTwoKernelsAndChecksBoth) {
+  auto o = quick();
+  o.against_source = kGemm;
+  o.against_name = "same.cpp";
+  auto e = evaluate(*ctx_, kGemm, "gemm.cpp", o);
+  ASSERT_EQ(e.verdict, Verdict::correct) << e.reason;
+  EXPECT_EQ(e.partner, "against same.cpp");
+  ASSERT_TRUE(e.speedup);
+
+  o.against_source = "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* a, const float* b, float* c) {}\n";
+  o.against_name = "empty.cpp";
+  auto bad = evaluate(*ctx_, kGemm, "gemm.cpp", o);
+  EXPECT_EQ(bad.verdict, Verdict::incorrect);
+  EXPECT_THAT(bad.reason, HasSubstr("--against kernel"));
+}
+
+TEST_F(EvaluateTest, ReferenceOutputsAreCachedAndSeedsStaySecret) {
+  auto o = quick();
+  o.time = false;
+  auto first = evaluate(*ctx_, kGemm, "gemm.cpp", o);
+  ASSERT_EQ(first.verdict, Verdict::correct) << first.reason;
+  std::size_t cached = 0;
+  for (const auto& f : std::filesystem::directory_iterator(*state_ / "cache" / "ref")) cached += f.path().extension() == ".bin";
+  EXPECT_EQ(cached, 3u);
+  auto second = evaluate(*ctx_, kGemm, "gemm.cpp", o);
+  EXPECT_EQ(second.verdict, Verdict::correct);
+
+  auto seeds_file = *state_ / "secrets" / "8p_gemm.seeds";
+  struct stat st {};
+  ASSERT_EQ(stat(seeds_file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  auto seeds = core::read_text(seeds_file);
+  ASSERT_TRUE(seeds.ok());
+  std::string dump = to_json(second).dump();
+  for (std::size_t p = 0; p + 16 <= seeds->size(); p += 17) EXPECT_EQ(dump.find(seeds->substr(p, 16)), std::string::npos);
+}
+
+}  // namespace kforge::eval

@@ -1,0 +1,87 @@
+// The real compiler behind the Compiler interface: artifacts, the content-hash cache (failures
+// included), diagnostics with the offending source line, and the compile timeout.
+#include "kforge/toolchain/cpp_compiler.h"
+
+#include <fstream>
+
+#include "kforge/toolchain/toolchain_test_util.h"
+
+namespace kforge::toolchain {
+namespace {
+
+const char* kHeader = "#pragma once\n#include <cstdint>\nnamespace task { inline constexpr std::int64_t N = 8; }\n"
+                      "extern \"C\" __attribute__((visibility(\"default\"))) void kernel(const float* x, float* y);\n";
+
+class CppCompilerTest : public ScratchTest {
+ protected:
+  CompileResult compile(const std::string& source, std::vector<std::string> flags = {}) {
+    CppCompiler c({.cache_dir = dir_ / "cache"});
+    return c.compile({Role::candidate, source, "kernel.cpp", kHeader, std::move(flags)});
+  }
+};
+
+}  // namespace
+
+TEST_F(CppCompilerTest, CompilesAndCachesByContent) {
+  const std::string src = "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* x, float* y) { for (int i = 0; i < task::N; ++i) y[i] = x[i]; }\n";
+  auto first = compile(src);
+  ASSERT_TRUE(first.ok) << first.log;
+  EXPECT_FALSE(first.cached);
+  EXPECT_TRUE(std::filesystem::exists(first.artifact));
+  auto second = compile(src);
+  EXPECT_TRUE(second.ok);
+  EXPECT_TRUE(second.cached);
+  EXPECT_EQ(first.key, second.key);
+  EXPECT_EQ(first.artifact, second.artifact);
+  auto flagged = compile(src, {"-DTILE=4"});
+  EXPECT_NE(flagged.key, first.key);
+  EXPECT_FALSE(flagged.cached);
+}
+
+TEST_F(CppCompilerTest, DiagnosticsCarryFileLineColumnAndSource) {
+  const std::string src = "#include \"kforge_task.h\"\n\nextern \"C\" void kernel(const float* x, float* y) {\n  y[0] = undeclared_thing * x[0];\n}\n";
+  auto r = compile(src);
+  ASSERT_FALSE(r.ok);
+  ASSERT_GE(count_errors(r.diagnostics), 1);
+  const Diagnostic* d = nullptr;
+  for (const auto& x : r.diagnostics)
+    if (x.severity == "error") d = d ? d : &x;
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->file, "kernel.cpp");
+  EXPECT_EQ(d->line, 4);
+  EXPECT_EQ(d->column, 10);
+  EXPECT_NE(d->message.find("undeclared_thing"), std::string::npos);
+  EXPECT_EQ(d->source_line, "  y[0] = undeclared_thing * x[0];");
+  EXPECT_NE(format_errors(r.diagnostics).find("kernel.cpp:4:10: error:"), std::string::npos);
+  // The failure is cached too.
+  EXPECT_TRUE(compile(src).cached);
+}
+
+TEST_F(CppCompilerTest, WrongSignatureFailsAgainstTheHeader) {
+  auto r = compile("#include \"kforge_task.h\"\nextern \"C\" void kernel(const double* x, float* y) {}\n");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.log.find("kernel"), std::string::npos);
+}
+
+TEST_F(CppCompilerTest, TimeoutIsReportedNotCached) {
+  auto fake = dir_ / "slow-cxx";
+  std::ofstream(fake) << "#!/bin/sh\nif [ \"$1\" = --version ]; then echo slow 1.0; exit 0; fi\nsleep 30\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  CppCompiler c({.cxx = fake.string(), .cache_dir = dir_ / "cache", .timeout = std::chrono::seconds(1)});
+  auto r = c.compile({Role::candidate, "int x;", "kernel.cpp", kHeader, {}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_NE(r.log.find("did not finish within 1 s"), std::string::npos);
+  EXPECT_FALSE(c.compile({Role::candidate, "int x;", "kernel.cpp", kHeader, {}}).cached);
+}
+
+TEST(Diagnostics, ParsesClangStyleOutput) {
+  std::string out = "kernel.cpp:3:5: error: use of undeclared identifier 'q'\n    q = 1;\n    ^\n1 error generated.\n";
+  auto d = parse_diagnostics(out, {{"kernel.cpp", "a\nb\n    q = 1;\n"}});
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].line, 3);
+  EXPECT_EQ(d[0].severity, "error");
+  EXPECT_EQ(d[0].source_line, "    q = 1;");
+}
+
+}  // namespace kforge::toolchain
