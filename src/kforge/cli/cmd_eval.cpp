@@ -20,6 +20,7 @@ struct EvalCliOptions {
   int threads = 0;
   bool json = false, no_time = false;
   std::string partner = "baseline";
+  std::string dump;
   double budget = 2.0;
   int check_sets = 3;
   double timeout = 30;
@@ -79,6 +80,7 @@ int run_eval(const EvalCliOptions& o) {
   opt.time_budget_s = o.budget;
   opt.call_timeout_s = o.timeout;
   opt.progress = [](std::string_view m) { progress(m); };
+  opt.dump_dir = o.dump;
   if (!o.against.empty()) {
     auto b = core::read_text(o.against);
     if (!b) throw UsageError(b.error().message);
@@ -117,6 +119,7 @@ void add_eval(CLI::App& cmd, int& exit_status) {
   cmd.add_option("--timeout", o->timeout, "Seconds allowed per check call (default 30)")->check(CLI::Range(0.1, 3600.0));
   cmd.add_option("--allow-lib", o->allow_libs, "Let the kernel link this library (e.g. openblas); repeatable");
   cmd.add_option("--role", o->role, "candidate (sandboxed; default), or a trusted expert, baseline or reference source");
+  cmd.add_option("--dump", o->dump, "Write the check inputs, the kernel's outputs and the expected outputs as .npy files here");
   cmd.add_flag("--json", o->json, "Print the evaluation as JSON");
   cmd.callback([o, &exit_status] { exit_status = run_eval(*o); });
 }

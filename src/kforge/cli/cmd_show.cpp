@@ -73,7 +73,8 @@ int run_show(const ShowOptions& o) {
     return 0;
   }
   std::string sizes;
-  for (const auto& [k, v] : spec.find_size(task->size)->symbols) sizes += fmt::format("{}{}={}", sizes.empty() ? "" : " ", k, v);
+  const auto* preset = spec.find_size(task->size);
+  for (const auto& k : preset->order) sizes += fmt::format("{}{}={}", sizes.empty() ? "" : " ", k, preset->symbols.at(k));
   std::string params;
   for (const auto& p : spec.params) params += fmt::format("{}{}={}", params.empty() ? "" : " ", p.name, param_text(p.value));
   std::vector<std::pair<std::string, std::string>> rows = {

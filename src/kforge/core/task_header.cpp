@@ -45,8 +45,8 @@ std::string task_header(const ResolvedTask& task) {
   h += fmt::format("// kforge_task.h: generated for task {} at size '{}'. Do not edit.\n", spec.id, task.size);
   h += "#pragma once\n#include <cstddef>\n#include <cstdint>\n\nnamespace task {\n";
   const SizePreset* preset = spec.find_size(task.size);
-  for (const auto& [sym, v] : preset->symbols)
-    h += fmt::format("inline constexpr std::int64_t {} = {};\n", sym, static_cast<std::int64_t>(v));
+  for (const auto& sym : preset->order)
+    h += fmt::format("inline constexpr std::int64_t {} = {};\n", sym, static_cast<std::int64_t>(preset->symbols.at(sym)));
   for (const auto& p : spec.params) h += param_line(p);
   h += "namespace f64 {  // the float params at double precision, for references\n";
   for (const auto& p : spec.params)

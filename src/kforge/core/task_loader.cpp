@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <toml++/toml.h>
@@ -100,14 +101,21 @@ void parse_sizes(Checker& c, const toml::table& root, TaskSpec& spec) {
       c.fail(&node, field, "must be a table of symbol = integer");
       continue;
     }
-    SizePreset preset{std::string(name.str()), {}};
+    SizePreset preset{std::string(name.str()), {}, {}};
+    std::vector<std::pair<toml::source_position, std::string>> declared;
     for (const auto& [sym, value] : *node.as_table()) {
       if (!value.is_integer() || value.as_integer()->get() <= 0) {
         c.fail(&value, field + "." + std::string(sym.str()), "must be a positive integer");
         continue;
       }
       preset.symbols[std::string(sym.str())] = static_cast<double>(value.as_integer()->get());
+      declared.emplace_back(value.source().begin, std::string(sym.str()));
     }
+    // toml++ iterates keys sorted; the order of declaration reads better (B, S, D, not B, D, S).
+    std::sort(declared.begin(), declared.end(), [](const auto& a, const auto& b) {
+      return a.first.line != b.first.line ? a.first.line < b.first.line : a.first.column < b.first.column;
+    });
+    for (auto& [pos, sym] : declared) preset.order.push_back(std::move(sym));
     spec.sizes.push_back(std::move(preset));
   }
 }

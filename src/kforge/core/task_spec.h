@@ -45,6 +45,7 @@ struct Param {
 struct SizePreset {
   std::string name;
   Symbols symbols;
+  std::vector<std::string> order;  // symbol names as declared, for display and the header
 };
 
 struct TaskSpec {

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "kforge/core/hash.h"
+#include "kforge/eval/dump.h"
 #include "kforge/eval/runner_process.h"
 #include "kforge/eval/secret_seeds.h"
 #include "kforge/eval/steps.h"
@@ -185,6 +186,9 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
   e.phases.check_s = since(check_start);
   if (!checked) return silence(checked.error().message, "the check", check_timeout);
   if (checked->body.value("op", "") != "checked") return finish(std::move(e), judge_runner_message(checked->body), start);
+  if (!opt.dump_dir.empty())
+    if (auto st = dump_check_sets(opt.dump_dir, task, check_inputs, *results, references); !st)
+      return finish(std::move(e), {Verdict::runtime_error, "--dump: " + st.error().message}, start);
   if (auto j = judge_check(checked->body, *results, references, task, e)) {
     e.kernel_output = proc->output();
     return finish(std::move(e), *j, start);
