@@ -16,7 +16,7 @@ namespace kforge::cli {
 namespace {
 
 struct EvalCliOptions {
-  std::string task, kernel, size, against, role = "candidate";
+  std::string task, kernel, size, against, role = "candidate", against_role = "candidate";
   int threads = 0;
   bool json = false, no_time = false;
   std::string partner = "baseline";
@@ -86,6 +86,7 @@ int run_eval(const EvalCliOptions& o) {
     if (!b) throw UsageError(b.error().message);
     opt.against_source = *b;
     opt.against_name = std::filesystem::path(o.against).filename().string();
+    opt.against_role = parse_role(o.against_role);
   }
   std::optional<eval::MachineProfile> machine;
   if (opt.time) {
@@ -110,6 +111,7 @@ void add_eval(CLI::App& cmd, int& exit_status) {
   cmd.add_option("--size", o->size, "Size preset (default: the task's)");
   cmd.add_option("--threads", o->threads, "Threads for the kernel and the baseline (default: all CPUs)")->check(CLI::Range(1, 1024));
   cmd.add_option("--against", o->against, "Time against this kernel instead of the baseline (both are checked)");
+  cmd.add_option("--against-role", o->against_role, "Role of the --against source (candidate: sandboxed and checked; expert: trusted)");
   cmd.add_flag("--no-time", o->no_time, "Check correctness only");
   cmd.add_option("--partner", o->partner,
                  "Whom every timed call is paired with and checked against: baseline (default; the reported speedup) or "

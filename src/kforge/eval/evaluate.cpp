@@ -101,7 +101,7 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
   say("compiling");
   auto compiling = std::async(std::launch::async, [&] { return compile_source(ctx, source, file_name, opt.role, opt.extra_flags); });
   std::optional<toolchain::CompileResult> against_compile;
-  if (against && opt.time) against_compile = compile_source(ctx, opt.against_source, opt.against_name, toolchain::Role::candidate, {});
+  if (against && opt.time) against_compile = compile_source(ctx, opt.against_source, opt.against_name, opt.against_role, {});
 
   // 2. The partner (the trusted baseline), the generator, and the runner's setup.
   Scratch scratch(ctx.state_dir());
@@ -125,6 +125,13 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
     e.partner = baseline ? "baseline" : "reference";
   } else if (against && opt.time) {
     e.partner = "against " + opt.against_name;
+    if (is_trusted(opt.against_role)) {  // a trusted partner is loaded like the baseline, before the sandbox
+      if (auto j = judge_compile(*against_compile)) return finish(std::move(e), {j->verdict, "the --against kernel: " + j->reason}, start);
+      if (auto j = judge_link(*against_compile, opt.against_role, opt.allow_libs))
+        return finish(std::move(e), {j->verdict, "the --against kernel: " + j->reason}, start);
+      setup.partner = scratch.place(against_compile->artifact, "against.so").string();
+      against_compile.reset();
+    }
   }
   auto generator = ctx.generator_library();
   if (!generator) return finish(std::move(e), {Verdict::runtime_error, generator.error().message}, start);
@@ -157,7 +164,7 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
   runner::LoadRequest load{trusted ? "" : scratch.place(e.compile.artifact, "candidate.so").string(), "", opt.check_sets};
   if (against_compile) {
     if (auto j = judge_compile(*against_compile)) return finish(std::move(e), {j->verdict, "the --against kernel: " + j->reason}, start);
-    if (auto j = judge_link(*against_compile, toolchain::Role::candidate, opt.allow_libs))
+    if (auto j = judge_link(*against_compile, opt.against_role, opt.allow_libs))
       return finish(std::move(e), {j->verdict, "the --against kernel: " + j->reason}, start);
     load.untrusted_partner = scratch.place(against_compile->artifact, "against.so").string();
   }

@@ -24,6 +24,7 @@ struct EvalOptions {
   Partner partner = Partner::baseline;
   std::string against_source;      // --against: another kernel replaces the baseline
   std::string against_name;
+  toolchain::Role against_role = toolchain::Role::candidate;  // expert: trusted (e.g. oneDNN), loaded before the sandbox
   toolchain::Role role = toolchain::Role::candidate;  // expert / baseline / reference are trusted
   std::vector<std::string> allow_libs;                // extra libraries a candidate may link
   std::vector<std::string> extra_flags;               // e.g. -DTILE=8 from the tuner
