@@ -1,0 +1,92 @@
+// The store's schema history. Append only.
+#include "kforge/store/migrations.h"
+
+#include <fmt/format.h>
+
+namespace kforge::store {
+namespace {
+
+constexpr Migration kMigrations[] = {
+    {1, "sessions and llm calls", R"sql(
+CREATE TABLE sessions (
+  id          TEXT PRIMARY KEY,
+  started_at  TEXT NOT NULL,            -- ISO 8601, UTC
+  command     TEXT NOT NULL DEFAULT '', -- what started it ("kforge llm ping --model …")
+  cwd         TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE llm_calls (
+  id               INTEGER PRIMARY KEY,
+  session_id       TEXT NOT NULL REFERENCES sessions(id),
+  call             INTEGER NOT NULL,    -- 1, 2, … within the session (the transcript's "call")
+  time             TEXT NOT NULL,
+  role             TEXT NOT NULL,
+  provider         TEXT NOT NULL,
+  model            TEXT NOT NULL,
+  input_tokens     INTEGER NOT NULL DEFAULT 0,  -- includes cached_tokens
+  output_tokens    INTEGER NOT NULL DEFAULT 0,  -- includes reasoning_tokens
+  cached_tokens    INTEGER NOT NULL DEFAULT 0,
+  reasoning_tokens INTEGER NOT NULL DEFAULT 0,
+  latency_ms       REAL NOT NULL DEFAULT 0,
+  cost_usd         REAL NOT NULL DEFAULT 0,
+  priced           INTEGER NOT NULL DEFAULT 1,
+  cached           INTEGER NOT NULL DEFAULT 0,  -- served from the response cache
+  finish_reason    TEXT NOT NULL DEFAULT '',
+  error_kind       TEXT,                        -- NULL when the call succeeded
+  error            TEXT,
+  request_key      TEXT NOT NULL DEFAULT ''     -- the response-cache key of the request
+);
+CREATE INDEX llm_calls_by_session ON llm_calls(session_id);
+CREATE TABLE llm_cache (
+  key         TEXT PRIMARY KEY,
+  created_at  TEXT NOT NULL,
+  reply       TEXT NOT NULL                     -- JSON
+);
+)sql"},
+};
+
+Result<int> read_version(Database& db) {
+  auto st = db.prepare("PRAGMA user_version");
+  if (!st) return st.error();
+  auto row = st->step();
+  if (!row) return row.error();
+  return *row ? static_cast<int>(st->int64(0)) : 0;
+}
+
+}  // namespace
+
+std::span<const Migration> migrations() { return kMigrations; }
+
+Result<int> schema_version(Database& db) { return read_version(db); }
+
+Status migrate(Database& db) {
+  const int latest = kMigrations[std::size(kMigrations) - 1].version;
+  auto version = read_version(db);
+  if (!version) return version.error();
+  if (*version > latest)
+    return Error{fmt::format("{}: schema version {} is newer than this kforge knows ({}): use a newer kforge", db.path().string(), *version,
+                             latest)};
+  for (const Migration& m : kMigrations) {
+    if (m.version <= *version) continue;
+    if (auto s = db.exec("BEGIN IMMEDIATE"); !s) return with_context(s.error(), fmt::format("migration {} ({})", m.version, m.name));
+    // Another process may have run it while this one waited for the lock.
+    auto now = read_version(db);
+    if (!now) {
+      (void)db.exec("ROLLBACK");
+      return now.error();
+    }
+    if (*now >= m.version) {
+      (void)db.exec("COMMIT");
+      continue;
+    }
+    auto s = db.exec(m.sql);
+    if (s) s = db.exec(fmt::format("PRAGMA user_version = {}", m.version));
+    if (s) s = db.exec("COMMIT");
+    if (!s) {
+      (void)db.exec("ROLLBACK");
+      return with_context(s.error(), fmt::format("migration {} ({})", m.version, m.name));
+    }
+  }
+  return ok_status();
+}
+
+}  // namespace kforge::store
