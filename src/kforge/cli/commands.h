@@ -16,11 +16,13 @@ void add_list(CLI::App& command, int& exit_status);
 void add_show(CLI::App& command, int& exit_status);
 void add_eval(CLI::App& command, int& exit_status);
 void add_hw(CLI::App& command, int& exit_status);
+void add_bench(CLI::App& command, int& exit_status);
 
 inline constexpr Command kCommands[] = {
     {"list", "List the tasks of a suite", add_list},
     {"show", "Show a task resolved for one size: shapes, params, tolerance, cost and the kernel's C signature", add_show},
     {"eval", "Compile, check and time a kernel against the task's baseline in the sandbox", add_eval},
+    {"bench", "Evaluate one implementation (baseline, expert, reference or a folder of kernels) of every task", add_bench},
     {"hw", "Describe this machine and its measured peaks (FMA GFLOP/s, STREAM-triad GB/s)", add_hw},
 };
 

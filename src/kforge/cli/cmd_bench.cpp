@@ -1,0 +1,145 @@
+// kforge bench [--suite DIR] [--tasks a,b] [--impl baseline|expert|reference|DIR] [--size S]
+//              [--threads N] [--budget S] [--json|--csv] [--dump DIR]
+// One implementation of every task, each judged by the same pipeline as `kforge eval`.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "kforge/cli/commands.h"
+#include "kforge/cli/common.h"
+#include "kforge/cli/table.h"
+#include "kforge/core/paths.h"
+#include "kforge/eval/suite_run.h"
+
+namespace kforge::cli {
+namespace {
+
+struct BenchOptions {
+  std::string suite, tasks, impl = "baseline", size, dump;
+  int threads = 0;
+  double budget = 2.0;
+  bool json = false, csv = false, quiet = false;
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    auto comma = s.find(',', start);
+    std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string machine_line(const eval::MachineProfile& m, int threads, const std::string& size, const std::string& impl) {
+  return fmt::format("machine: {} ({} cores, {}), OpenBLAS core {}{}, {} thread{}, size {}, impl {}", m.cpu_model, m.logical_cpus,
+                     m.isa.empty() ? "?" : m.isa.back(), m.openblas_core,
+                     m.openblas_coretype_env.empty() ? "" : " (OPENBLAS_CORETYPE=" + m.openblas_coretype_env + ")", threads,
+                     threads == 1 ? "" : "s", size.empty() ? "default" : size, impl);
+}
+
+std::vector<std::string> row(const eval::SuiteTaskResult& r) {
+  if (!r.evaluation) return {r.id, r.status, "", "", "", "", "", ""};
+  const auto& e = *r.evaluation;
+  if (!e.candidate) return {r.id, std::string(eval::verdict_name(e.verdict)), "", "", "", "", "", ""};
+  return {r.id,
+          std::string(eval::verdict_name(e.verdict)),
+          format_ms(e.candidate->median_ms),
+          fmt::format("{}–{}", format_ms(e.candidate->p10_ms), format_ms(e.candidate->p90_ms)),
+          fmt::format("{:.1f}", e.gflops),
+          fmt::format("{:.1f}", e.gbps),
+          e.roofline > 0 ? format_percent(e.roofline) : "",
+          e.speedup ? format_ratio(e.speedup->median) : ""};
+}
+
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+int run_bench(const BenchOptions& o) {
+  eval::SuiteRunOptions so;
+  so.suite = o.suite.empty() ? core::default_suite_dir() : std::filesystem::path(o.suite);
+  if (!std::filesystem::is_directory(so.suite)) throw UsageError(fmt::format("{}: not a folder", so.suite.string()));
+  so.tasks = split(o.tasks);
+  so.impl = o.impl;
+  if (so.impl != "baseline" && so.impl != "expert" && so.impl != "reference" && !std::filesystem::is_directory(so.impl))
+    throw UsageError(fmt::format("--impl must be baseline, expert, reference or a folder of <id>.cpp kernels, not '{}'", so.impl));
+  so.size = o.size;
+  so.dump_dir = o.dump;
+  auto machine = eval::machine_profile(core::state_dir());
+  if (!machine) throw UsageError(machine.error().message);
+  so.eval.threads = o.threads;
+  so.eval.time_budget_s = o.budget;
+  so.eval.machine = &*machine;
+  int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::string header = machine_line(*machine, threads, o.size, o.impl);
+  if (!o.quiet) fmt::print(stderr, "{}\n", header);
+
+  auto compiler = make_compiler();
+  auto start = std::chrono::steady_clock::now();
+  auto results = eval::run_suite(so, *compiler, [&](const eval::SuiteTaskResult& r, int i, int n) {
+    if (o.quiet) return;
+    auto cells = row(r);
+    fmt::print(stderr, "[{:>2}/{}] {:<48} {:<17} {:>10} ms  {}\n", i, n, cells[0], cells[1], cells[2], cells[7]);
+  });
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  auto summary = eval::summarize_suite(results, seconds);
+
+  if (o.json) {
+    nlohmann::json tasks = nlohmann::json::array();
+    for (const auto& r : results) tasks.push_back(eval::to_json(r));
+    fmt::print("{}\n", nlohmann::json{{"machine", eval::to_json(*machine)}, {"threads", threads}, {"impl", o.impl}, {"size", o.size},
+                                      {"tasks", tasks}, {"summary", eval::to_json(summary)}}
+                           .dump(2));
+  } else if (o.csv) {
+    fmt::print("task,verdict,median_ms,p10_ms,p90_ms,gflops,gbps,roofline,speedup,baseline_median_ms,reason\n");
+    for (const auto& r : results) {
+      const auto* e = r.evaluation ? &*r.evaluation : nullptr;
+      auto num = [](bool has, double v) { return has ? fmt::format("{:.6g}", v) : std::string(); };
+      bool timed = e && e->candidate;
+      fmt::print("{},{},{},{},{},{},{},{},{},{},{}\n", r.id, e ? eval::verdict_name(e->verdict) : std::string_view(r.status),
+                 num(timed, timed ? e->candidate->median_ms : 0), num(timed, timed ? e->candidate->p10_ms : 0),
+                 num(timed, timed ? e->candidate->p90_ms : 0), num(timed, e ? e->gflops : 0), num(timed, e ? e->gbps : 0),
+                 num(timed, e ? e->roofline : 0), num(e && e->speedup, e && e->speedup ? e->speedup->median : 0),
+                 num(e && e->baseline, e && e->baseline ? e->baseline->median_ms : 0), csv_escape(e ? e->reason : r.status));
+    }
+  } else {
+    Table t({"task", "verdict", "median ms", "p10–p90 ms", "GFLOP/s", "GB/s", "roofline", "speedup"},
+            {false, false, true, true, true, true, true, true});
+    for (const auto& r : results) t.add(row(r));
+    fmt::print("{}\n{}", header, t.render());
+    fmt::print("\n{} tasks, {} evaluated, {} correct; fast_1 {}, fast_1.5 {}, geomean speedup {} (over correct tasks); {:.0f} s\n",
+               summary.tasks, summary.evaluated, summary.correct, format_percent(summary.fast_1), format_percent(summary.fast_1_5),
+               summary.geomean_speedup > 0 ? format_ratio(summary.geomean_speedup) : "n/a", summary.seconds);
+    for (const auto& r : results)
+      if (r.evaluation && !r.evaluation->correct()) fmt::print("  {}: {}\n", r.id, r.evaluation->reason.substr(0, 300));
+  }
+  return summary.evaluated == summary.correct ? 0 : 1;
+}
+
+}  // namespace
+
+void add_bench(CLI::App& cmd, int& exit_status) {
+  auto o = std::make_shared<BenchOptions>();
+  cmd.add_option("--suite", o->suite, "Suite folder (default: bench/jaxbench)");
+  cmd.add_option("--tasks", o->tasks, "Comma-separated task ids (default: all)");
+  cmd.add_option("--impl", o->impl, "baseline, expert, reference, or a folder of <id>.cpp kernels (default: baseline)");
+  cmd.add_option("--size", o->size, "Size preset for every task (default: each task's)");
+  cmd.add_option("--threads", o->threads, "Threads (default: all CPUs)")->check(CLI::Range(1, 1024));
+  cmd.add_option("--budget", o->budget, "Seconds of paired timing per task (default 2)")->check(CLI::Range(0.05, 600.0));
+  cmd.add_option("--dump", o->dump, "Write each task's check inputs and outputs as .npy under DIR/<id>");
+  auto json = cmd.add_flag("--json", o->json, "Print JSON");
+  cmd.add_flag("--csv", o->csv, "Print CSV")->excludes(json);
+  cmd.add_flag("--quiet", o->quiet, "No progress lines on stderr");
+  cmd.callback([o, &exit_status] { exit_status = run_bench(*o); });
+}
+
+}  // namespace kforge::cli

@@ -1,0 +1,115 @@
+// One evaluation per task, in suite order; a task that cannot be loaded is reported, not fatal.
+#include "kforge/eval/suite_run.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <set>
+
+#include "kforge/core/fs.h"
+#include "kforge/core/paths.h"
+#include "kforge/core/task_loader.h"
+
+namespace kforge::eval {
+namespace {
+
+struct Source {
+  std::filesystem::path path;
+  toolchain::Role role = toolchain::Role::candidate;
+};
+
+// Where the implementation of `spec` comes from, or nullopt (with a reason) when it has none.
+std::optional<Source> source_for(const core::TaskSpec& spec, const std::string& impl, std::string& why) {
+  if (impl == "baseline") return Source{spec.baseline_path(), toolchain::Role::baseline};
+  if (impl == "reference") return Source{spec.reference_path(), toolchain::Role::reference};
+  if (impl == "expert") {
+    if (!std::filesystem::exists(spec.expert_path())) {
+      why = "skipped: no expert.cpp";
+      return std::nullopt;
+    }
+    return Source{spec.expert_path(), toolchain::Role::expert};
+  }
+  auto path = std::filesystem::path(impl) / (spec.id + ".cpp");
+  if (!std::filesystem::exists(path)) {
+    why = fmt::format("skipped: no {}", path.string());
+    return std::nullopt;
+  }
+  return Source{path, toolchain::Role::candidate};
+}
+
+}  // namespace
+
+std::vector<SuiteTaskResult> run_suite(const SuiteRunOptions& o, toolchain::Compiler& compiler,
+                                       const std::function<void(const SuiteTaskResult&, int, int)>& on_task) {
+  std::vector<std::filesystem::path> dirs;
+  std::set<std::string> wanted(o.tasks.begin(), o.tasks.end());
+  for (const auto& dir : core::list_task_dirs(o.suite))
+    if (wanted.empty() || wanted.count(dir.filename().string())) dirs.push_back(dir);
+  std::vector<SuiteTaskResult> results;
+  int index = 0;
+  for (const auto& dir : dirs) {
+    SuiteTaskResult r{dir.filename().string(), "evaluated", std::nullopt};
+    auto spec = core::load_task(dir);
+    if (!spec) r.status = "error: " + spec.error().message;
+    std::optional<Source> source;
+    if (spec) {
+      source = source_for(*spec, o.impl, r.status);
+      r.id = spec->id;
+    }
+    if (spec && source) {
+      auto ctx = TaskContext::create(*spec, o.size, compiler, core::state_dir());
+      auto text = core::read_text(source->path);
+      if (!ctx) r.status = "error: " + ctx.error().message;
+      else if (!text) r.status = "error: " + text.error().message;
+      else {
+        EvalOptions eo = o.eval;
+        eo.role = source->role;
+        if (!o.dump_dir.empty()) eo.dump_dir = o.dump_dir / spec->id;
+        r.evaluation = evaluate(*ctx, *text, source->path.filename().string(), eo);
+      }
+    }
+    results.push_back(std::move(r));
+    if (on_task) on_task(results.back(), ++index, static_cast<int>(dirs.size()));
+  }
+  return results;
+}
+
+SuiteSummary summarize_suite(const std::vector<SuiteTaskResult>& results, double seconds) {
+  SuiteSummary s;
+  s.tasks = static_cast<int>(results.size());
+  s.seconds = seconds;
+  double log_sum = 0;
+  int with_speedup = 0, fast1 = 0, fast15 = 0;
+  for (const auto& r : results) {
+    if (!r.evaluation) continue;
+    ++s.evaluated;
+    const auto& e = *r.evaluation;
+    if (!e.correct()) continue;
+    ++s.correct;
+    if (!e.speedup || e.speedup->median <= 0) continue;
+    ++with_speedup;
+    log_sum += std::log(e.speedup->median);
+    fast1 += e.speedup->median > 1.0;
+    fast15 += e.speedup->median > 1.5;
+  }
+  if (s.evaluated) {
+    s.fast_1 = static_cast<double>(fast1) / s.evaluated;
+    s.fast_1_5 = static_cast<double>(fast15) / s.evaluated;
+  }
+  if (with_speedup) s.geomean_speedup = std::exp(log_sum / with_speedup);
+  return s;
+}
+
+nlohmann::json to_json(const SuiteTaskResult& r) {
+  nlohmann::json j = {{"task", r.id}, {"status", r.status}};
+  if (r.evaluation) j["evaluation"] = to_json(*r.evaluation);
+  return j;
+}
+
+nlohmann::json to_json(const SuiteSummary& s) {
+  return {{"tasks", s.tasks},   {"evaluated", s.evaluated}, {"correct", s.correct},         {"fast_1", s.fast_1},
+          {"fast_1.5", s.fast_1_5}, {"geomean_speedup", s.geomean_speedup}, {"seconds", s.seconds}};
+}
+
+}  // namespace kforge::eval

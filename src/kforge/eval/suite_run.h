@@ -1,0 +1,50 @@
+#pragma once
+// Evaluating one implementation of every task in a suite: the baselines, the experts, the
+// references, or a folder of candidate kernels named <id>.cpp (how agents' results and other
+// people's kernels are scored). Summaries follow the usual metrics: fast_p is the share of tasks
+// that are correct and more than p times faster than the baseline; the geometric-mean speedup is
+// over the correct tasks.
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kforge/eval/evaluate.h"
+
+namespace kforge::eval {
+
+struct SuiteRunOptions {
+  std::filesystem::path suite;        // folder of task folders
+  std::vector<std::string> tasks;     // empty: all
+  std::string impl = "baseline";      // baseline | expert | reference | a folder of <id>.cpp
+  std::string size;                   // "" = each task's default
+  EvalOptions eval;                   // threads, budget, machine, …
+  std::filesystem::path dump_dir;     // per task: dump_dir/<id>
+};
+
+struct SuiteTaskResult {
+  std::string id;
+  std::string status;  // "evaluated", "skipped: no expert.cpp", "error: …" (task could not be loaded)
+  std::optional<Evaluation> evaluation;
+};
+
+struct SuiteSummary {
+  int tasks = 0, evaluated = 0, correct = 0;
+  double fast_1 = 0, fast_1_5 = 0;  // shares of the evaluated tasks
+  double geomean_speedup = 0;       // over the correct tasks with a speedup
+  double seconds = 0;
+};
+
+// Runs the suite; `on_task` is called after each task (for progress lines).
+std::vector<SuiteTaskResult> run_suite(const SuiteRunOptions& options, toolchain::Compiler& compiler,
+                                       const std::function<void(const SuiteTaskResult&, int index, int total)>& on_task);
+SuiteSummary summarize_suite(const std::vector<SuiteTaskResult>& results, double seconds);
+
+nlohmann::json to_json(const SuiteTaskResult& r);
+nlohmann::json to_json(const SuiteSummary& s);
+
+}  // namespace kforge::eval
