@@ -1,0 +1,16 @@
+// Matmul + Swish + Scaling as PyTorch eager runs it: matmul, bias add, sigmoid, multiply and
+// scale, each its own op.
+#include <ATen/ATen.h>
+#include <kforge/torch_view.h>
+
+#include "kforge_task.h"
+
+extern "C" void kernel(const float* x, const float* weight, const float* bias, float* y) {
+  using namespace task;
+  auto X = kforge_torch::view(x, {M, K});
+  auto Wt = kforge_torch::view(weight, {K, N});
+  auto Y = kforge_torch::view(y, {M, N});
+  auto h = at::matmul(X, Wt) + kforge_torch::view(bias, {N});
+  h = h * at::sigmoid(h);
+  at::mul_out(Y, h, at::scalar_tensor(scaling_factor, h.options()));
+}
