@@ -1,0 +1,16 @@
+// Matmul + Mish + Mish as PyTorch eager runs it: matmul, bias add, then softplus, tanh and multiply
+// twice, each its own op, as the JAX code writes mish.
+#include <ATen/ATen.h>
+#include <kforge/torch_view.h>
+
+#include "kforge_task.h"
+
+extern "C" void kernel(const float* x, const float* weight, const float* bias, float* y) {
+  using namespace task;
+  auto X = kforge_torch::view(x, {M, K});
+  auto Wt = kforge_torch::view(weight, {K, N});
+  auto Y = kforge_torch::view(y, {M, N});
+  auto h = at::matmul(X, Wt) + kforge_torch::view(bias, {N});
+  h = h * at::tanh(at::softplus(h));
+  at::mul_out(Y, h, at::tanh(at::softplus(h)));
+}
