@@ -1,0 +1,15 @@
+// Gemm + Add + ReLU as PyTorch eager runs it: matmul, bias add and relu, each its own op.
+#include <ATen/ATen.h>
+#include <kforge/torch_view.h>
+
+#include "kforge_task.h"
+
+extern "C" void kernel(const float* x, const float* weight, const float* bias, float* y) {
+  using namespace task;
+  auto X = kforge_torch::view(x, {M, K});
+  auto Wt = kforge_torch::view(weight, {K, N});
+  auto Y = kforge_torch::view(y, {M, N});
+  auto h = at::matmul(X, Wt);
+  h = h + kforge_torch::view(bias, {N});
+  at::relu_out(Y, h);
+}
