@@ -1,0 +1,16 @@
+// Matmul + Scaling + ResidualAdd as PyTorch eager runs it: matmul, bias add, scale, then add the
+// unscaled result back, each its own op.
+#include <ATen/ATen.h>
+#include <kforge/torch_view.h>
+
+#include "kforge_task.h"
+
+extern "C" void kernel(const float* x, const float* weight, const float* bias, float* y) {
+  using namespace task;
+  auto X = kforge_torch::view(x, {M, K});
+  auto Wt = kforge_torch::view(weight, {K, N});
+  auto Y = kforge_torch::view(y, {M, N});
+  auto h = at::matmul(X, Wt) + kforge_torch::view(bias, {N});
+  auto scaled = h * scaling_factor;
+  at::add_out(Y, scaled, h);
+}
