@@ -1,0 +1,17 @@
+// Gemm + Max + Subtract + GELU as PyTorch eager runs it: matmul, bias add, row max, subtract and
+// the tanh GELU, each its own op.
+#include <ATen/ATen.h>
+#include <kforge/torch_view.h>
+
+#include "kforge_task.h"
+
+extern "C" void kernel(const float* x, const float* weight, const float* bias, float* y) {
+  using namespace task;
+  auto X = kforge_torch::view(x, {M, K});
+  auto Wt = kforge_torch::view(weight, {K, N});
+  auto Y = kforge_torch::view(y, {M, N});
+  auto h = at::matmul(X, Wt) + kforge_torch::view(bias, {N});
+  auto row_max = at::amax(h, {1}, /*keepdim=*/true);
+  h = h - row_max;
+  at::gelu_out(Y, h, "tanh");
+}
