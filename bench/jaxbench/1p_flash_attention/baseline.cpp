@@ -1,0 +1,22 @@
+// Causal multi-head attention as PyTorch eager runs it: the ops of JAXBench's workload, one by one
+// (scores, scale, masked fill from a materialised tril mask, softmax, weighted sum of values).
+#include <ATen/ATen.h>
+#include <kforge/torch_view.h>
+
+#include <cmath>
+
+#include "kforge_task.h"
+
+extern "C" void kernel(const float* q, const float* k, const float* v, float* o) {
+  using namespace task;
+  auto Q = kforge_torch::view(q, {B, H, S, D});
+  auto K = kforge_torch::view(k, {B, H, S, D});
+  auto V = kforge_torch::view(v, {B, H, S, D});
+  auto O = kforge_torch::view(o, {B, H, S, D});
+  const double scale = 1.0 / std::sqrt(static_cast<double>(D));
+  auto attn = at::matmul(Q, K.transpose(-2, -1)) * scale;
+  auto mask = at::ones({S, S}, Q.options()).tril_();
+  attn = at::where(mask.to(at::kBool), attn, at::scalar_tensor(mask_value, Q.options()));
+  attn = at::softmax(attn, -1);
+  at::matmul_out(O, attn, V);
+}
