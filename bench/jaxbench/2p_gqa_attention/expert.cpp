@@ -1,0 +1,215 @@
+// Causal grouped-query attention, hand-written in the flash-attention style. Each KV head's keys
+// are transposed once and shared by its group of query heads; each block of query rows then walks
+// the key blocks up to the diagonal with an online softmax, so the S×S scores are never
+// materialised and the blocks above the diagonal are never computed. AVX2/FMA micro-kernels;
+// OpenMP over (query block, batch, head) work items, the longest rows first.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "kforge_task.h"
+
+namespace {
+
+using task::B;
+using task::D;
+using task::Hkv;
+using task::Hq;
+using task::S;
+
+constexpr std::int64_t G = Hq / Hkv;  // query heads per KV head
+constexpr std::int64_t MR = 6;        // query rows per micro-tile
+constexpr std::int64_t NR = 16;       // keys (scores) or value columns (output) per micro-tile: two ymm
+constexpr std::int64_t BQ = 48;       // query rows per block, a multiple of MR
+constexpr std::int64_t BK = 64;       // keys per block, a multiple of NR
+constexpr std::int64_t NKB = (S + BK - 1) / BK;
+constexpr std::int64_t NQB = (S + BQ - 1) / BQ;
+constexpr std::int64_t QROW = Hq * D;   // stride between sequence positions in query and out
+constexpr std::int64_t KVROW = Hkv * D;  // ... and in key and value
+static_assert(D % NR == 0, "the micro-kernels tile the head dimension by 16");
+
+// 2^x for x ≤ 0, to ~1e-7 relative: x = n + f with |f| ≤ 1/2, 2^f by its degree-7 Taylor series
+// (the truncation error is below 1e-8), 2^n through the exponent bits. Inputs below -126
+// (masked scores are -inf) give exactly 0, which also keeps denormals out of the sums.
+inline __m256 exp2_ps(__m256 x) {
+  const __m256 keep = _mm256_cmp_ps(x, _mm256_set1_ps(-126.0f), _CMP_GE_OQ);
+  x = _mm256_max_ps(x, _mm256_set1_ps(-126.0f));
+  const __m256 n = _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m256 f = _mm256_sub_ps(x, n);
+  __m256 p = _mm256_set1_ps(1.5252734e-5f);
+  p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(1.5403530e-4f));
+  p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(1.3333558e-3f));
+  p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(9.6181291e-3f));
+  p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(5.5504109e-2f));
+  p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(2.4022651e-1f));
+  p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(6.9314718e-1f));
+  p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(1.0f));
+  const __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  return _mm256_and_ps(_mm256_mul_ps(p, _mm256_castsi256_ps(bits)), keep);
+}
+
+// s[MR][NR] (row stride BK) = q[MR][D] (row stride D) · kt[D][NR] (row stride BK).
+inline void qk_tile(const float* q, const float* kt, float* s) {
+  __m256 acc[MR][2];
+#pragma GCC unroll 6
+  for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+  for (std::int64_t d = 0; d < D; ++d) {
+    const __m256 k0 = _mm256_loadu_ps(kt + d * BK);
+    const __m256 k1 = _mm256_loadu_ps(kt + d * BK + 8);
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; ++r) {
+      const __m256 qb = _mm256_broadcast_ss(q + r * D + d);
+      acc[r][0] = _mm256_fmadd_ps(qb, k0, acc[r][0]);
+      acc[r][1] = _mm256_fmadd_ps(qb, k1, acc[r][1]);
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < MR; ++r) {
+    _mm256_storeu_ps(s + r * BK, acc[r][0]);
+    _mm256_storeu_ps(s + r * BK + 8, acc[r][1]);
+  }
+}
+
+// acc[MR][NR] (row stride D) += p[MR][nk] (row stride BK) · v[nk][NR] (row stride KVROW).
+inline void pv_tile(const float* p, const float* v, float* acc, std::int64_t nk) {
+  __m256 a[MR][2];
+#pragma GCC unroll 6
+  for (int r = 0; r < MR; ++r) {
+    a[r][0] = _mm256_loadu_ps(acc + r * D);
+    a[r][1] = _mm256_loadu_ps(acc + r * D + 8);
+  }
+  for (std::int64_t j = 0; j < nk; ++j) {
+    const __m256 v0 = _mm256_loadu_ps(v + j * KVROW);
+    const __m256 v1 = _mm256_loadu_ps(v + j * KVROW + 8);
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; ++r) {
+      const __m256 pb = _mm256_broadcast_ss(p + r * BK + j);
+      a[r][0] = _mm256_fmadd_ps(pb, v0, a[r][0]);
+      a[r][1] = _mm256_fmadd_ps(pb, v1, a[r][1]);
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < MR; ++r) {
+    _mm256_storeu_ps(acc + r * D, a[r][0]);
+    _mm256_storeu_ps(acc + r * D + 8, a[r][1]);
+  }
+}
+
+// Per-thread scratch: one block of scaled queries, its scores and running output, row maxima and
+// row sums.
+struct Scratch {
+  std::vector<float> q = std::vector<float>(BQ * D);
+  std::vector<float> s = std::vector<float>(BQ * BK);
+  std::vector<float> acc = std::vector<float>(BQ * D);
+  std::vector<float> m = std::vector<float>(BQ);
+  std::vector<float> l = std::vector<float>(BQ);
+};
+
+// One key block of one KV head, transposed to [D][BK] (zero past S).
+void transpose_key_block(const float* k, std::int64_t kb, float* kt) {
+  for (std::int64_t j = 0; j < BK; ++j) {
+    const std::int64_t key = kb * BK + j;
+    if (key < S)
+      for (std::int64_t d = 0; d < D; ++d) kt[d * BK + j] = k[key * KVROW + d];
+    else
+      for (std::int64_t d = 0; d < D; ++d) kt[d * BK + j] = 0.0f;
+  }
+}
+
+// Query rows [i0, i0 + rows) of one query head (q, o at row 0 of the head, row stride QROW)
+// against keys [0, i0 + rows) of its KV head (kt transposed per block; v at row 0, stride KVROW).
+void query_block(const float* q, const float* kt_head, const float* v, float* o, std::int64_t i0, std::int64_t rows,
+                 Scratch& w) {
+  const std::int64_t rows_pad = (rows + MR - 1) / MR * MR;
+  // Scores come out in log2 units: exp(x·scale) = 2^(x·scale·log2 e), folded into q once.
+  const float qscale = static_cast<float>(M_LOG2E / std::sqrt(static_cast<double>(D)));
+  for (std::int64_t r = 0; r < rows_pad; ++r)
+    for (std::int64_t d = 0; d < D; ++d) w.q[r * D + d] = r < rows ? q[(i0 + r) * QROW + d] * qscale : 0.0f;
+  std::fill(w.acc.begin(), w.acc.begin() + rows_pad * D, 0.0f);
+  std::fill(w.m.begin(), w.m.end(), -INFINITY);
+  std::fill(w.l.begin(), w.l.end(), 0.0f);
+
+  const std::int64_t last_key = i0 + rows - 1;
+  for (std::int64_t j0 = 0; j0 <= last_key; j0 += BK) {
+    const std::int64_t nk = std::min(BK, last_key + 1 - j0);  // keys any row of the block may see
+    const std::int64_t ncols = (nk + NR - 1) / NR * NR;
+    const float* kt = kt_head + (j0 / BK) * D * BK;
+    for (std::int64_t r = 0; r < rows_pad; r += MR)
+      for (std::int64_t c = 0; c < ncols; c += NR) qk_tile(w.q.data() + r * D, kt + c, w.s.data() + r * BK + c);
+
+    for (std::int64_t r = 0; r < rows_pad; ++r) {
+      float* s = w.s.data() + r * BK;
+      // Causal mask: row i sees keys j ≤ i; padding rows see nothing.
+      const std::int64_t seen = r < rows ? std::clamp<std::int64_t>(i0 + r - j0 + 1, 0, nk) : 0;
+      if (seen == 0) {  // no key of this block is visible to the row: it contributes nothing
+        std::fill(s, s + ncols, 0.0f);
+        continue;
+      }
+      std::fill(s + seen, s + ncols, -INFINITY);
+      __m256 mx = _mm256_set1_ps(-INFINITY);
+      for (std::int64_t j = 0; j < ncols; j += 8) mx = _mm256_max_ps(mx, _mm256_loadu_ps(s + j));
+      __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(mx), _mm256_extractf128_ps(mx, 1));
+      m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+      m4 = _mm_max_ss(m4, _mm_shuffle_ps(m4, m4, 1));
+      const float m_new = std::max(w.m[r], _mm_cvtss_f32(m4));
+      const __m256 mb = _mm256_set1_ps(m_new);
+      __m256 sum = _mm256_setzero_ps();
+      for (std::int64_t j = 0; j < ncols; j += 8) {
+        const __m256 p = exp2_ps(_mm256_sub_ps(_mm256_loadu_ps(s + j), mb));
+        _mm256_storeu_ps(s + j, p);
+        sum = _mm256_add_ps(sum, p);
+      }
+      __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(sum), _mm256_extractf128_ps(sum, 1));
+      s4 = _mm_hadd_ps(s4, s4);
+      s4 = _mm_hadd_ps(s4, s4);
+      if (m_new > w.m[r]) {  // the running maximum moved: rescale what was accumulated so far
+        const float alpha = std::exp2(w.m[r] - m_new);
+        w.l[r] *= alpha;
+        const __m256 ab = _mm256_set1_ps(alpha);
+        for (std::int64_t d = 0; d < D; d += 8)
+          _mm256_storeu_ps(w.acc.data() + r * D + d, _mm256_mul_ps(ab, _mm256_loadu_ps(w.acc.data() + r * D + d)));
+        w.m[r] = m_new;
+      }
+      w.l[r] += _mm_cvtss_f32(s4);
+    }
+    // Masked and padding entries are exactly 0, so all rows share the key count nk.
+    for (std::int64_t r = 0; r < rows_pad; r += MR)
+      for (std::int64_t c = 0; c < D; c += NR)
+        pv_tile(w.s.data() + r * BK, v + j0 * KVROW + c, w.acc.data() + r * D + c, nk);
+  }
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float inv = 1.0f / w.l[r];
+    for (std::int64_t d = 0; d < D; ++d) o[(i0 + r) * QROW + d] = w.acc[r * D + d] * inv;
+  }
+}
+
+}  // namespace
+
+extern "C" void kernel(const float* query, const float* key, const float* value, float* out) {
+  // Every KV head's keys, transposed per block: [B][Hkv][NKB][D][BK].
+  std::vector<float> kt(B * Hkv * NKB * D * BK);
+#pragma omp parallel
+  {
+#pragma omp for collapse(3) schedule(static)
+    for (std::int64_t b = 0; b < B; ++b)
+      for (std::int64_t g = 0; g < Hkv; ++g)
+        for (std::int64_t kb = 0; kb < NKB; ++kb)
+          transpose_key_block(key + b * S * KVROW + g * D, kb, kt.data() + ((b * Hkv + g) * NKB + kb) * D * BK);
+
+    Scratch w;
+    // Query blocks from the last (the most keys) to the first, so the cheap ones fill the end;
+    // within a block index, the heads of one group follow each other and share their keys in cache.
+#pragma omp for schedule(dynamic, 1)
+    for (std::int64_t t = 0; t < NQB * B * Hq; ++t) {
+      const std::int64_t qb = NQB - 1 - t / (B * Hq);
+      const std::int64_t b = t % (B * Hq) / Hq;
+      const std::int64_t h = t % Hq;
+      const std::int64_t g = h / G;
+      const std::int64_t i0 = qb * BQ;
+      query_block(query + b * S * QROW + h * D, kt.data() + (b * Hkv + g) * NKB * D * BK, value + b * S * KVROW + g * D,
+                  out + b * S * QROW + h * D, i0, std::min(BQ, S - i0), w);
+    }
+  }
+}
