@@ -1,0 +1,37 @@
+// Causal attention with an additive score bias, reference: per query row, the scores plus the
+// bias, the softmax and the weighted sum of values in double. Rows run in parallel; every sum is
+// serial, so the result does not depend on the thread count.
+#include <cmath>
+#include <vector>
+
+#include "kforge_task.h"
+
+extern "C" void kernel(const float* q, const float* k, const float* v, const float* rel_pos_bias, float* out) {
+  using namespace task;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(D));
+#pragma omp parallel for collapse(2) schedule(dynamic)
+  for (std::int64_t bh = 0; bh < B * H; ++bh) {
+    for (std::int64_t i = 0; i < S; ++i) {
+      const float* qh = q + bh * S * D;
+      const float* kh = k + bh * S * D;
+      const float* vh = v + bh * S * D;
+      const float* bias = rel_pos_bias + (bh % H) * S * S + i * S;
+      // Keys past i get mask_value (-1e30): exp(-1e30 - max) is exactly 0 in double, and the
+      // diagonal is never masked, so summing over j ≤ i only is the same softmax.
+      std::vector<double> p(i + 1);
+      double mx = -INFINITY;
+      for (std::int64_t j = 0; j <= i; ++j) {
+        double s = 0;
+        for (std::int64_t d = 0; d < D; ++d) s += static_cast<double>(qh[i * D + d]) * kh[j * D + d];
+        p[j] = s * scale + bias[j];
+        mx = std::max(mx, p[j]);
+      }
+      double sum = 0;
+      for (std::int64_t j = 0; j <= i; ++j) sum += (p[j] = std::exp(p[j] - mx));
+      std::vector<double> acc(D, 0.0);
+      for (std::int64_t j = 0; j <= i; ++j)
+        for (std::int64_t d = 0; d < D; ++d) acc[d] += p[j] * vh[j * D + d];
+      for (std::int64_t d = 0; d < D; ++d) out[bh * S * D + i * D + d] = static_cast<float>(acc[d] / sum);
+    }
+  }
+}
