@@ -1,7 +1,8 @@
-// Causal multi-head attention, hand-written in the flash-attention style: per (batch, head) the
-// keys are transposed once, then each block of query rows walks the key blocks up to the diagonal
-// with an online softmax, so the S×S score matrix is never materialised and the blocks above the
-// diagonal are never computed. AVX2/FMA micro-kernels; OpenMP over batch×heads.
+// Causal multi-head attention, hand-written in the flash-attention style: every head's keys are
+// transposed once, then each block of query rows walks the key blocks up to the diagonal with an
+// online softmax, so the S×S score matrix is never materialised and the blocks above the diagonal
+// are never computed. AVX2/FMA micro-kernels; OpenMP over (query block, batch×head) work items,
+// the longest rows first.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -12,7 +13,9 @@
 
 namespace {
 
+using task::B;
 using task::D;
+using task::H;
 using task::S;
 
 constexpr std::int64_t MR = 6;   // query rows per micro-tile
@@ -20,6 +23,7 @@ constexpr std::int64_t NR = 16;  // keys (scores) or value columns (output) per 
 constexpr std::int64_t BQ = 48;  // query rows per block, a multiple of MR
 constexpr std::int64_t BK = 64;  // keys per block, a multiple of NR
 constexpr std::int64_t NKB = (S + BK - 1) / BK;
+constexpr std::int64_t NQB = (S + BQ - 1) / BQ;
 static_assert(D % NR == 0, "the micro-kernels tile the head dimension by 16");
 
 // 2^x for x ≤ 0, to ~1e-7 relative: x = n + f with |f| ≤ 1/2, 2^f by its degree-7 Taylor series
@@ -89,10 +93,9 @@ inline void pv_tile(const float* p, const float* v, float* acc, std::int64_t nk)
   }
 }
 
-// Per-thread scratch: the head's keys transposed per block ([NKB][D][BK], zero past S), one
-// block of scaled queries, its scores and its running output, row maxima and row sums.
+// Per-thread scratch: one block of scaled queries, its scores and running output, row maxima and
+// row sums.
 struct Scratch {
-  std::vector<float> kt = std::vector<float>(NKB * D * BK);
   std::vector<float> q = std::vector<float>(BQ * D);
   std::vector<float> s = std::vector<float>(BQ * BK);
   std::vector<float> acc = std::vector<float>(BQ * D);
@@ -100,20 +103,21 @@ struct Scratch {
   std::vector<float> l = std::vector<float>(BQ);
 };
 
-void transpose_keys(const float* k, float* kt) {
-  for (std::int64_t kb = 0; kb < NKB; ++kb)
-    for (std::int64_t j = 0; j < BK; ++j) {
-      const std::int64_t key = kb * BK + j;
-      float* dst = kt + kb * D * BK + j;
-      if (key < S)
-        for (std::int64_t d = 0; d < D; ++d) dst[d * BK] = k[key * D + d];
-      else
-        for (std::int64_t d = 0; d < D; ++d) dst[d * BK] = 0.0f;
-    }
+// One key block of one head, transposed to [D][BK] (zero past S).
+void transpose_key_block(const float* k, std::int64_t kb, float* kt) {
+  for (std::int64_t j = 0; j < BK; ++j) {
+    const std::int64_t key = kb * BK + j;
+    if (key < S)
+      for (std::int64_t d = 0; d < D; ++d) kt[d * BK + j] = k[key * D + d];
+    else
+      for (std::int64_t d = 0; d < D; ++d) kt[d * BK + j] = 0.0f;
+  }
 }
 
-// One block of query rows [i0, i0 + rows) of one head against keys [0, i0 + rows).
-void query_block(const float* q, const float* v, float* o, std::int64_t i0, std::int64_t rows, Scratch& w) {
+// Query rows [i0, i0 + rows) of one head (q, v, o at the head's row 0) against keys [0, i0 + rows)
+// (kt_head: the head's keys transposed per block).
+void query_block(const float* q, const float* kt_head, const float* v, float* o, std::int64_t i0, std::int64_t rows,
+                 Scratch& w) {
   const std::int64_t rows_pad = (rows + MR - 1) / MR * MR;
   // Scores come out in log2 units: exp(x·scale) = 2^(x·scale·log2 e), folded into q once.
   const float qscale = static_cast<float>(M_LOG2E / std::sqrt(static_cast<double>(D)));
@@ -127,7 +131,7 @@ void query_block(const float* q, const float* v, float* o, std::int64_t i0, std:
   for (std::int64_t j0 = 0; j0 <= last_key; j0 += BK) {
     const std::int64_t nk = std::min(BK, last_key + 1 - j0);  // keys any row of the block may see
     const std::int64_t ncols = (nk + NR - 1) / NR * NR;
-    const float* kt = w.kt.data() + (j0 / BK) * D * BK;
+    const float* kt = kt_head + (j0 / BK) * D * BK;
     for (std::int64_t r = 0; r < rows_pad; r += MR)
       for (std::int64_t c = 0; c < ncols; c += NR) qk_tile(w.q.data() + r * D, kt + c, w.s.data() + r * BK + c);
 
@@ -179,15 +183,23 @@ void query_block(const float* q, const float* v, float* o, std::int64_t i0, std:
 }  // namespace
 
 extern "C" void kernel(const float* q, const float* k, const float* v, float* o) {
-  using namespace task;
+  // Every head's keys, transposed per block: [B·H][NKB][D][BK].
+  std::vector<float> kt(B * H * NKB * D * BK);
 #pragma omp parallel
   {
+#pragma omp for collapse(2) schedule(static)
+    for (std::int64_t bh = 0; bh < B * H; ++bh)
+      for (std::int64_t kb = 0; kb < NKB; ++kb) transpose_key_block(k + bh * S * D, kb, kt.data() + (bh * NKB + kb) * D * BK);
+
     Scratch w;
+    // Query blocks from the last (the most keys) to the first, so the cheap ones fill the end.
 #pragma omp for schedule(dynamic, 1)
-    for (std::int64_t bh = 0; bh < B * H; ++bh) {
+    for (std::int64_t t = 0; t < NQB * B * H; ++t) {
+      const std::int64_t qb = NQB - 1 - t / (B * H);
+      const std::int64_t bh = t % (B * H);
       const std::int64_t off = bh * S * D;
-      transpose_keys(k + off, w.kt.data());
-      for (std::int64_t i0 = 0; i0 < S; i0 += BQ) query_block(q + off, v + off, o + off, i0, std::min(BQ, S - i0), w);
+      const std::int64_t i0 = qb * BQ;
+      query_block(q + off, kt.data() + bh * NKB * D * BK, v + off, o + off, i0, std::min(BQ, S - i0), w);
     }
   }
 }
