@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "kforge/cli/commands.h"
@@ -18,7 +19,7 @@ namespace {
 struct EvalCliOptions {
   std::string task, kernel, size, against, role = "candidate", against_role = "candidate";
   int threads = 0;
-  bool json = false, no_time = false;
+  bool json = false, no_time = false, profile = false;
   std::string partner = "baseline";
   std::string dump;
   double budget = 2.0;
@@ -54,6 +55,14 @@ std::string print_human(const eval::Evaluation& e) {
     std::string perf = fmt::format("{:.2f} GFLOP/s, {:.2f} GB/s", e.gflops, e.gbps);
     if (e.roofline > 0) perf += fmt::format(", {} of the roofline", format_percent(e.roofline));
     rows.push_back({"throughput", perf});
+    if (e.machine_busy)
+      rows.push_back({"warning", fmt::format("the machine was busy (load {:.1f} on {} CPUs): absolute times are unreliable; the paired "
+                                             "speedup less so",
+                                             e.load_average, std::thread::hardware_concurrency())});
+  }
+  if (e.profile) {
+    rows.push_back({"profile", e.profile->summary()});
+    rows.push_back({"loops", toolchain::format_vector_remarks(e.profile->vectorization)});
   }
   if (e.verdict == eval::Verdict::compile_error && !e.compile.command.empty()) rows.push_back({"command", e.compile.command});
   rows.push_back({"time", fmt::format("{:.2f} s (compile {:.2f}{}, check {:.2f}, timing {:.2f})", e.phases.total_s, e.compile.seconds,
@@ -81,6 +90,7 @@ int run_eval(const EvalCliOptions& o) {
   opt.call_timeout_s = o.timeout;
   opt.progress = [](std::string_view m) { progress(m); };
   opt.dump_dir = o.dump;
+  if (o.profile) opt.profile_seconds = 1.0;
   if (!o.against.empty()) {
     auto b = core::read_text(o.against);
     if (!b) throw UsageError(b.error().message);
@@ -121,6 +131,7 @@ void add_eval(CLI::App& cmd, int& exit_status) {
   cmd.add_option("--timeout", o->timeout, "Seconds allowed per check call (default 30)")->check(CLI::Range(0.1, 3600.0));
   cmd.add_option("--allow-lib", o->allow_libs, "Let the kernel link this library (e.g. openblas); repeatable");
   cmd.add_option("--role", o->role, "candidate (sandboxed; default), or a trusted expert, baseline or reference source");
+  cmd.add_flag("--profile", o->profile, "After timing: hot lines (sampled), the compiler's vectorization remarks, the roofline position");
   cmd.add_option("--dump", o->dump, "Write the check inputs, the kernel's outputs and the expected outputs as .npy files here");
   cmd.add_flag("--json", o->json, "Print the evaluation as JSON");
   cmd.callback([o, &exit_status] { exit_status = run_eval(*o); });

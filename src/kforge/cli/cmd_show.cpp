@@ -66,8 +66,8 @@ int run_show(const ShowOptions& o) {
     nlohmann::json j = {{"id", spec.id},         {"title", spec.title},     {"origin", spec.origin},
                         {"notes", spec.notes},   {"tags", spec.tags},       {"dir", spec.dir.string()},
                         {"size", task->size},    {"sizes", sizes},          {"params", params},
-                        {"inputs", in},          {"outputs", out},          {"rtol", spec.rtol},
-                        {"atol", spec.atol},     {"flops", task->flops},    {"bytes", task->bytes},
+                        {"inputs", in},          {"outputs", out},          {"rtol", task->rtol},
+                        {"atol", task->atol},     {"flops", task->flops},    {"bytes", task->bytes},
                         {"signature", core::kernel_signature(*task)},       {"flags", compiler->flags_for(toolchain::Role::candidate)}};
     fmt::print("{}\n", j.dump(2));
     return 0;
@@ -80,7 +80,7 @@ int run_show(const ShowOptions& o) {
   std::vector<std::pair<std::string, std::string>> rows = {
       {"task", spec.id}, {"title", spec.title}, {"origin", spec.origin}, {"size", fmt::format("{} ({})", task->size, sizes)}};
   if (!params.empty()) rows.push_back({"params", params});
-  rows.push_back({"tolerance", fmt::format("|got − expected| ≤ {:g} + {:g}·|expected|", spec.atol, spec.rtol)});
+  rows.push_back({"tolerance", fmt::format("|got − expected| ≤ {:g} + {:g}·|expected|", task->atol, task->rtol)});
   if (task->flops > 0 || task->bytes > 0)
     rows.push_back({"cost", fmt::format("{}FLOP, {}B  ({})", format_count(task->flops), format_count(task->bytes),
                                         task->bytes > 0 ? fmt::format("{:.2f} FLOP/byte", task->flops / task->bytes) : "")});

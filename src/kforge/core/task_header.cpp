@@ -6,12 +6,18 @@
 namespace kforge::core {
 namespace {
 
+// A float literal C++ accepts for any value: "2" needs a point before its suffix ("2.0f").
+std::string float_literal(double d) {
+  std::string s = fmt::format("{:.9g}", static_cast<float>(d));
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s + "f";
+}
+
 std::string param_line(const Param& p) {
   if (auto* i = std::get_if<std::int64_t>(&p.value))
     return fmt::format("inline constexpr std::int64_t {} = {};\n", p.name, *i);
   if (auto* b = std::get_if<bool>(&p.value)) return fmt::format("inline constexpr bool {} = {};\n", p.name, *b ? "true" : "false");
-  double d = std::get<double>(p.value);
-  return fmt::format("inline constexpr float {} = {:.9g}f;\n", p.name, static_cast<float>(d));
+  return fmt::format("inline constexpr float {} = {};\n", p.name, float_literal(std::get<double>(p.value)));
 }
 
 std::string shape_list(const ResolvedTensor& t) {

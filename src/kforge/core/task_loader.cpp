@@ -188,14 +188,20 @@ void parse_init(Checker& c, const toml::node* node, const std::string& field, Te
   t.init.a = keys.da;
   t.init.b = keys.db;
   if (!keys.a.empty()) {
-    if (const toml::node* n = init.get(keys.a)) t.init.a = c.number(n, field + "." + std::string(keys.a));
+    if (const toml::node* n = init.get(keys.a)) {
+      if (n->is_string()) t.init.a_expr = n->as_string()->get();
+      else t.init.a = c.number(n, field + "." + std::string(keys.a));
+    }
     else if (*dist == Dist::randint || *dist == Dist::constant) c.fail(node, field + "." + std::string(keys.a), "missing");
   }
   if (!keys.b.empty()) {
-    if (const toml::node* n = init.get(keys.b)) t.init.b = c.number(n, field + "." + std::string(keys.b));
+    if (const toml::node* n = init.get(keys.b)) {
+      if (n->is_string()) t.init.b_expr = n->as_string()->get();
+      else t.init.b = c.number(n, field + "." + std::string(keys.b));
+    }
     else if (*dist == Dist::randint) c.fail(node, field + "." + std::string(keys.b), "missing");
   }
-  if (c.failed()) return;
+  if (c.failed() || !t.init.a_expr.empty() || !t.init.b_expr.empty()) return;  // expressions are checked per size
   if (*dist == Dist::normal && !(t.init.b > 0)) c.fail(node, field + ".std", "must be positive");
   if ((*dist == Dist::uniform || *dist == Dist::randint) && !(t.init.b > t.init.a))
     c.fail(node, field + ".high", "must be greater than low");
@@ -259,10 +265,26 @@ void parse_tensors(Checker& c, const toml::table& root, std::string_view key, bo
 
 void parse_check_and_cost(Checker& c, const toml::table& root, TaskSpec& spec) {
   if (const toml::table* check = table_at(c, root, "check")) {
-    c.only_keys(*check, "check", {"rtol", "atol"});
     if (const toml::node* n = check->get("rtol")) spec.rtol = c.number(n, "check.rtol");
     if (const toml::node* n = check->get("atol")) spec.atol = c.number(n, "check.atol");
     if (spec.rtol < 0 || spec.atol < 0) c.fail(check, "check", "rtol and atol must not be negative");
+    // [check.<size>] tables override the tolerance for one size.
+    for (const auto& [key, node] : *check) {
+      std::string k(key.str());
+      if (k == "rtol" || k == "atol") continue;
+      std::string field = "check." + k;
+      if (!node.is_table()) {
+        c.fail(&node, field, "unknown key (expected rtol, atol, or a [check.<size>] table)");
+        continue;
+      }
+      const toml::table& t = *node.as_table();
+      c.only_keys(t, field, {"rtol", "atol"});
+      double rtol = spec.rtol, atol = spec.atol;
+      if (const toml::node* n = t.get("rtol")) rtol = c.number(n, field + ".rtol");
+      if (const toml::node* n = t.get("atol")) atol = c.number(n, field + ".atol");
+      if (rtol < 0 || atol < 0) c.fail(&node, field, "rtol and atol must not be negative");
+      spec.size_tolerance[k] = {rtol, atol};
+    }
   } else {
     c.fail(&root, "check", "missing [check] with rtol and atol: every task states its tolerance");
   }
@@ -334,6 +356,8 @@ Result<TaskSpec> load_task(const std::filesystem::path& dir) {
   if (!spec.find_size(spec.default_size))
     c.fail(root.get("default_size"), "default_size", fmt::format("'{}' is not one of the [sizes.*] presets", spec.default_size));
   check_names(c, spec);
+  for (const auto& [size, tol] : spec.size_tolerance)
+    if (!spec.find_size(size)) c.fail(root.get("check"), "check." + size, fmt::format("'{}' is not one of the [sizes.*] presets", size));
   if (c.failed()) return c.error();
 
   // Every shape and cost formula must resolve for every size: an error here names the size.

@@ -25,6 +25,7 @@ N = 4096
 [params]
 alpha = 2.5
 steps = 3
+two = 2.0
 
 [[inputs]]
 name = "x"
@@ -109,13 +110,14 @@ TEST_F(TaskLoaderTest, HeaderDeclaresConstantsAndTheSignature) {
   EXPECT_NE(h.find("inline constexpr std::int64_t N = 16;"), std::string::npos);
   EXPECT_NE(h.find("inline constexpr float alpha = 2.5f;"), std::string::npos);
   EXPECT_NE(h.find("inline constexpr std::int64_t steps = 3;"), std::string::npos);
+  EXPECT_NE(h.find("inline constexpr float two = 2.0f;"), std::string::npos);  // "2f" would not compile
   EXPECT_NE(h.find("inline constexpr double alpha = 2.5;"), std::string::npos);
   EXPECT_EQ(kernel_signature(*task), "extern \"C\" void kernel(const float* x, const int32_t* idx, float* y)");
   EXPECT_NE(h.find("void kernel(const float* x, const int32_t* idx, float* y);"), std::string::npos);
 }
 
 TEST_F(TaskLoaderTest, UnknownDtypeNamesFileLineAndField) {
-  expect_error(replace(kGood, "dtype = \"i32\"", "dtype = \"f16\""), {"task.toml:22:", "inputs[1] ('idx').dtype", "unknown dtype 'f16'"});
+  expect_error(replace(kGood, "dtype = \"i32\"", "dtype = \"f16\""), {"task.toml:23:", "inputs[1] ('idx').dtype", "unknown dtype 'f16'"});
 }
 
 TEST_F(TaskLoaderTest, ShapeSymbolMissingFromASize) {
@@ -155,6 +157,27 @@ TEST_F(TaskLoaderTest, MissingPiecesAreNamed) {
   expect_error(replace(kGood, "default_size = \"ci\"", "default_size = \"gpu\""), {"default_size", "'gpu'"});
   expect_error(replace(kGood, "id = \"t_axpy\"\n", ""), {"id", "missing"});
   expect_error(replace(kGood, "N = 4096", "N = 0"), {"sizes.cpu.N", "positive integer"});
+}
+
+TEST_F(TaskLoaderTest, ToleranceCanBeOverriddenPerSize) {
+  auto spec = load(replace(kGood, "atol = 1e-6\n", "atol = 1e-6\n[check.cpu]\nrtol = 1e-3\n"));
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  auto ci = resolve_task(*spec, "ci");
+  auto cpu = resolve_task(*spec, "cpu");
+  EXPECT_DOUBLE_EQ(ci->rtol, 1e-5);
+  EXPECT_DOUBLE_EQ(cpu->rtol, 1e-3);
+  EXPECT_DOUBLE_EQ(cpu->atol, 1e-6);  // not overridden: the task-wide value
+  expect_error(replace(kGood, "atol = 1e-6\n", "atol = 1e-6\n[check.gpu]\nrtol = 1e-3\n"), {"check.gpu", "'gpu' is not one of"});
+  expect_error(replace(kGood, "atol = 1e-6\n", "atol = 1e-6\n[check.cpu]\nrtl = 1e-3\n"), {"check.cpu.rtl", "unknown key"});
+}
+
+TEST_F(TaskLoaderTest, InitParametersMayBeSizeExpressions) {
+  auto spec = load(replace(kGood, "low = 0, high = 16", "low = 0, high = \"N\""));
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_DOUBLE_EQ(resolve_task(*spec, "ci")->inputs[1].init.b, 16);
+  EXPECT_DOUBLE_EQ(resolve_task(*spec, "cpu")->inputs[1].init.b, 4096);
+  expect_error(replace(kGood, "low = 0, high = 16", "low = 0, high = \"Q\""), {"sizes.ci", "unknown symbol 'Q'"});
+  expect_error(replace(kGood, "low = 0, high = 16", "low = \"N\", high = 3"), {"must be greater than low"});
 }
 
 TEST_F(TaskLoaderTest, CustomInputsNeedAGenerator) {

@@ -5,12 +5,31 @@
 
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 namespace kforge::core {
 namespace {
 
+// Evaluates init parameters given as expressions and checks what the loader could not.
+Status resolve_init(InitSpec& init, const Symbols& symbols, const std::string& field) {
+  for (auto [expr, value] : {std::pair{&init.a_expr, &init.a}, std::pair{&init.b_expr, &init.b}}) {
+    if (expr->empty()) continue;
+    auto v = evaluate_expr(*expr, symbols);
+    if (!v) return Error{fmt::format("{}.init: {}", field, v.error().message)};
+    *value = *v;
+  }
+  if (init.a_expr.empty() && init.b_expr.empty()) return ok_status();
+  if (init.dist == Dist::normal && !(init.b > 0)) return Error{fmt::format("{}.init.std: must be positive, is {}", field, init.b)};
+  if ((init.dist == Dist::uniform || init.dist == Dist::randint) && !(init.b > init.a))
+    return Error{fmt::format("{}.init.high ({}) must be greater than low ({})", field, init.b, init.a)};
+  if (init.dist == Dist::randint && (init.a != std::floor(init.a) || init.b != std::floor(init.b)))
+    return Error{fmt::format("{}.init: randint bounds must be integers", field)};
+  return ok_status();
+}
+
 Result<ResolvedTensor> resolve_tensor(const TensorSpec& t, const Symbols& symbols, const std::string& field) {
   ResolvedTensor r{t.name, t.dtype, {}, 1, 0, t.init, t.mutate};
+  if (auto st = resolve_init(r.init, symbols, field); !st) return st.error();
   for (std::size_t d = 0; d < t.shape.size(); ++d) {
     auto v = evaluate_expr(t.shape[d], symbols);
     if (!v) return Error{fmt::format("{}.shape[{}]: {}", field, d, v.error().message)};
@@ -52,6 +71,9 @@ Result<ResolvedTask> resolve_task(const TaskSpec& spec, const std::string& size_
   r.spec = &spec;
   r.size = name;
   r.symbols = preset->symbols;
+  r.rtol = spec.rtol;
+  r.atol = spec.atol;
+  if (auto it = spec.size_tolerance.find(name); it != spec.size_tolerance.end()) std::tie(r.rtol, r.atol) = it->second;
   for (const auto& p : spec.params) {
     if (auto* i = std::get_if<std::int64_t>(&p.value)) r.symbols[p.name] = static_cast<double>(*i);
     else if (auto* d = std::get_if<double>(&p.value)) r.symbols[p.name] = *d;

@@ -27,6 +27,7 @@ struct ResolvedTask {
   Symbols symbols;                 // the size symbols, then numeric params
   std::vector<ResolvedTensor> inputs;
   std::vector<ResolvedTensor> outputs;
+  double rtol = 0, atol = 0;  // the tolerance at this size
   double flops = 0;  // 0 when the task gives no formula
   double bytes = 0;
 

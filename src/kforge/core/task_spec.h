@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <utility>
 #include <variant>
@@ -23,6 +24,8 @@ struct InitSpec {
   Dist dist = Dist::normal;
   double a = 0.0;
   double b = 1.0;
+  // A parameter may be an expression over the sizes ("V" for randint's high): resolved per size.
+  std::string a_expr, b_expr;
 };
 
 struct TensorSpec {
@@ -60,8 +63,10 @@ struct TaskSpec {
   std::vector<Param> params;
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
-  double rtol = 1e-4;
+  double rtol = 1e-4;  // [check]
   double atol = 1e-5;
+  // [check.<size>] overrides for one size (a long sum at the full size may need more room).
+  std::map<std::string, std::pair<double, double>, std::less<>> size_tolerance;  // size → (rtol, atol)
   std::string cost_flops;  // expression; empty if not given
   std::string cost_bytes;
 

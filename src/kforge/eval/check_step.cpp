@@ -34,7 +34,7 @@ std::optional<Judgement> judge_calls(const nlohmann::json& report, const char* w
 
 std::optional<Judgement> compare_sets(const SharedSet& results, std::size_t first_copy, const std::vector<SharedSet>& references,
                                       const core::ResolvedTask& task, const char* who, Evaluation& e) {
-  const double rtol = task.spec->rtol, atol = task.spec->atol;
+  const double rtol = task.rtol, atol = task.atol;
   for (std::size_t k = 0; k < references.size(); ++k) {
     MismatchReport report;
     report.check_set = static_cast<int>(k + 1);

@@ -12,7 +12,7 @@ namespace kforge::eval {
 
 Status dump_check_sets(const std::filesystem::path& dir, const core::ResolvedTask& task, const std::vector<SharedSet>& inputs,
                        const SharedSet& results, const std::vector<SharedSet>& references) {
-  nlohmann::json manifest = {{"task", task.spec->id}, {"size", task.size}, {"rtol", task.spec->rtol}, {"atol", task.spec->atol},
+  nlohmann::json manifest = {{"task", task.spec->id}, {"size", task.size}, {"rtol", task.rtol}, {"atol", task.atol},
                              {"sets", inputs.size()}, {"inputs", nlohmann::json::array()}, {"outputs", nlohmann::json::array()}};
   for (const auto& t : task.inputs) manifest["inputs"].push_back({{"name", t.name}, {"dtype", core::dtype_name(t.dtype)}, {"shape", t.shape}});
   for (const auto& t : task.outputs) manifest["outputs"].push_back({{"name", t.name}, {"dtype", core::dtype_name(t.dtype)}, {"shape", t.shape}});

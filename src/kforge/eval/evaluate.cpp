@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <future>
 #include <random>
 #include <thread>
@@ -21,6 +22,14 @@ namespace kforge::eval {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The 1-minute load average (0 when unknown).
+double load_average() {
+  std::ifstream in("/proc/loadavg");
+  double load = 0;
+  in >> load;
+  return load;
+}
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 Clock::time_point after(double seconds) { return Clock::now() + std::chrono::milliseconds(static_cast<long>(seconds * 1000)); }
@@ -81,6 +90,20 @@ Result<std::pair<std::vector<SharedSet>, std::vector<SharedSet>>> prepare_check_
   return std::make_pair(std::move(inputs), std::move(references));
 }
 
+Profile build_profile(const TaskContext& ctx, const std::string& source, const std::string& file_name, const EvalOptions& opt,
+                      const Evaluation& e, const nlohmann::json& profiled) {
+  Profile p;
+  p.samples = profiled.value("samples", 0L);
+  p.calls = profiled.value("calls", 0);
+  for (const auto& [name, count] : profiled.at("objects").items())
+    p.object_share[name] = p.samples ? count.get<double>() / static_cast<double>(p.samples) : 0;
+  p.hot_lines = hot_lines_from_samples(profiled.at("kernel_offsets"), p.samples, e.compile.artifact.string(), file_name, source);
+  toolchain::CompileRequest req{opt.role, source, file_name, ctx.header(), opt.extra_flags};
+  p.vectorization = toolchain::parse_vector_remarks(ctx.compiler().vectorization_output(req), file_name, source);
+  if (opt.machine && e.candidate) fill_roofline(p, ctx.task(), e.candidate->median_ms / 1e3, *opt.machine, e.threads);
+  return p;
+}
+
 }  // namespace
 
 Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std::string& file_name, const EvalOptions& opt) {
@@ -112,8 +135,8 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
   setup.timing_seed = std::random_device{}() * 0x100000001ULL ^ std::random_device{}();
   setup.memory_bytes = memory_budget(task, opt.memory_bytes);
   setup.cpu_seconds = static_cast<long>((opt.call_timeout_s * opt.check_sets + opt.time_budget_s * 4 + 120) * e.threads);
-  setup.rtol = ctx.spec().rtol;
-  setup.atol = ctx.spec().atol;
+  setup.rtol = task.rtol;
+  setup.atol = task.atol;
   setup.perturb = opt.perturb;
   setup.readable = {scratch.dir.string()};
   if (opt.time && !against) {
@@ -208,6 +231,9 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
     double slowest_ms = 0;
     for (double ms : e.check_ms) slowest_ms = std::max(slowest_ms, ms);
     double time_timeout = opt.warmup_s + opt.time_budget_s * 2 + (opt.min_pairs + 4) * slowest_ms * 6 / 1e3 + 60;
+    e.load_average = load_average();
+    // This evaluation's own threads are part of the average: "busy" means clearly more than them.
+    e.machine_busy = e.load_average > static_cast<double>(std::thread::hardware_concurrency()) + 1.0;
     auto time_start = Clock::now();
     proc->send(runner::to_json(request));
     auto timed = proc->receive(after(time_timeout));
@@ -216,6 +242,16 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
     if (timed->body.value("op", "") != "timed") return finish(std::move(e), judge_runner_message(timed->body), start);
     if (auto j = judge_timing(timed->body, e.phases.time_s, task, e)) return finish(std::move(e), *j, start);
     if (opt.machine) e.roofline = roofline_fraction(task.flops, task.bytes, e.candidate->median_ms / 1e3, *opt.machine, e.threads);
+  }
+
+  // 7. Profile: sampled hot lines, the compiler's vectorization remarks, the roofline position.
+  if (opt.time && opt.profile_seconds > 0) {
+    say("profiling");
+    proc->send({{"op", "profile"}, {"seconds", opt.profile_seconds}});
+    auto profiled = proc->receive(after(opt.profile_seconds * 4 + 30));
+    if (!profiled) return silence(profiled.error().message, "profiling", opt.profile_seconds * 4 + 30);
+    if (profiled->body.value("op", "") != "profiled") return finish(std::move(e), judge_runner_message(profiled->body), start);
+    e.profile = build_profile(ctx, source, file_name, opt, e, profiled->body);
   }
   proc->send({{"op", "stop"}});
   proc->wait(after(5));

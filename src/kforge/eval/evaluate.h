@@ -36,6 +36,8 @@ struct EvalOptions {
   double call_timeout_s = 30;      // for each check call
   double perturb = 0.05;
   std::size_t memory_bytes = 0;    // 0: max(2 GiB, 4× the task's buffers)
+  double profile_seconds = 0;      // > 0: sample hot spots for this long after timing, and ask the
+                                   // compiler for its vectorization remarks
   std::filesystem::path dump_dir;  // --dump: write check inputs and outputs as .npy here
   const MachineProfile* machine = nullptr;             // for the roofline (optional)
   std::function<void(std::string_view)> progress;      // phase messages for humans (optional)

@@ -39,8 +39,10 @@ nlohmann::json to_json(const Evaluation& e) {
                   {"diagnostics", e.compile.diagnostics},
                   {"command", e.compile.command}};
   j["cross_check"] = {{"parent_wall_s", e.parent_wall_s}, {"runner_loop_s", e.runner_loop_s}};
+  j["profile"] = e.profile ? to_json(*e.profile) : nlohmann::json(nullptr);
   j["kernel_output"] = e.kernel_output;
   j["sandbox"] = {{"landlock_abi", e.landlock_abi}};
+  j["machine_load"] = {{"load_1min", e.load_average}, {"busy", e.machine_busy}};
   j["phases"] = {{"compile_s", e.phases.compile_s}, {"prepare_s", e.phases.prepare_s}, {"check_s", e.phases.check_s},
                  {"time_s", e.phases.time_s}, {"total_s", e.phases.total_s}};
   return j;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kforge/eval/mismatch.h"
+#include "kforge/eval/profile.h"
 #include "kforge/eval/timing_stats.h"
 #include "kforge/eval/verdict.h"
 #include "kforge/toolchain/compiler.h"
@@ -39,8 +40,14 @@ struct Evaluation {
   double gflops = 0, gbps = 0, roofline = 0;
   double parent_wall_s = 0, runner_loop_s = 0;  // the timing phase seen from both sides
 
+  std::optional<Profile> profile;  // when asked for (EvalOptions::profile_seconds)
+
   std::string kernel_output;  // what the runner process printed (capped)
   int landlock_abi = 0;
+  // The machine's 1-minute load average when timing began; "busy" when it exceeds the CPU count
+  // by more than one: other work shared the CPUs, absolute times are unreliable, paired ratios less so.
+  double load_average = 0;
+  bool machine_busy = false;
   PhaseTimes phases;
 
   bool correct() const { return verdict == Verdict::correct; }

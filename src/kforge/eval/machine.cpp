@@ -131,7 +131,7 @@ nlohmann::json to_json(const MachineProfile& m) {
 Result<MachineProfile> machine_profile(const std::filesystem::path& state_dir, bool refresh) {
   MachineProfile m = describe_cpu();
   core::Hasher key;
-  key.add(m.cpu_model).add(static_cast<std::uint64_t>(m.logical_cpus));
+  key.add(m.cpu_model).add(static_cast<std::uint64_t>(m.logical_cpus)).add(openmp_openblas_dir());
   for (const auto& f : m.isa) key.add(f);
   auto file = state_dir / "hw.json";
   nlohmann::json peaks;
@@ -142,7 +142,11 @@ Result<MachineProfile> machine_profile(const std::filesystem::path& state_dir, b
     }
   if (peaks.is_null()) {
     auto exe = runner_executable().parent_path() / "kforge-peak";
-    auto r = core::run_process({exe.string()}, {.timeout = std::chrono::seconds(120)});
+    // The same library path as the runner, so the OpenBLAS it reports is the one baselines use.
+    std::vector<std::string> env;
+    for (auto& e : runner_environment(describe_cpu().logical_cpus))
+      if (e.rfind("LD_LIBRARY_PATH=", 0) == 0 || e.rfind("OPENBLAS_CORETYPE=", 0) == 0) env.push_back(e);
+    auto r = core::run_process({exe.string()}, {.timeout = std::chrono::seconds(120), .extra_env = env});
     if (!r.success()) return Error{fmt::format("measuring peaks with {} failed ({}): {}", exe.string(), r.describe(), r.err)};
     peaks = nlohmann::json::parse(r.out, nullptr, false);
     if (!peaks.is_object()) return Error{fmt::format("kforge-peak printed something that is not JSON: {}", r.out)};

@@ -54,6 +54,8 @@ Judgement judge_runner_silence(const std::string& why, const RunnerExit& exit, c
     if (sig == SIGKILL) return {Verdict::runtime_error, with_output(fmt::format("killed (SIGKILL) during {}: out of memory?", phase), output)};
     return {Verdict::runtime_error, with_output(fmt::format("{} during {}", exit.describe(), phase), output)};
   }
+  if (exit.code == 127 && phase == "the runner's setup")
+    return {Verdict::runtime_error, "kforge-run could not be started (missing or not executable: rebuild kforge with scripts/setup)"};
   return {Verdict::runtime_error,
           with_output(fmt::format("the process ended with exit status {} during {}: a kernel must return, not exit", exit.code, phase), output)};
 }

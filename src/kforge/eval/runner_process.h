@@ -45,4 +45,10 @@ class RunnerProcess {
 // The runner executable beside this binary ($KFORGE_BIN_DIR overrides, for tests).
 std::filesystem::path runner_executable();
 
+// The environment kforge-run (and kforge-peak) get: thread counts, no keys, and the OpenMP build
+// of OpenBLAS first on the library path when it is installed (see openmp_openblas_dir()).
+std::vector<std::string> runner_environment(int threads);
+// "/usr/lib/x86_64-linux-gnu/openblas-openmp" when installed, else "".
+std::string openmp_openblas_dir();
+
 }  // namespace kforge::eval

@@ -18,6 +18,7 @@ class KernelLibrary {
   void call(const std::vector<void*>& args) const;
   // generate(seed, inputs...)
   void call_generator(std::uint64_t seed, const std::vector<void*>& args) const;
+  void* entry_address() const { return entry_; }
 
  private:
   void* handle_ = nullptr;

@@ -22,4 +22,11 @@ void check_phase(RunState& s);
 // Paired, interleaved timing against the partner with perturbed inputs. Sends {"op":"timed", ...}.
 void timing_phase(RunState& s, const TimeRequest& request);
 
+// Before the sandbox closes: the SIGPROF handler the profiler needs.
+void install_profiler_handler();
+
+// Samples where the candidate spends its time over `seconds` of repeated calls on the timing
+// inputs. Sends {"op":"profiled", samples per loaded object, and per offset into the kernel}.
+void profile_phase(RunState& s, double seconds);
+
 }  // namespace kforge::runner

@@ -31,10 +31,16 @@ namespace {
   check_phase(s);
   for (;;) {
     auto command = read_message(kChannelFd);
-    if (!command || command->value("op", "") != "time") _exit(0);
-    auto request = parse_time(*command);
-    if (!request) fail(request.error().message, 5);
-    timing_phase(s, *request);
+    std::string op = command ? command->value("op", "") : "";
+    if (op == "time") {
+      auto request = parse_time(*command);
+      if (!request) fail(request.error().message, 5);
+      timing_phase(s, *request);
+    } else if (op == "profile") {
+      profile_phase(s, command->value("seconds", 0.5));
+    } else {
+      _exit(0);
+    }
   }
 }
 

@@ -66,7 +66,7 @@ int add_common_rules(scmp_filter_ctx ctx, int channel_fd) {
                  SCMP_SYS(getpid), SCMP_SYS(getppid), SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn), SCMP_SYS(clock_gettime),
                  SCMP_SYS(clock_getres), SCMP_SYS(clock_nanosleep), SCMP_SYS(nanosleep), SCMP_SYS(gettimeofday),
                  SCMP_SYS(time), SCMP_SYS(getrandom), SCMP_SYS(getrusage), SCMP_SYS(sysinfo), SCMP_SYS(fstat),
-                 SCMP_SYS(getcpu), SCMP_SYS(sched_getparam), SCMP_SYS(sched_getscheduler), SCMP_SYS(membarrier)})
+                 SCMP_SYS(getcpu), SCMP_SYS(setitimer), SCMP_SYS(sched_getparam), SCMP_SYS(sched_getscheduler), SCMP_SYS(membarrier)})
     allow(nr);
   // Threads only: clone must carry CLONE_THREAD; clone3 cannot be inspected, so it reports ENOSYS
   // and glibc falls back to clone.

@@ -86,6 +86,7 @@ Status setup_phase(RunState& s, const nlohmann::json& message) {
 
   set_static_limits();
   install_fault_handlers(s.channel);
+  install_profiler_handler();
   std::string landlock_error;
   int landlock_abi = restrict_filesystem(runner_view(s.setup), landlock_error);
   s.proc_stat_fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);

@@ -42,6 +42,50 @@ CREATE TABLE llm_cache (
   reply       TEXT NOT NULL                     -- JSON
 );
 )sql"},
+    {2, "runs and their candidate kernels (auto runs and search graphs)", R"sql(
+CREATE TABLE runs (
+  id           TEXT PRIMARY KEY REFERENCES sessions(id),
+  mode         TEXT NOT NULL,              -- auto | search | hitl
+  task         TEXT NOT NULL,
+  size         TEXT NOT NULL,
+  state        TEXT NOT NULL,              -- running | finished | stopped | interrupted | failed
+  options      TEXT NOT NULL DEFAULT '{}', -- JSON: how it was started (enough to resume)
+  search_state TEXT NOT NULL DEFAULT '{}', -- JSON: an algorithm's own state between steps
+  best_node    INTEGER,
+  stop_reason  TEXT NOT NULL DEFAULT '',
+  created_at   TEXT NOT NULL,
+  updated_at   TEXT NOT NULL
+);
+CREATE TABLE nodes (
+  id                INTEGER PRIMARY KEY,
+  run_id            TEXT NOT NULL REFERENCES runs(id),
+  parent_id         INTEGER REFERENCES nodes(id),
+  depth             INTEGER NOT NULL DEFAULT 0,
+  iteration         INTEGER NOT NULL DEFAULT 0,
+  strategy          TEXT NOT NULL DEFAULT '',
+  plan              TEXT NOT NULL DEFAULT '',
+  source            TEXT NOT NULL DEFAULT '',
+  source_hash       TEXT NOT NULL DEFAULT '',
+  state             TEXT NOT NULL,          -- pending | running | done | failed
+  verdict           TEXT,
+  reason            TEXT NOT NULL DEFAULT '',
+  median_ms         REAL,
+  baseline_ms       REAL,
+  speedup           REAL,
+  roofline          REAL,
+  profile           TEXT NOT NULL DEFAULT '',
+  diagnosis         TEXT NOT NULL DEFAULT '',
+  needs_improvement INTEGER,
+  tokens_in         INTEGER NOT NULL DEFAULT 0,
+  tokens_out        INTEGER NOT NULL DEFAULT 0,
+  cost_usd          REAL NOT NULL DEFAULT 0,
+  extra             TEXT NOT NULL DEFAULT '{}',  -- JSON: tuning, timings, island and cell, …
+  created_at        TEXT NOT NULL,
+  finished_at       TEXT
+);
+CREATE INDEX nodes_by_run ON nodes(run_id);
+CREATE INDEX nodes_by_hash ON nodes(run_id, source_hash);
+)sql"},
 };
 
 Result<int> read_version(Database& db) {

@@ -10,6 +10,7 @@
 #include "kforge/store/llm_cache.h"
 #include "kforge/store/llm_calls.h"
 #include "kforge/store/migrations.h"
+#include "kforge/store/runs.h"
 #include "kforge/store/sessions.h"
 
 namespace kforge::store {

@@ -39,6 +39,8 @@ class Compiler {
  public:
   virtual ~Compiler() = default;
   virtual CompileResult compile(const CompileRequest& request) = 0;
+  // The compiler's report on which loops it vectorized (raw text); empty if it cannot say.
+  virtual std::string vectorization_output(const CompileRequest& request) { return {}; }
 };
 
 }  // namespace kforge::toolchain

@@ -96,6 +96,7 @@ std::vector<std::string> CppCompiler::flags_for(Role role) const {
   std::vector<std::string> f = {"-std=c++20", "-fPIC", "-fopenmp", "-march=native", "-fvisibility=hidden"};
   if (role == Role::candidate || role == Role::expert) {
     f.push_back("-O3");
+    f.push_back("-g");  // line tables for the profiler's hot spots; the generated code is the same
     f.push_back("-Wall");
   } else {
     f.push_back("-O2");  // references and generators: plain, obviously right code
@@ -197,6 +198,23 @@ CompileResult CppCompiler::compile(const CompileRequest& request) {
     std::filesystem::remove_all(scratch);
   }
   return result;
+}
+
+std::string CppCompiler::vectorization_output(const CompileRequest& request) {
+  auto scratch = make_scratch(options_.cache_dir);
+  (void)core::write_atomic(scratch / request.file_name, request.source);
+  (void)core::write_atomic(scratch / "kforge_task.h", request.task_header);
+  std::vector<std::string> argv = {options_.cxx};
+  for (const auto& f : flags_for(request.role)) argv.push_back(f);
+  for (const auto& f : request.extra_flags) argv.push_back(f);
+  argv.push_back("-I.");
+  if (!options_.include_dir.empty()) argv.push_back("-I" + options_.include_dir.string());
+  for (const char* a : {"-fopt-info-vec-optimized", "-fopt-info-vec-missed", "-c", "-o", "/dev/null"}) argv.push_back(a);
+  argv.push_back(request.file_name);
+  auto r = core::run_process(argv, {.timeout = options_.timeout, .cwd = scratch, .capture_limit = 4 << 20});
+  std::error_code ec;
+  std::filesystem::remove_all(scratch, ec);
+  return r.err + r.out;
 }
 
 }  // namespace kforge::toolchain

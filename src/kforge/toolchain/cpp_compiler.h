@@ -22,6 +22,7 @@ class CppCompiler : public Compiler {
  public:
   explicit CppCompiler(CppCompilerOptions options);
   CompileResult compile(const CompileRequest& request) override;
+  std::string vectorization_output(const CompileRequest& request) override;
 
   // The flags a role compiles with (without -I for the scratch folder), shown by `kforge show`.
   std::vector<std::string> flags_for(Role role) const;

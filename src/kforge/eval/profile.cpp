@@ -1,0 +1,114 @@
+// addr2line for the samples; the roofline from the task's cost model and the measured peaks.
+#include "kforge/eval/profile.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "kforge/core/subprocess.h"
+
+namespace kforge::eval {
+
+std::vector<HotLine> hot_lines_from_samples(const nlohmann::json& kernel_offsets, long total_samples, const std::string& shared_object,
+                                            const std::string& file_name, const std::string& source) {
+  std::vector<std::pair<std::uint64_t, long>> offsets;
+  std::string addresses;
+  for (const auto& o : kernel_offsets) {
+    offsets.emplace_back(o.at(0).get<std::uint64_t>(), o.at(1).get<long>());
+    addresses += fmt::format("{:#x}\n", offsets.back().first);
+  }
+  std::vector<HotLine> out;
+  if (offsets.empty()) return out;
+  // -a prints each address before its (possibly inlined) frames, innermost first; the first frame
+  // in the kernel's own file is the line to charge.
+  auto r = core::run_process({"addr2line", "-a", "-f", "-C", "-i", "-e", shared_object}, {.timeout = std::chrono::seconds(30), .stdin_data = addresses});
+  if (!r.success()) return out;
+  std::vector<std::string> lines;
+  std::istringstream in(r.out);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  std::vector<std::string> src_lines;
+  std::istringstream src(source);
+  for (std::string l; std::getline(src, l);) src_lines.push_back(l);
+
+  std::map<int, HotLine> by_line;
+  std::size_t k = 0, i = 0;
+  while (i < lines.size() && k < offsets.size()) {
+    if (lines[i].rfind("0x", 0) != 0) {
+      ++i;
+      continue;
+    }
+    ++i;  // the address line
+    int charged = 0;
+    std::string function;
+    while (i + 1 < lines.size() && lines[i].rfind("0x", 0) != 0) {
+      std::string fn = lines[i], loc = lines[i + 1];
+      i += 2;
+      auto colon = loc.rfind(':');
+      std::string file = loc.substr(0, colon);
+      if (charged == 0 && colon != std::string::npos && (file == file_name || file.ends_with("/" + file_name))) {
+        charged = std::atoi(loc.c_str() + colon + 1);
+        function = fn;
+      }
+    }
+    long samples = offsets[k++].second;
+    auto& h = by_line[charged];
+    h.line = charged;
+    h.samples += samples;
+    if (h.function.empty()) h.function = charged ? function : "(outside the kernel's source: inlined library code)";
+  }
+  for (auto& [line, h] : by_line) {
+    h.share = total_samples ? static_cast<double>(h.samples) / static_cast<double>(total_samples) : 0;
+    if (line >= 1 && line <= static_cast<int>(src_lines.size())) h.source = src_lines[line - 1];
+    out.push_back(h);
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.samples > b.samples; });
+  return out;
+}
+
+void fill_roofline(Profile& p, const core::ResolvedTask& task, double seconds, const MachineProfile& m, int threads) {
+  if (seconds <= 0) return;
+  p.gflops = task.flops / seconds / 1e9;
+  p.gbps = task.bytes / seconds / 1e9;
+  p.roofline = roofline_fraction(task.flops, task.bytes, seconds, m, threads);
+  p.arithmetic_intensity = task.bytes > 0 ? task.flops / task.bytes : 0;
+  p.machine_balance = m.peak_gbps(threads) > 0 ? m.peak_gflops(threads) / m.peak_gbps(threads) : 0;
+  p.bound = p.arithmetic_intensity >= p.machine_balance ? "compute" : "memory";
+}
+
+std::string Profile::summary() const {
+  std::string s = fmt::format(
+      "roofline: {:.1f}% ({}-bound by the cost model: {:.2f} FLOP/byte against a machine balance of {:.2f}); {:.2f} GFLOP/s, {:.2f} GB/s\n",
+      100 * roofline, bound, arithmetic_intensity, machine_balance, gflops, gbps);
+  s += fmt::format("samples: {} over {} calls; time by code:", samples, calls);
+  std::vector<std::pair<double, std::string>> shares;
+  for (const auto& [name, share] : object_share) shares.emplace_back(share, name);
+  std::sort(shares.rbegin(), shares.rend());
+  for (const auto& [share, name] : shares) s += fmt::format(" {} {:.0f}%,", name, 100 * share);
+  if (!shares.empty()) s.pop_back();
+  s += "\nhot lines of the kernel:\n";
+  int shown = 0;
+  for (const auto& h : hot_lines) {
+    if (++shown > 10) break;
+    std::string src = h.source;
+    src.erase(0, src.find_first_not_of(" \t"));
+    if (h.line) s += fmt::format("  {:5.1f}%  line {:>4}: {}\n", 100 * h.share, h.line, src);
+    else s += fmt::format("  {:5.1f}%  {}\n", 100 * h.share, h.function);
+  }
+  if (hot_lines.empty()) s += "  (no samples in the kernel's own code)\n";
+  return s;
+}
+
+nlohmann::json to_json(const Profile& p) {
+  nlohmann::json hot = nlohmann::json::array();
+  for (const auto& h : p.hot_lines)
+    hot.push_back({{"line", h.line}, {"samples", h.samples}, {"share", h.share}, {"function", h.function}, {"source", h.source}});
+  nlohmann::json vec = nlohmann::json::array();
+  for (const auto& v : p.vectorization) vec.push_back({{"line", v.line}, {"vectorized", v.vectorized}, {"detail", v.detail}});
+  return {{"samples", p.samples}, {"calls", p.calls},         {"object_share", p.object_share},
+          {"hot_lines", hot},     {"vectorization", vec},     {"gflops", p.gflops},
+          {"gbps", p.gbps},       {"roofline", p.roofline},   {"arithmetic_intensity", p.arithmetic_intensity},
+          {"machine_balance", p.machine_balance}, {"bound", p.bound}, {"summary", p.summary()}};
+}
+
+}  // namespace kforge::eval

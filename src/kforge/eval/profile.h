@@ -1,0 +1,50 @@
+#pragma once
+// The profile of a correct, timed kernel: where it stands against the roofline, where its time
+// goes (sampled hot lines of its source, time in the OpenMP runtime and libraries), and what the
+// compiler says about its loops. What the profiler agent reads, and what `kforge eval --profile` shows.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kforge/core/task_resolve.h"
+#include "kforge/eval/machine.h"
+#include "kforge/toolchain/vectorization_report.h"
+
+namespace kforge::eval {
+
+struct HotLine {
+  int line = 0;
+  long samples = 0;
+  double share = 0;  // of all samples
+  std::string function;
+  std::string source;
+};
+
+struct Profile {
+  long samples = 0;
+  int calls = 0;
+  std::map<std::string, double> object_share;  // "kernel", "libgomp.so.1", "libm.so.6", … → share of samples
+  std::vector<HotLine> hot_lines;               // kernel source lines, hottest first
+  std::vector<toolchain::VectorRemark> vectorization;
+  // Roofline position at the measured median time.
+  double gflops = 0, gbps = 0, roofline = 0;
+  double arithmetic_intensity = 0;  // FLOP per byte of the task's cost model
+  double machine_balance = 0;       // peak FLOP/s over peak bytes/s for the thread count
+  std::string bound;                // "compute" or "memory" by the roofline model
+
+  std::string summary() const;      // text for the profiler agent and for humans
+};
+
+// Maps kernel offsets (from the runner's "profiled" message) to source lines of `file_name` in
+// `shared_object` (built with -g) using addr2line.
+std::vector<HotLine> hot_lines_from_samples(const nlohmann::json& kernel_offsets, long total_samples, const std::string& shared_object,
+                                            const std::string& file_name, const std::string& source);
+
+void fill_roofline(Profile& p, const core::ResolvedTask& task, double median_seconds, const MachineProfile& m, int threads);
+
+nlohmann::json to_json(const Profile& p);
+
+}  // namespace kforge::eval
