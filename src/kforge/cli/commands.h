@@ -16,6 +16,7 @@ void add_list(CLI::App& command, int& exit_status);
 void add_show(CLI::App& command, int& exit_status);
 void add_eval(CLI::App& command, int& exit_status);
 void add_hw(CLI::App& command, int& exit_status);
+void add_llm(CLI::App& command, int& exit_status);
 void add_bench(CLI::App& command, int& exit_status);
 
 inline constexpr Command kCommands[] = {
@@ -24,6 +25,7 @@ inline constexpr Command kCommands[] = {
     {"eval", "Compile, check and time a kernel against the task's baseline in the sandbox", add_eval},
     {"bench", "Evaluate one implementation (baseline, expert, reference or a folder of kernels) of every task", add_bench},
     {"hw", "Describe this machine and its measured peaks (FMA GFLOP/s, STREAM-triad GB/s)", add_hw},
+    {"llm", "Talk to models: `ping` one, or report `usage` and cost by session, role and model", add_llm},
 };
 
 }  // namespace kforge::cli

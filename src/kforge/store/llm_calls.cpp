@@ -18,6 +18,15 @@ Status insert_llm_call(Database& db, const LlmCallRecord& c) {
   return st->run();
 }
 
+Result<std::int64_t> last_llm_call(Database& db, const std::string& session_id) {
+  auto st = db.prepare("SELECT COALESCE(MAX(call), 0) FROM llm_calls WHERE session_id = ?");
+  if (!st) return st.error();
+  st->bind(1, session_id);
+  auto row = st->step();
+  if (!row) return row.error();
+  return *row ? st->int64(0) : std::int64_t{0};
+}
+
 Result<std::vector<UsageRow>> llm_usage(Database& db, const std::string& session_id) {
   auto st = db.prepare(R"sql(
 SELECT c.session_id, COALESCE(s.started_at, ''), c.role, c.provider, c.model,

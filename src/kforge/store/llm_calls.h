@@ -25,6 +25,8 @@ struct LlmCallRecord {
 };
 
 Status insert_llm_call(Database& db, const LlmCallRecord& call);
+// The highest call number recorded for a session (0 when none): a resumed session goes on from it.
+Result<std::int64_t> last_llm_call(Database& db, const std::string& session_id);
 
 // Totals for one (session, role, provider, model). Tokens count only calls that reached a
 // model: a reply from the response cache adds a call and a cached call, no tokens, no cost.

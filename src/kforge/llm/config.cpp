@@ -1,0 +1,158 @@
+// kforge.toml → LlmConfig, every key checked, mistakes reported with file, line and key.
+#include "kforge/llm/config.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <toml++/toml.h>
+
+#include "kforge/core/fs.h"
+#include "kforge/llm/model_spec.h"
+
+namespace kforge::llm {
+namespace {
+
+class Checker {
+ public:
+  explicit Checker(std::filesystem::path file) : file_(std::move(file)) {}
+
+  void fail(const toml::node* node, const std::string& key, const std::string& message) {
+    if (!error_.empty()) return;
+    std::string where = file_.string();
+    if (node && node->source().begin.line > 0) where += fmt::format(":{}:{}", node->source().begin.line, node->source().begin.column);
+    error_ = fmt::format("{}: {}: {}", where, key, message);
+  }
+  bool failed() const { return !error_.empty(); }
+  Error error() const { return Error{error_}; }
+
+  const toml::table* table(const toml::table& root, std::string_view name) {
+    const toml::node* n = root.get(name);
+    if (!n) return nullptr;
+    if (!n->is_table()) {
+      fail(n, std::string(name), "must be a table ([" + std::string(name) + "])");
+      return nullptr;
+    }
+    return n->as_table();
+  }
+
+  double number(const toml::node& n, const std::string& key) {
+    if (n.is_integer()) return static_cast<double>(n.as_integer()->get());
+    if (n.is_floating_point()) return n.as_floating_point()->get();
+    fail(&n, key, "must be a number");
+    return 0;
+  }
+
+ private:
+  std::filesystem::path file_;
+  std::string error_;
+};
+
+void parse_models(Checker& c, const toml::table& models, LlmConfig& config) {
+  for (const auto& [key, node] : models) {
+    std::string field = "models." + std::string(key.str());
+    if (!node.is_string()) {
+      c.fail(&node, field, "must be a string \"PROVIDER:MODEL\"");
+      continue;
+    }
+    auto spec = parse_model_spec(node.as_string()->get());
+    if (!spec) {
+      c.fail(&node, field, spec.error().message);
+      continue;
+    }
+    config.models[std::string(key.str())] = spec->text;
+  }
+}
+
+void parse_prices(Checker& c, const toml::table& prices, LlmConfig& config) {
+  for (const auto& [key, node] : prices) {
+    std::string name(key.str());
+    std::string field = fmt::format("prices.\"{}\"", name);
+    if (name.find(':') == std::string::npos) {
+      c.fail(&node, field, "the key must be \"provider:model\", e.g. [prices.\"openai:gpt-4o\"]");
+      continue;
+    }
+    if (!node.is_table()) {
+      c.fail(&node, field, "must be a table with input, output and optionally cached_input (USD per million tokens)");
+      continue;
+    }
+    const toml::table& t = *node.as_table();
+    Price price;
+    bool has_input = false, has_output = false, has_cached = false;
+    for (const auto& [k, v] : t) {
+      std::string f = field + "." + std::string(k.str());
+      double value = c.number(v, f);
+      if (value < 0) c.fail(&v, f, "must not be negative");
+      if (k.str() == "input") {
+        price.input = value;
+        has_input = true;
+      } else if (k.str() == "output") {
+        price.output = value;
+        has_output = true;
+      } else if (k.str() == "cached_input") {
+        price.cached_input = value;
+        has_cached = true;
+      } else {
+        c.fail(&v, f, "unknown key (expected input, output, cached_input: USD per million tokens)");
+      }
+    }
+    if (!has_input) c.fail(&node, field + ".input", "missing (USD per million input tokens)");
+    if (!has_output) c.fail(&node, field + ".output", "missing (USD per million output tokens)");
+    if (!has_cached) price.cached_input = price.input;
+    config.prices.set(name, price);
+  }
+}
+
+void parse_llm(Checker& c, const toml::table& llm, LlmConfig& config) {
+  for (const auto& [key, node] : llm) {
+    std::string field = "llm." + std::string(key.str());
+    if (key.str() == "timeout_s" || key.str() == "connect_timeout_s") {
+      double v = c.number(node, field);
+      if (!(v > 0)) c.fail(&node, field, "must be a positive number of seconds");
+      (key.str() == "timeout_s" ? config.timeout_s : config.connect_timeout_s) = v;
+    } else if (key.str() == "retries") {
+      if (!node.is_integer() || node.as_integer()->get() < 0 || node.as_integer()->get() > 10)
+        c.fail(&node, field, "must be a whole number from 0 to 10");
+      else config.retries = static_cast<int>(node.as_integer()->get());
+    } else if (key.str() == "cache") {
+      if (!node.is_boolean()) c.fail(&node, field, "must be true or false");
+      else config.cache = node.as_boolean()->get();
+    } else {
+      c.fail(&node, field, "unknown key (expected timeout_s, connect_timeout_s, retries, cache)");
+    }
+  }
+}
+
+}  // namespace
+
+Result<LlmConfig> parse_config(std::string_view text, const std::filesystem::path& source) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source.string());
+  } catch (const toml::parse_error& e) {
+    return Error{fmt::format("{}:{}:{}: {}", source.string(), e.source().begin.line, e.source().begin.column, e.description())};
+  }
+  LlmConfig config;
+  config.file = source;
+  Checker c(source);
+  if (const auto* models = c.table(root, "models")) parse_models(c, *models, config);
+  if (const auto* prices = c.table(root, "prices")) parse_prices(c, *prices, config);
+  if (const auto* llm = c.table(root, "llm")) parse_llm(c, *llm, config);
+  if (c.failed()) return c.error();
+  return config;
+}
+
+Result<LlmConfig> load_config(const std::filesystem::path& path) {
+  std::filesystem::path file = path;
+  if (file.empty())
+    if (const char* env = std::getenv("KFORGE_CONFIG"); env && *env) file = env;
+  if (file.empty()) {
+    if (!std::filesystem::exists("kforge.toml")) return LlmConfig{};
+    file = "kforge.toml";
+  }
+  if (!std::filesystem::exists(file)) return Error{fmt::format("{}: no such config file", file.string())};
+  auto text = core::read_text(file);
+  if (!text) return text.error();
+  return parse_config(*text, file);
+}
+
+}  // namespace kforge::llm

@@ -1,0 +1,15 @@
+#pragma once
+// Ctrl-C for commands that talk to models: the first SIGINT sets a flag that calls in flight
+// poll (they end as cancelled, with nothing half-written) and that loops check between steps;
+// a second SIGINT ends the process at once, as an unhandled one would.
+
+#include <atomic>
+
+namespace kforge::llm {
+
+// Installs the handler (once; later calls return the same flag).
+const std::atomic<bool>* install_interrupt_handler();
+// Lowers the flag again (a REPL that handled the interrupt and goes on).
+void clear_interrupt();
+
+}  // namespace kforge::llm

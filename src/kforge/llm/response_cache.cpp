@@ -1,0 +1,71 @@
+// Cache keys and the cached reply's encoding.
+#include "kforge/llm/response_cache.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "kforge/core/hash.h"
+#include "kforge/llm/transcript.h"
+#include "kforge/store/llm_cache.h"
+
+namespace kforge::llm {
+
+using nlohmann::json;
+
+std::string cache_key(const std::string& model_spec, const ChatRequest& request) {
+  core::Hasher h;
+  h.add("kforge-llm-cache-v1").add(model_spec).add(static_cast<std::uint64_t>(request.messages.size()));
+  for (const auto& m : request.messages) h.add(m.role).add(m.content);
+  h.add(fmt::format("{:.17g}", request.temperature)).add(static_cast<std::uint64_t>(request.max_tokens));
+  return h.hex();
+}
+
+std::string encode_cached_reply(const ChatReply& r) {
+  return json{{"text", r.text},
+              {"reasoning", r.reasoning},
+              {"finish_reason", r.finish_reason},
+              {"provider", r.provider},
+              {"model", r.model},
+              {"usage",
+               {{"input_tokens", r.usage.input_tokens},
+                {"output_tokens", r.usage.output_tokens},
+                {"cached_tokens", r.usage.cached_tokens},
+                {"reasoning_tokens", r.usage.reasoning_tokens}}}}
+      .dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::optional<ChatReply> decode_cached_reply(std::string_view encoded) {
+  auto j = json::parse(encoded, nullptr, false);
+  if (!j.is_object()) return std::nullopt;
+  try {
+    ChatReply r;
+    r.text = j.value("text", "");
+    r.reasoning = j.value("reasoning", "");
+    r.finish_reason = j.value("finish_reason", "");
+    r.provider = j.value("provider", "");
+    r.model = j.value("model", "");
+    if (auto u = j.find("usage"); u != j.end() && u->is_object()) {
+      r.usage.input_tokens = u->value("input_tokens", std::int64_t{0});
+      r.usage.output_tokens = u->value("output_tokens", std::int64_t{0});
+      r.usage.cached_tokens = u->value("cached_tokens", std::int64_t{0});
+      r.usage.reasoning_tokens = u->value("reasoning_tokens", std::int64_t{0});
+    }
+    return r;
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
+
+Result<std::optional<ChatReply>> find_cached(store::Database& db, const std::string& key) {
+  auto hit = store::find_cached_reply(db, key);
+  if (!hit) return hit.error();
+  if (!*hit) return std::optional<ChatReply>();
+  return decode_cached_reply(**hit);  // an undecodable entry is a miss
+}
+
+Status put_cached(store::Database& db, const std::string& key, const ChatReply& reply) {
+  return store::put_cached_reply(db, key, utc_timestamp(), encode_cached_reply(reply));
+}
+
+}  // namespace kforge::llm
