@@ -16,13 +16,21 @@ void add_list(CLI::App& command, int& exit_status);
 void add_show(CLI::App& command, int& exit_status);
 void add_eval(CLI::App& command, int& exit_status);
 void add_hw(CLI::App& command, int& exit_status);
-void add_llm(CLI::App& command, int& exit_status);
 void add_bench(CLI::App& command, int& exit_status);
+void add_auto(CLI::App& command, int& exit_status);
+void add_search(CLI::App& command, int& exit_status);
+void add_graph(CLI::App& command, int& exit_status);
+void add_sessions(CLI::App& command, int& exit_status);
+void add_llm(CLI::App& command, int& exit_status);
 
 inline constexpr Command kCommands[] = {
     {"list", "List the tasks of a suite", add_list},
     {"show", "Show a task resolved for one size: shapes, params, tolerance, cost and the kernel's C signature", add_show},
     {"eval", "Compile, check and time a kernel against the task's baseline in the sandbox", add_eval},
+    {"auto", "Optimize a kernel in a closed loop: plan, implement, debug, tune, time, profile, until a stop rule fires", add_auto},
+    {"search", "Explore a graph of candidate kernels (parallel, beam or evolutionary), each expansion an auto run", add_search},
+    {"graph", "Show a run's graph of kernels (dot, svg or json)", add_graph},
+    {"sessions", "List auto runs and searches with their best speedup, cost and state", add_sessions},
     {"bench", "Evaluate one implementation (baseline, expert, reference or a folder of kernels) of every task", add_bench},
     {"hw", "Describe this machine and its measured peaks (FMA GFLOP/s, STREAM-triad GB/s)", add_hw},
     {"llm", "Talk to models: `ping` one, or report `usage` and cost by session, role and model", add_llm},

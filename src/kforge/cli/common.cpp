@@ -21,7 +21,9 @@ core::TaskSpec load_task_arg(const std::string& task) {
 
 std::unique_ptr<toolchain::CppCompiler> make_compiler() {
   toolchain::CppCompilerOptions o;
-  o.cache_dir = core::state_dir() / "cache";
+  // $KFORGE_CACHE_DIR shares compiled artifacts between state folders (tests, several projects).
+  const char* cache = std::getenv("KFORGE_CACHE_DIR");
+  o.cache_dir = cache && *cache ? std::filesystem::path(cache) : core::state_dir() / "cache";
   o.include_dir = core::source_dir() / "bench" / "include";
   return std::make_unique<toolchain::CppCompiler>(o);
 }

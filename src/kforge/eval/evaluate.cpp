@@ -122,6 +122,9 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
 
   // 1. Compile the kernel in the background while everything else is prepared.
   say("compiling");
+  // Compiling, preparing references and checking share the machine (held from here to the
+  // timing); timing, below, takes it alone. One hold for the whole stretch: no nested waits.
+  auto shared = opt.machine_lock ? opt.machine_lock->share() : std::shared_lock<std::shared_mutex>();
   auto compiling = std::async(std::launch::async, [&] { return compile_source(ctx, source, file_name, opt.role, opt.extra_flags); });
   std::optional<toolchain::CompileResult> against_compile;
   if (against && opt.time) against_compile = compile_source(ctx, opt.against_source, opt.against_name, opt.against_role, {});
@@ -225,6 +228,14 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
   }
 
   // 6. Time it, paired with the partner, and cross-check the runner's clock.
+  if (shared.owns_lock()) shared.unlock();
+  std::unique_lock<std::shared_mutex> measuring;
+  if (opt.time && opt.machine_lock) {
+    double wait_start = monotonic_seconds();
+    measuring = opt.machine_lock->measure();
+    e.lock_wait_s = monotonic_seconds() - wait_start;
+  }
+  e.timing_start = monotonic_seconds();
   if (opt.time) {
     say(fmt::format("timing against the {}", e.partner));
     runner::TimeRequest request{opt.time_budget_s, opt.warmup_s, opt.min_pairs, opt.max_pairs};
@@ -252,6 +263,11 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
     if (!profiled) return silence(profiled.error().message, "profiling", opt.profile_seconds * 4 + 30);
     if (profiled->body.value("op", "") != "profiled") return finish(std::move(e), judge_runner_message(profiled->body), start);
     e.profile = build_profile(ctx, source, file_name, opt, e, profiled->body);
+  }
+  e.timing_end = monotonic_seconds();
+  if (measuring.owns_lock()) {
+    opt.machine_lock->record({e.timing_start, e.timing_end});
+    measuring.unlock();
   }
   proc->send({{"op", "stop"}});
   proc->wait(after(5));

@@ -10,6 +10,7 @@
 
 #include "kforge/eval/evaluation.h"
 #include "kforge/eval/machine.h"
+#include "kforge/eval/machine_lock.h"
 #include "kforge/eval/task_context.h"
 
 namespace kforge::eval {
@@ -40,6 +41,7 @@ struct EvalOptions {
                                    // compiler for its vectorization remarks
   std::filesystem::path dump_dir;  // --dump: write check inputs and outputs as .npy here
   const MachineProfile* machine = nullptr;             // for the roofline (optional)
+  MachineLock* machine_lock = nullptr;                 // shared by concurrent evaluations (search)
   std::function<void(std::string_view)> progress;      // phase messages for humans (optional)
 };
 

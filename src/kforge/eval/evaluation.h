@@ -39,6 +39,8 @@ struct Evaluation {
   int warmup_pairs = 0;
   double gflops = 0, gbps = 0, roofline = 0;
   double parent_wall_s = 0, runner_loop_s = 0;  // the timing phase seen from both sides
+  double timing_start = 0, timing_end = 0;      // CLOCK_MONOTONIC seconds: the measured window
+  double lock_wait_s = 0;                       // time spent waiting for the machine (search)
 
   std::optional<Profile> profile;  // when asked for (EvalOptions::profile_seconds)
 

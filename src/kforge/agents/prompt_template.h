@@ -1,0 +1,29 @@
+#pragma once
+// Prompts live in text files (prompts/<name>.txt, or a folder of the user's own via --prompts)
+// with {{placeholders}}; rendering a template with a placeholder it was not given is an error
+// naming the file and the placeholder, so a prompt never goes out with a hole in it.
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "kforge/core/result.h"
+
+namespace kforge::agents {
+
+using PromptVars = std::map<std::string, std::string>;
+
+class PromptLibrary {
+ public:
+  // `dir` holds the templates; missing ones fall back to kforge's own prompts/ folder.
+  explicit PromptLibrary(std::filesystem::path dir = {});
+  Result<std::string> render(const std::string& name, const PromptVars& vars) const;
+
+ private:
+  std::filesystem::path dir_;
+};
+
+// Substitutes {{name}} in `text`; errors name `where` and the first unknown placeholder.
+Result<std::string> render_template(const std::string& text, const PromptVars& vars, const std::string& where);
+
+}  // namespace kforge::agents

@@ -1,0 +1,40 @@
+// Wiring shared by auto, search and hitl.
+#include "kforge/cli/agent_stack.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "kforge/cli/common.h"
+#include "kforge/core/paths.h"
+
+namespace kforge::cli {
+
+std::unique_ptr<AgentStack> make_agent_stack(const AgentStackOptions& o) {
+  auto config = llm::load_config(o.config);
+  if (!config) throw UsageError(config.error().message);
+  llm::SessionOptions so;
+  so.id = o.session_id;
+  so.command = o.command;
+  so.model = o.model;
+  so.budget = {o.max_usd, o.max_tokens};
+  so.cancel = llm::install_interrupt_handler();
+  auto session = llm::LlmSession::open(*config, so);
+  if (!session) throw UsageError(session.error().message);
+  for (const char* role : {"planner", "coder", "debugger", "profiler"})
+    if (auto m = (*session)->model_for(role); !m) throw UsageError(m.error().message);
+
+  auto stack = std::make_unique<AgentStack>(AgentStack{std::move(*session), agents::PromptLibrary(o.prompts), std::nullopt, {}, {}});
+  auto playbook = agents::KnowledgeIndex::open(core::source_dir() / "knowledge");
+  if (playbook) stack->playbook.emplace(std::move(*playbook));
+  else fmt::print(stderr, "kforge: warning: no playbook: {}\n", playbook.error().message);
+  stack->echo = [](const llm::StreamDelta& d) {
+    std::cerr << d.text;
+    std::cerr.flush();
+  };
+  stack->env = agents::AgentEnv{stack->session.get(), &stack->prompts, stack->playbook ? &*stack->playbook : nullptr,
+                                o.stream ? &stack->echo : nullptr};
+  return stack;
+}
+
+}  // namespace kforge::cli

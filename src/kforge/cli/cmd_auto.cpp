@@ -1,0 +1,125 @@
+// kforge auto TASK [--model M] [--size S] [--iterations N] [--max-usd X] [--strategy TEXT] [--json]
+// The closed optimization loop; everything it does lands in .kforge/sessions/<id>/ and the store.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "kforge/cli/agent_stack.h"
+#include "kforge/cli/commands.h"
+#include "kforge/cli/common.h"
+#include "kforge/cli/table.h"
+#include "kforge/core/paths.h"
+#include "kforge/llm/llm.h"
+#include "kforge/modes/auto_loop.h"
+
+namespace kforge::cli {
+namespace {
+
+struct AutoCliOptions {
+  std::string task, size, model, strategy, prompts, config;
+  int iterations = 5, patience = 2, debug_attempts = 3, threads = 0, tune_budget = 8;
+  double max_usd = 0, budget = 1.0;
+  std::int64_t max_tokens = 0;
+  bool json = false, stream = false;
+};
+
+int run_auto_command(const AutoCliOptions& o, int argc_hint) {
+  auto spec = load_task_arg(o.task);
+  auto compiler = make_compiler();
+  auto ctx = eval::TaskContext::create(spec, o.size, *compiler, core::state_dir());
+  if (!ctx) throw UsageError(ctx.error().message);
+  auto machine = eval::machine_profile(core::state_dir());
+  if (!machine) throw UsageError(machine.error().message);
+  auto stack = make_agent_stack({fmt::format("kforge auto {} --size {}", spec.id, ctx->task().size), o.model, o.config, o.prompts, "",
+                                 o.max_usd, o.max_tokens, o.stream});
+  auto& session = stack->session;
+  const std::string run_id = session->id();
+  auto journal = modes::RunJournal::open(core::state_dir(), run_id);
+  if (!journal) throw UsageError(journal.error().message);
+  nlohmann::json options = {{"model", o.model}, {"iterations", o.iterations}, {"patience", o.patience}, {"debug_attempts", o.debug_attempts},
+                            {"strategy", o.strategy}, {"threads", o.threads}, {"max_usd", o.max_usd}, {"tune_budget", o.tune_budget}};
+  store::RunRecord run{run_id, "auto", spec.id, ctx->task().size, "running", options.dump()};
+  if (auto st = store::insert_run(journal->db(), run); !st) throw UsageError(st.error().message);
+
+  modes::AutoEnv env;
+  env.ctx = &*ctx;
+  env.machine = &*machine;
+  env.agents = &stack->env;
+  env.journal = &*journal;
+  env.run_id = run_id;
+  env.eval.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  env.eval.machine = &*machine;
+  env.say = [](std::string_view m) { fmt::print(stderr, "  … {}\n", m); };
+  modes::AutoOptions ao;
+  ao.iterations = o.iterations;
+  ao.patience = o.patience;
+  ao.debug_attempts = o.debug_attempts;
+  ao.strategy = o.strategy;
+  ao.time_budget_s = o.budget;
+  ao.tune.budget = o.tune_budget;
+  fmt::print(stderr, "kforge auto: session {} — {} (size {}), {} thread(s); artifacts in {}\n", run_id, spec.id, ctx->task().size,
+             env.eval.threads, journal->dir().string());
+
+  auto result = modes::run_auto(env, ao);
+  (void)journal->write("report.md", modes::auto_report(env, ao, result));
+  run.state = result.state;
+  run.stop_reason = result.stop_reason;
+  run.best_node = result.best_node;
+  (void)store::update_run(journal->db(), run);
+
+  auto totals = session->totals();
+  if (o.json) {
+    nlohmann::json j = modes::to_json(result);
+    j["session"] = run_id;
+    j["dir"] = journal->dir().string();
+    j["tokens_in"] = totals.usage.input_tokens;
+    j["tokens_out"] = totals.usage.output_tokens;
+    j["cost_usd"] = totals.cost_usd;
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    Table t({"iter", "verdict", "ms", "speedup", "roofline", "fixes", "outcome"}, {true, false, true, true, true, true, false});
+    for (const auto& it : result.iterations) {
+      const auto* e = it.evaluation ? &*it.evaluation : nullptr;
+      t.add({std::to_string(it.iteration), e ? std::string(eval::verdict_name(e->verdict)) : "—",
+             e && e->candidate ? format_ms(e->candidate->median_ms) : "", e && e->speedup ? format_ratio(e->speedup->median) : "",
+             e && e->candidate ? format_percent(e->roofline) : "", std::to_string(it.fixes), it.outcome.substr(0, 90)});
+    }
+    fmt::print("{}\nstopped: {}\n", t.render(), result.stop_reason);
+    if (result.best)
+      fmt::print("best: iteration {}, {} ms, {} the baseline → {}\n", result.best->iteration, format_ms(result.best->evaluation.candidate->median_ms),
+                 result.best->evaluation.speedup ? format_ratio(result.best->evaluation.speedup->median) : "?",
+                 (journal->dir() / "best.cpp").string());
+    else fmt::print("no correct kernel\n");
+    fmt::print("model use: {} calls, {} tokens in, {} out, ${:.4f}{}\n", totals.calls, totals.usage.input_tokens, totals.usage.output_tokens,
+               totals.cost_usd, totals.unpriced ? " (some calls unpriced)" : "");
+  }
+  (void)argc_hint;
+  return result.best ? 0 : 1;
+}
+
+}  // namespace
+
+void add_auto(CLI::App& cmd, int& exit_status) {
+  auto o = std::make_shared<AutoCliOptions>();
+  cmd.add_option("task", o->task, "Task folder or id")->required();
+  cmd.add_option("--model", o->model, "PROVIDER:MODEL for every role (else $KFORGE_MODEL, else kforge.toml [models])");
+  cmd.add_option("--size", o->size, "Size preset (default: the task's)");
+  cmd.add_option("--iterations", o->iterations, "At most N iterations (default 5)")->check(CLI::Range(1, 1000));
+  cmd.add_option("--patience", o->patience, "Stop after P iterations without a faster correct kernel (default 2)")->check(CLI::Range(1, 1000));
+  cmd.add_option("--debug-attempts", o->debug_attempts, "Fixes per debug loop (default 3)")->check(CLI::Range(0, 20));
+  cmd.add_option("--max-usd", o->max_usd, "Stop cleanly once this much was spent on models");
+  cmd.add_option("--max-tokens", o->max_tokens, "Stop cleanly once this many tokens were used");
+  cmd.add_option("--strategy", o->strategy, "A hint for the planner, e.g. \"register-tiled AVX2 micro-kernel\"");
+  cmd.add_option("--threads", o->threads, "Threads (default: all CPUs)")->check(CLI::Range(1, 1024));
+  cmd.add_option("--budget", o->budget, "Seconds of paired timing per evaluation (default 1)");
+  cmd.add_option("--tune-budget", o->tune_budget, "Tuning trials per iteration (default 8)")->check(CLI::Range(0, 1000));
+  cmd.add_option("--prompts", o->prompts, "A folder of prompt templates replacing kforge's (planner.txt, coder.txt, …)");
+  cmd.add_option("--config", o->config, "kforge.toml to use (default: $KFORGE_CONFIG or ./kforge.toml)");
+  cmd.add_flag("--stream", o->stream, "Show the models' replies as they are written (on stderr)");
+  cmd.add_flag("--json", o->json, "Print a JSON summary at the end");
+  cmd.callback([o, &exit_status] { exit_status = run_auto_command(*o, 0); });
+}
+
+}  // namespace kforge::cli

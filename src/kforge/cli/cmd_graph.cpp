@@ -1,0 +1,112 @@
+// kforge graph ID [--format json|dot|svg] [--out FILE]: a run's nodes and edges, coloured by
+// verdict, labelled with the strategy and the speedup, the path to the best node marked.
+#include <fmt/format.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "kforge/cli/commands.h"
+#include "kforge/cli/common.h"
+#include "kforge/core/fs.h"
+#include "kforge/core/paths.h"
+#include "kforge/core/subprocess.h"
+#include "kforge/store/store.h"
+
+namespace kforge::cli {
+namespace {
+
+struct GraphOptions {
+  std::string id, format = "dot", out;
+};
+
+const char* fill_for(const store::NodeRecord& n) {
+  if (n.depth == 0) return "#ffffff";
+  if (n.state == "running") return "#fff3b0";
+  if (n.state == "interrupted") return "#dddddd";
+  if (!n.verdict) return "#eeeeee";
+  const std::string& v = *n.verdict;
+  if (v == "correct") return "#b7e4b0";
+  if (v == "incorrect") return "#f4b6b6";
+  if (v == "compile_error") return "#f9d49b";
+  if (v == "timeout" || v == "runtime_error") return "#e6a0a0";
+  return "#d9b8f0";  // link_refused, sandbox_violation, input_modified
+}
+
+std::string strategy_of(const store::NodeRecord& n) {
+  auto extra = nlohmann::json::parse(n.extra, nullptr, false);
+  std::string s = extra.is_object() ? extra.value("strategy_id", "") : "";
+  return s.empty() ? n.strategy.substr(0, 40) : s;
+}
+
+std::string escape(std::string s) {
+  std::string out;
+  for (char c : s) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c == '\n' ? ' ' : c);
+  return out;
+}
+
+std::string to_dot(const store::RunRecord& run, const std::vector<store::NodeRecord>& nodes) {
+  std::set<std::int64_t> best_path;
+  std::map<std::int64_t, const store::NodeRecord*> by_id;
+  for (const auto& n : nodes) by_id[n.id] = &n;
+  for (auto cur = run.best_node; cur && by_id.count(*cur); cur = by_id[*cur]->parent_id) best_path.insert(*cur);
+  std::string s = fmt::format("digraph \"{}\" {{\n  label=\"{} {} ({}): {}\";\n  rankdir=TB;\n"
+                              "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n",
+                              run.id, run.mode, escape(run.task), run.size, escape(run.state));
+  for (const auto& n : nodes) {
+    std::string label = n.depth == 0 ? fmt::format("#{} root", n.id) : fmt::format("#{} {}", n.id, escape(strategy_of(n)));
+    label += "\\n" + (n.verdict ? *n.verdict : n.state);
+    if (n.speedup) label += fmt::format(" {:.2f}x", *n.speedup);
+    bool best = run.best_node && *run.best_node == n.id;
+    s += fmt::format("  n{} [label=\"{}\", fillcolor=\"{}\"{}];\n", n.id, label, fill_for(n), best ? ", peripheries=2, penwidth=2" : "");
+  }
+  for (const auto& n : nodes)
+    if (n.parent_id) {
+      bool on_path = best_path.count(n.id) && best_path.count(*n.parent_id);
+      s += fmt::format("  n{} -> n{}{};\n", *n.parent_id, n.id, on_path ? " [color=\"#1f5fbf\", penwidth=2.5]" : "");
+    }
+  return s + "}\n";
+}
+
+int run_graph(const GraphOptions& o) {
+  auto db = store::open_store(store::store_path(core::state_dir()));
+  if (!db) throw UsageError(db.error().message);
+  auto run = store::find_run(**db, o.id);
+  if (!run) throw UsageError(run.error().message);
+  if (!*run) throw UsageError(fmt::format("no run {} (see `kforge sessions`)", o.id));
+  auto nodes = store::nodes_of_run(**db, o.id);
+  if (!nodes) throw UsageError(nodes.error().message);
+  std::string text;
+  if (o.format == "json") {
+    nlohmann::json j = {{"run", o.id}, {"mode", (*run)->mode}, {"task", (*run)->task}, {"state", (*run)->state},
+                        {"best", (*run)->best_node ? nlohmann::json(*(*run)->best_node) : nlohmann::json(nullptr)}, {"nodes", nlohmann::json::array()}};
+    for (const auto& n : *nodes)
+      j["nodes"].push_back({{"id", n.id}, {"parent", n.parent_id ? nlohmann::json(*n.parent_id) : nlohmann::json(nullptr)}, {"depth", n.depth},
+                            {"strategy", strategy_of(n)}, {"state", n.state}, {"verdict", n.verdict ? nlohmann::json(*n.verdict) : nlohmann::json(nullptr)},
+                            {"median_ms", n.median_ms ? nlohmann::json(*n.median_ms) : nlohmann::json(nullptr)},
+                            {"speedup", n.speedup ? nlohmann::json(*n.speedup) : nlohmann::json(nullptr)}, {"source_hash", n.source_hash}});
+    text = j.dump(2) + "\n";
+  } else {
+    text = to_dot(**run, *nodes);
+    if (o.format == "svg") {
+      auto r = core::run_process({"dot", "-Tsvg"}, {.timeout = std::chrono::seconds(60), .stdin_data = text});
+      if (!r.success()) throw UsageError("Graphviz's dot failed (" + r.describe() + "): " + r.err + " — is graphviz installed?");
+      text = r.out;
+    }
+  }
+  if (o.out.empty()) fmt::print("{}", text);
+  else if (auto st = core::write_atomic(o.out, text); !st) throw UsageError(st.error().message);
+  return 0;
+}
+
+}  // namespace
+
+void add_graph(CLI::App& cmd, int& exit_status) {
+  auto o = std::make_shared<GraphOptions>();
+  cmd.add_option("id", o->id, "Run id (from `kforge sessions`)")->required();
+  cmd.add_option("--format", o->format, "dot (default), svg or json")->check(CLI::IsMember({"dot", "svg", "json"}));
+  cmd.add_option("--out", o->out, "Write to this file instead of stdout");
+  cmd.callback([o, &exit_status] { exit_status = run_graph(*o); });
+}
+
+}  // namespace kforge::cli

@@ -1,0 +1,61 @@
+// kforge sessions [--json]: auto runs and searches, newest first, with their best speedup, cost
+// and state.
+#include <fmt/format.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "kforge/cli/commands.h"
+#include "kforge/cli/common.h"
+#include "kforge/cli/table.h"
+#include "kforge/core/paths.h"
+#include "kforge/store/store.h"
+
+namespace kforge::cli {
+namespace {
+
+int run_sessions(bool json) {
+  auto db = store::open_store(store::store_path(core::state_dir()));
+  if (!db) throw UsageError(db.error().message);
+  auto runs = store::list_runs(**db);
+  if (!runs) throw UsageError(runs.error().message);
+  auto usage = store::llm_usage(**db);
+  std::map<std::string, double> cost;
+  std::map<std::string, std::int64_t> tokens;
+  if (usage)
+    for (const auto& u : *usage) {
+      cost[u.session_id] += u.cost_usd;
+      tokens[u.session_id] += u.input_tokens + u.output_tokens;
+    }
+  nlohmann::json out = nlohmann::json::array();
+  Table t({"session", "mode", "task", "size", "state", "nodes", "best", "tokens", "cost $", "started"}, {false, false, false, false, false, true, true, true, true, false});
+  for (const auto& r : *runs) {
+    auto nodes = store::nodes_of_run(**db, r.id);
+    std::optional<double> best;
+    std::size_t count = 0;
+    if (nodes) {
+      count = nodes->size();
+      for (const auto& n : *nodes)
+        if (r.best_node && n.id == *r.best_node && n.speedup) best = n.speedup;
+    }
+    t.add({r.id, r.mode, r.task, r.size, r.state, std::to_string(count), best ? format_ratio(*best) : "—", std::to_string(tokens[r.id]),
+           fmt::format("{:.4f}", cost[r.id]), r.created_at});
+    out.push_back({{"session", r.id}, {"mode", r.mode}, {"task", r.task}, {"size", r.size}, {"state", r.state}, {"stop_reason", r.stop_reason},
+                   {"nodes", count}, {"best_node", r.best_node ? nlohmann::json(*r.best_node) : nlohmann::json(nullptr)},
+                   {"best_speedup", best ? nlohmann::json(*best) : nlohmann::json(nullptr)}, {"tokens", tokens[r.id]},
+                   {"cost_usd", cost[r.id]}, {"created_at", r.created_at}, {"updated_at", r.updated_at}});
+  }
+  if (json) fmt::print("{}\n", out.dump(2));
+  else fmt::print("{}{} run(s) in {}\n", t.render(), runs->size(), store::store_path(core::state_dir()).string());
+  return 0;
+}
+
+}  // namespace
+
+void add_sessions(CLI::App& cmd, int& exit_status) {
+  auto json = std::make_shared<bool>(false);
+  cmd.add_flag("--json", *json, "Print JSON");
+  cmd.callback([json, &exit_status] { exit_status = run_sessions(*json); });
+}
+
+}  // namespace kforge::cli

@@ -1,0 +1,89 @@
+#pragma once
+// `kforge auto`: the closed optimization loop.
+//   prepare (the baseline's time, the roofline bound, the machine) →
+//   per iteration: plan → implement → compile (debug loop, up to K fixes, every earlier error and
+//   fix in view) → check (debug loop on incorrect, crashing or sandbox-violating kernels, with
+//   the mismatch analysis) → tune the declared tunables, then re-check the tuned kernel → time
+//   against the baseline → profile → the profiler's diagnosis and decision.
+// Stops when the profiler says the best kernel is at its limit, after P iterations without
+// improvement, after N iterations, when the budget is spent, or on Ctrl-C. The best correct
+// kernel wins; an incorrect kernel is never the result.
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kforge/agents/agents.h"
+#include "kforge/agents/tuner.h"
+#include "kforge/modes/iteration_steps.h"
+#include "kforge/modes/run_journal.h"
+
+namespace kforge::modes {
+
+struct AutoOptions {
+  int iterations = 5;      // N
+  int patience = 2;        // P: stop after this many iterations without a faster correct kernel
+  int debug_attempts = 3;  // K: fixes per debug loop
+  std::string strategy;    // a hint for the planner, every iteration
+  std::string start_source;  // start from this kernel (a search expansion's parent); "" = from scratch
+  std::optional<std::int64_t> parent_node;  // the node start_source came from (search)
+  int depth = 0;           // depth of the first node (search)
+  agents::TuneOptions tune;
+  double profile_seconds = 0.5;
+  double time_budget_s = 1.0;
+  double baseline_ms = 0;          // > 0: already measured (a search measures it once)
+  std::string coder_instruction;   // passed to the coder on every iteration (e.g. a crossover's second parent)
+  nlohmann::json node_extra = nlohmann::json::object();  // merged into each node's `extra` (a search's expansion key)
+};
+
+struct IterationRecord {
+  int iteration = 0;
+  std::int64_t node = 0;
+  std::string strategy;
+  std::string plan;
+  std::string source;
+  std::optional<eval::Evaluation> evaluation;  // the final one (timed and profiled when correct)
+  std::optional<agents::Diagnosis> diagnosis;
+  std::string tuning;       // the tuner's summary
+  int fixes = 0;
+  std::vector<agents::DebugAttempt> debug;
+  PhaseClock clock;
+  double wall_s = 0;
+  llm::SessionTotals tokens;  // spent during this iteration
+  std::string outcome;      // one line: what this iteration gave
+};
+
+struct AutoResult {
+  std::vector<IterationRecord> iterations;
+  std::optional<agents::BestKernel> best;
+  std::optional<std::int64_t> best_node;
+  std::string stop_reason;
+  std::string state = "finished";  // finished | stopped | interrupted | failed
+  double baseline_ms = 0;
+};
+
+struct AutoEnv {
+  const eval::TaskContext* ctx = nullptr;
+  const eval::MachineProfile* machine = nullptr;
+  agents::AgentEnv* agents = nullptr;
+  RunJournal* journal = nullptr;
+  std::string run_id;
+  eval::EvalOptions eval;  // threads etc.
+  std::function<void(std::string_view)> say;
+};
+
+// Runs the loop, recording each iteration as a node of run `env.run_id` (the run row must exist).
+AutoResult run_auto(const AutoEnv& env, const AutoOptions& options);
+
+// report.md: the table of iterations and the best kernel.
+std::string auto_report(const AutoEnv& env, const AutoOptions& options, const AutoResult& result);
+nlohmann::json to_json(const AutoResult& result);
+
+// Measures the baseline (timed alone against itself) and the roofline bound for LoopState.
+Result<double> measure_baseline_ms(const eval::TaskContext& ctx, const eval::EvalOptions& base);
+
+}  // namespace kforge::modes

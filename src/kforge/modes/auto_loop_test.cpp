@@ -1,0 +1,232 @@
+// `kforge auto` end to end on 12p_rmsnorm at the ci size, with a scripted model behind the cmd:
+// provider. The coder first writes a kernel that does not compile; the debugger's fix compiles
+// but is wrong; its second fix is correct and declares a tunable. The tests assert that the
+// compiler's message and then the mismatch analysis reach the debugger's prompt (with the earlier
+// attempt), that the tuned kernel is re-checked, that the best correct kernel is kept, that the
+// stop rules fire, and that a malformed reply gets one corrective retry.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "kforge/core/fs.h"
+#include "kforge/core/paths.h"
+#include "kforge/core/subprocess.h"
+#include "kforge/store/store.h"
+
+namespace kforge::modes {
+namespace {
+
+using ::testing::HasSubstr;
+
+const char* kPlan = R"(## Analysis
+RMSNorm over rows of 256 floats: memory-bound.
+## Bottleneck
+No kernel yet.
+## Strategy
+One fused pass per row, rows split across threads, unrolled reduction.
+## Blocking
+None: a row fits in L1.
+## Vectorization
+The inner loop over D with omp simd.
+## Threading
+Rows split statically.
+## Tunables
+UNROLL = {1, 2}
+## Expected gain
+Several times the baseline.
+)";
+
+std::string kernel_block(const std::string& body) { return "```cpp\n#include \"kforge_task.h\"\n#include <cmath>\n" + body + "```\n"; }
+
+const char* kBroken = R"(extern "C" void kernel(const float* x, const float* scale, float* y) {
+  y[0] = undeclared_thing;
+}
+)";
+
+const char* kWrong = R"(extern "C" void kernel(const float* x, const float* scale, float* y) {
+  using namespace task;
+  for (std::int64_t r = 0; r < B * S; ++r) {
+    float ss = 0;
+    for (std::int64_t d = 0; d < D; ++d) ss += x[r * D + d] * x[r * D + d];
+    float inv = 1.0f / std::sqrt(ss / D + eps);
+    for (std::int64_t d = 0; d < D; ++d) y[r * D + d] = x[r * D + d] * inv;  // scale forgotten
+  }
+}
+)";
+
+const char* kTunable = R"(// kforge:tune UNROLL = {1, 2}
+#ifndef UNROLL
+#define UNROLL 1
+#endif
+extern "C" void kernel(const float* x, const float* scale, float* y) {
+  using namespace task;
+  for (std::int64_t r = 0; r < B * S; ++r) {
+    float ss[UNROLL] = {};
+    for (std::int64_t d = 0; d < D; d += UNROLL)
+      for (int u = 0; u < UNROLL; ++u) ss[u] += x[r * D + d + u] * x[r * D + d + u];
+    float total = 0;
+    for (int u = 0; u < UNROLL; ++u) total += ss[u];
+    float inv = 1.0f / std::sqrt(total / D + eps);
+    for (std::int64_t d = 0; d < D; ++d) y[r * D + d] = x[r * D + d] * inv * scale[d];
+  }
+}
+)";
+
+// Correct, but does the work forty times: never faster than the tuned kernel.
+const char* kSlow = R"(extern "C" void kernel(const float* x, const float* scale, float* y) {
+  using namespace task;
+  for (int rep = 0; rep < 40; ++rep)
+    for (std::int64_t r = 0; r < B * S; ++r) {
+      double ss = 0;
+      for (std::int64_t d = 0; d < D; ++d) ss += double(x[r * D + d]) * x[r * D + d];
+      float inv = float(1.0 / std::sqrt(ss / D + eps));
+      for (std::int64_t d = 0; d < D; ++d) y[r * D + d] = x[r * D + d] * inv * scale[d];
+    }
+}
+)";
+
+std::string fix(const std::string& body, const std::string& cause) {
+  return kernel_block(body) + "FIX_SUMMARY:\nerror: see above\ncause: " + cause + "\nfix: rewrote it\n";
+}
+
+const char* kProfileMore = "BOTTLENECK: memory bandwidth\nDIAGNOSIS: scalar reduction at 40% of the roofline\nNEEDS_IMPROVEMENT: yes\nSUGGESTION: AVX2\n";
+const char* kProfileDone = "BOTTLENECK: memory bandwidth\nDIAGNOSIS: at the bandwidth limit\nNEEDS_IMPROVEMENT: no\nSUGGESTION: none\n";
+
+class AutoLoopTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("kforge-auto-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Runs `kforge auto` with the script; returns its --json summary.
+  nlohmann::json run(const nlohmann::json& script, const std::vector<std::string>& extra) {
+    (void)core::write_atomic(dir_ / "script.json", script.dump());
+    std::string model = "cmd:python3 " + (core::source_dir() / "tests" / "scripted_model.py").string() + " " + (dir_ / "script.json").string() +
+                        " " + (dir_ / "log.jsonl").string();
+    std::string bin = std::getenv("KFORGE_BIN_DIR") ? std::getenv("KFORGE_BIN_DIR") : core::executable_dir().string();
+    std::vector<std::string> argv = {bin + "/kforge", "auto", "12p_rmsnorm", "--size", "ci", "--model", model, "--tune-budget", "2",
+                                     "--budget", "0.2", "--json"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const char* cache = std::getenv("KFORGE_TEST_CACHE");
+    auto r = core::run_process(argv, {.timeout = std::chrono::seconds(600),
+                                      .cwd = dir_,
+                                      .extra_env = {"KFORGE_DIR=" + (dir_ / "state").string(),
+                                                    std::string("KFORGE_CACHE_DIR=") + (cache ? cache : (dir_ / "cache").c_str())}});
+    output_ = r.err;
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << "stdout: " << r.out << "\nstderr: " << r.err;
+    return j;
+  }
+
+  // The requests the model received for a role, in order.
+  std::vector<std::string> prompts(const std::string& role) {
+    std::vector<std::string> out;
+    std::ifstream in(dir_ / "log.jsonl");
+    for (std::string line; std::getline(in, line);) {
+      auto j = nlohmann::json::parse(line);
+      if (j["role"] != role) continue;
+      std::string all;
+      for (const auto& m : j["messages"]) all += m["content"].get<std::string>() + "\n";
+      out.push_back(all);
+    }
+    return out;
+  }
+
+  std::filesystem::path dir_;
+  std::string output_;
+};
+
+}  // namespace
+
+TEST_F(AutoLoopTest, DebugsCompileAndCheckFailuresTunesAndStopsWithoutImprovement) {
+  nlohmann::json script = {{"planner", {kPlan}},
+                           {"coder", {kernel_block(kBroken), kernel_block(kSlow)}},
+                           {"debugger", {fix(kWrong, "an undeclared name"), fix(kTunable, "the scale was not applied")}},
+                           {"profiler", {kProfileMore}}};
+  auto j = run(script, {"--iterations", "4", "--patience", "1"});
+  ASSERT_TRUE(j.is_object()) << output_;
+
+  // The compiler's message reached the first debugging prompt; the mismatch analysis and the
+  // earlier attempt reached the second.
+  auto debug = prompts("debugger");
+  ASSERT_EQ(debug.size(), 2u) << output_;
+  EXPECT_THAT(debug[0], HasSubstr("undeclared_thing"));
+  EXPECT_THAT(debug[0], HasSubstr("kernel.cpp:4:"));
+  EXPECT_THAT(debug[1], HasSubstr("verdict: incorrect"));
+  EXPECT_THAT(debug[1], HasSubstr("worst at"));
+  EXPECT_THAT(debug[1], HasSubstr("cause found: an undeclared name"));
+
+  // Iteration 1: two fixes, tuned and re-checked, the best. Iteration 2: correct but slower, and
+  // with patience 1 the run stops there.
+  const auto& its = j["iterations"];
+  ASSERT_EQ(its.size(), 2u) << j.dump(2);
+  EXPECT_EQ(its[0]["verdict"], "correct");
+  EXPECT_EQ(its[0]["fixes"], 2);
+  EXPECT_THAT(its[0]["tuning"].get<std::string>(), HasSubstr("re-check: correct"));
+  EXPECT_EQ(its[1]["verdict"], "correct");
+  EXPECT_EQ(j["best"]["iteration"], 1);
+  EXPECT_THAT(j["stop_reason"].get<std::string>(), HasSubstr("1 iterations without improvement"));
+
+  // The artifacts: best.cpp is the tuned kernel; report.md has the table; the store has the nodes.
+  auto session = dir_ / "state" / "sessions" / j["session"].get<std::string>();
+  auto best = core::read_text(session / "best.cpp");
+  ASSERT_TRUE(best.ok());
+  EXPECT_THAT(*best, HasSubstr("values chosen by the tuner"));
+  auto report = core::read_text(session / "report.md");
+  ASSERT_TRUE(report.ok());
+  EXPECT_THAT(*report, HasSubstr("| 1 | correct |"));
+  EXPECT_TRUE(std::filesystem::exists(session / "iter-1" / "plan.md"));
+  EXPECT_TRUE(std::filesystem::exists(session / "iter-1" / "debug.md"));
+  EXPECT_TRUE(std::filesystem::exists(session / "transcript.jsonl"));
+  auto db = store::open_store(store::store_path(dir_ / "state"));
+  ASSERT_TRUE(db.ok());
+  auto nodes = store::nodes_of_run(**db, j["session"]);
+  ASSERT_TRUE(nodes.ok());
+  ASSERT_EQ(nodes->size(), 2u);
+  EXPECT_EQ((*nodes)[1].parent_id, (*nodes)[0].id);
+  auto run = store::find_run(**db, j["session"]);
+  ASSERT_TRUE(run.ok() && run->has_value());
+  EXPECT_EQ((*run)->best_node, (*nodes)[0].id);
+}
+
+TEST_F(AutoLoopTest, ProfilerDecisionStopsTheRun) {
+  nlohmann::json script = {{"planner", {kPlan}},
+                           {"coder", {kernel_block(kTunable)}},
+                           {"debugger", {fix(kTunable, "none")}},
+                           {"profiler", {kProfileDone}}};
+  auto j = run(script, {"--iterations", "5"});
+  ASSERT_TRUE(j.is_object()) << output_;
+  EXPECT_EQ(j["iterations"].size(), 1u);
+  EXPECT_THAT(j["stop_reason"].get<std::string>(), HasSubstr("profiler judged the best kernel at its limit"));
+  EXPECT_TRUE(prompts("debugger").empty());
+}
+
+TEST_F(AutoLoopTest, MalformedPlanGetsOneCorrectiveRetry) {
+  nlohmann::json script = {{"planner", {"I would vectorize it.", kPlan}},
+                           {"coder", {kernel_block(kTunable)}},
+                           {"debugger", {fix(kTunable, "none")}},
+                           {"profiler", {kProfileDone}}};
+  auto j = run(script, {"--iterations", "1"});
+  ASSERT_TRUE(j.is_object()) << output_;
+  auto plans = prompts("planner");
+  ASSERT_EQ(plans.size(), 2u);
+  EXPECT_THAT(plans[1], HasSubstr("Your reply could not be used: the plan is missing these sections"));
+  EXPECT_EQ(j["iterations"][0]["verdict"], "correct");
+}
+
+TEST_F(AutoLoopTest, IterationLimitStopsTheRun) {
+  nlohmann::json script = {{"planner", {kPlan}}, {"coder", {kernel_block(kTunable)}}, {"debugger", {fix(kTunable, "none")}}, {"profiler", {kProfileMore}}};
+  auto j = run(script, {"--iterations", "1"});
+  ASSERT_TRUE(j.is_object()) << output_;
+  EXPECT_EQ(j["stop_reason"], "reached 1 iterations");
+}
+
+}  // namespace kforge::modes

@@ -1,0 +1,96 @@
+// Compile/check/debug loops and the timed evaluation.
+#include "kforge/modes/iteration_steps.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "kforge/toolchain/link_check.h"
+
+namespace kforge::modes {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// The compile's failure as the debugger reads it, or "" when it compiled and links cleanly.
+std::string compile_failure(const StepEnv& env, const std::string& source) {
+  toolchain::CompileRequest req{toolchain::Role::candidate, source, "kernel.cpp", env.ctx->header(), env.eval.extra_flags};
+  auto shared = env.eval.machine_lock ? env.eval.machine_lock->share() : std::shared_lock<std::shared_mutex>();
+  auto r = env.ctx->compiler().compile(req);
+  if (!r.ok) {
+    std::string errors = toolchain::format_errors(r.diagnostics, 8);
+    return "the kernel does not compile:\n" + (errors.empty() ? r.log.substr(0, 3000) : errors);
+  }
+  auto link = toolchain::check_link(r.artifact, {env.eval.allow_libs});
+  if (!link.ok()) return "the kernel compiles but the link check refuses it: " + link.reason;
+  return "";
+}
+
+// Asks the debugger for a fix of `failure`; records the attempt. False when the model failed.
+bool ask_for_fix(const StepEnv& env, DebugOutcome& out, const std::string& failure, std::vector<agents::DebugAttempt>& attempts) {
+  auto fix = timed_model_call(env, [&] { return agents::fix(*env.agents, *env.state, out.source, failure, attempts); });
+  if (!fix) {
+    if (fix.kind() != llm::ErrorKind::malformed) out.model_error = fix.error();
+    else attempts.push_back({failure, {"", "(the debugger's reply was malformed)", "none"}});
+    return false;
+  }
+  attempts.push_back({failure, fix->summary});
+  out.source = fix->source;
+  ++out.fixes;
+  env.say(fmt::format("debugger: {} → {}", fix->summary.cause.substr(0, 120), fix->summary.fix.substr(0, 120)));
+  return true;
+}
+
+}  // namespace
+
+DebugOutcome compile_with_fixes(const StepEnv& env, std::string source, int max_fixes, std::vector<agents::DebugAttempt>& attempts) {
+  DebugOutcome out;
+  out.source = std::move(source);
+  for (;;) {
+    auto t = std::chrono::steady_clock::now();
+    std::string failure = compile_failure(env, out.source);
+    env.clock->compile_s += seconds_since(t);
+    if (failure.empty()) {
+      out.ok = true;
+      return out;
+    }
+    env.say(fmt::format("compile failed: {}", failure.substr(0, failure.find('\n', failure.find('\n') + 1))));
+    if (out.fixes >= max_fixes || !ask_for_fix(env, out, failure, attempts)) return out;
+  }
+}
+
+DebugOutcome check_with_fixes(const StepEnv& env, std::string source, int max_fixes, std::vector<agents::DebugAttempt>& attempts) {
+  DebugOutcome out;
+  out.source = std::move(source);
+  for (;;) {
+    eval::EvalOptions o = env.eval;
+    o.time = false;
+    o.profile_seconds = 0;
+    o.progress = nullptr;
+    auto t = std::chrono::steady_clock::now();
+    auto e = eval::evaluate(*env.ctx, out.source, "kernel.cpp", o);
+    env.clock->check_s += seconds_since(t);
+    out.evaluation = e;
+    if (e.correct()) {
+      out.ok = true;
+      return out;
+    }
+    env.say(fmt::format("check: {} — {}", eval::verdict_name(e.verdict), e.reason.substr(0, 160)));
+    if (out.fixes >= max_fixes || !ask_for_fix(env, out, agents::describe_failure(e), attempts)) return out;
+  }
+}
+
+eval::Evaluation time_and_profile(const StepEnv& env, const std::string& source, double profile_seconds) {
+  eval::EvalOptions o = env.eval;
+  o.time = true;
+  o.profile_seconds = profile_seconds;
+  o.progress = nullptr;
+  auto t = std::chrono::steady_clock::now();
+  auto e = eval::evaluate(*env.ctx, source, "kernel.cpp", o);
+  env.clock->time_s += seconds_since(t);
+  return e;
+}
+
+}  // namespace kforge::modes

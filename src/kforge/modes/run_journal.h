@@ -1,0 +1,36 @@
+#pragma once
+// Where a run writes as it goes: .kforge/sessions/<id>/ (plans, kernels, evaluations, the report)
+// and the store's runs and nodes tables. Each write happens when its step ends, so a killed run
+// keeps everything up to its last completed step.
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "kforge/core/result.h"
+#include "kforge/store/store.h"
+
+namespace kforge::modes {
+
+class RunJournal {
+ public:
+  static Result<RunJournal> open(const std::filesystem::path& state_dir, const std::string& session_id);
+  RunJournal(RunJournal&&) noexcept;
+  RunJournal& operator=(RunJournal&&) noexcept;
+  ~RunJournal();
+
+  const std::filesystem::path& dir() const { return dir_; }
+  store::Database& db() { return *db_; }
+
+  // Writes dir()/relative (atomically); errors are reported, not fatal to the run.
+  Status write(const std::string& relative, const std::string& content);
+
+ private:
+  RunJournal() = default;
+  std::filesystem::path dir_;
+  std::unique_ptr<store::Database> db_;
+};
+
+}  // namespace kforge::modes

@@ -1,0 +1,88 @@
+#pragma once
+// `kforge search`: a graph of candidate kernels. Each node is a kernel; each edge the strategy
+// that turned the parent into the child; each expansion is an auto run (usually one iteration)
+// started from the parent's kernel with that strategy. Algorithms:
+//   parallel  N expansions from the root, each with a distinct strategy;
+//   beam      depth by depth, every beam node expanded with strategies not yet used on its path;
+//             only correct children that are not much slower than their parent enter the beam,
+//             which shrinks rather than fills up with invalid nodes;
+//   evolve    islands of kernels and a MAP-Elites archive (strategy family × code feature);
+//             parents chosen by exploitation (an island's best) or exploration (a random elite),
+//             some children by crossover (the coder combines two parents).
+// Every random choice comes from one seeded generator, and every decision depends only on the
+// seed and on finished expansions, which are in the store: resuming replays the decisions and
+// runs only the expansions that had not finished.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kforge/modes/auto_loop.h"
+#include "kforge/modes/strategy_catalogue.h"
+#include "kforge/store/runs.h"
+
+namespace kforge::modes {
+
+struct SearchOptions {
+  std::string algorithm = "beam";  // parallel | beam | evolve
+  int jobs = 1;                    // expansions in flight at once (model calls and compiles overlap; timing never does)
+  unsigned seed = 1;
+  int width = 4;                   // parallel: expansions from the root
+  int beam_size = 2, branches = 3, depth = 2;
+  double keep_factor = 1.2;        // beam: a child's time must be ≤ keep_factor × its parent's (the baseline's for the root)
+  int generations = 3, population = 2, islands = 2, migrate_every = 2;  // evolve (population per island per generation)
+  double exploit = 0.6, crossover = 0.2;
+  int iterations_per_expansion = 1;
+  AutoOptions expansion;           // debug attempts, tuning, timing budget, … for each expansion
+  std::string start_source;        // the root's kernel ("" = start from scratch)
+  std::string model;               // --model, kept so --resume talks to the same model
+  std::string strategies_file;     // --strategies, kept for --resume
+
+  nlohmann::json to_json() const;
+  static Result<SearchOptions> from_json(const nlohmann::json& j);
+};
+
+struct Expansion {
+  std::string key;                      // deterministic: identifies the expansion across resumes
+  std::int64_t parent = 0;
+  std::string strategy;                 // a catalogue id, or "crossover"
+  std::optional<std::int64_t> partner;  // crossover's second parent
+};
+
+struct SearchEnv {
+  const eval::TaskContext* ctx = nullptr;
+  const eval::MachineProfile* machine = nullptr;
+  agents::AgentEnv* agents = nullptr;
+  std::filesystem::path state_dir;
+  std::string run_id;
+  eval::EvalOptions eval;  // threads, machine, machine_lock
+  std::vector<Strategy> strategies;
+  std::function<void(std::string_view)> say;
+};
+
+struct SearchResult {
+  std::vector<store::NodeRecord> nodes;
+  std::optional<std::int64_t> best;  // the fastest correct node; never the root, never an invalid node
+  std::string stop_reason;
+  std::string state = "finished";
+  int expansions_run = 0, expansions_replayed = 0;
+  double wall_s = 0, lock_wait_s = 0;
+  std::vector<std::vector<std::int64_t>> beams;  // beam: the beam after each depth
+};
+
+// Runs (or resumes: the run row and the root node exist) the search.
+SearchResult run_search(const SearchEnv& env, const SearchOptions& options);
+
+// Code features for the MAP-Elites cells: "intrinsics", "compiler-simd" or "scalar", with "+omp"
+// when it uses OpenMP threads.
+std::string code_feature(const std::string& source);
+
+nlohmann::json to_json(const SearchResult& r);
+
+}  // namespace kforge::modes

@@ -1,0 +1,54 @@
+// [[strategy]] tables with id, family and text.
+#include "kforge/modes/strategy_catalogue.h"
+
+#include <fmt/format.h>
+
+#include <toml++/toml.h>
+
+#include "kforge/core/paths.h"
+
+namespace kforge::modes {
+namespace {
+
+Status read_into(const std::filesystem::path& file, std::vector<Strategy>& out) {
+  toml::table root;
+  try {
+    root = toml::parse_file(file.string());
+  } catch (const toml::parse_error& e) {
+    return Error{fmt::format("{}:{}:{}: {}", file.string(), e.source().begin.line, e.source().begin.column, e.description())};
+  }
+  const toml::array* list = root["strategy"].as_array();
+  if (!list) return Error{fmt::format("{}: no [[strategy]] entries", file.string())};
+  int i = 0;
+  for (const auto& node : *list) {
+    const toml::table* t = node.as_table();
+    auto where = fmt::format("{}: strategy[{}]", file.string(), i++);
+    if (!t) return Error{where + ": must be a table"};
+    Strategy s{t->get_as<std::string>("id") ? t->get_as<std::string>("id")->get() : "",
+               t->get_as<std::string>("family") ? t->get_as<std::string>("family")->get() : "other",
+               t->get_as<std::string>("text") ? t->get_as<std::string>("text")->get() : ""};
+    if (s.id.empty() || s.text.empty()) return Error{where + ": needs `id` and `text`"};
+    bool replaced = false;
+    for (auto& existing : out)
+      if (existing.id == s.id) {
+        existing = s;
+        replaced = true;
+      }
+    if (!replaced) out.push_back(std::move(s));
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+std::filesystem::path default_strategies_file() { return core::source_dir() / "strategies" / "cpu.toml"; }
+
+Result<std::vector<Strategy>> load_strategies(const std::filesystem::path& file, const std::filesystem::path& extra) {
+  std::vector<Strategy> out;
+  if (auto st = read_into(file, out); !st) return st.error();
+  if (!extra.empty())
+    if (auto st = read_into(extra, out); !st) return st.error();
+  return out;
+}
+
+}  // namespace kforge::modes

@@ -1,0 +1,21 @@
+#pragma once
+// The strategies a search can ask for (strategies/cpu.toml, plus a user's own file): an id, a
+// family (for the evolutionary search's cells) and the text the planner is given.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "kforge/core/result.h"
+
+namespace kforge::modes {
+
+struct Strategy {
+  std::string id, family, text;
+};
+
+// Reads `file`; entries of `extra` (if given) are added, replacing those with the same id.
+Result<std::vector<Strategy>> load_strategies(const std::filesystem::path& file, const std::filesystem::path& extra = {});
+std::filesystem::path default_strategies_file();
+
+}  // namespace kforge::modes
