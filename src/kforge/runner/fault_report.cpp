@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -67,12 +68,25 @@ const char* kind_name(RegionKind k) {
   return "?";
 }
 
-// Describes where `addr` falls; returns the category for the verdict.
-const char* classify(std::uintptr_t addr, int code, Out& detail) {
+// The region whose guarded span holds `addr`. Buffers are exact and win over the
+// slack below a thread stack: mmap places mappings top-down, so an input can sit
+// right under a stack's guard and must not be mistaken for an overflow.
+const Region* find_region(std::uintptr_t addr) {
   int count = g_region_count.load(std::memory_order_acquire);
+  const Region* stack = nullptr;
   for (int i = 0; i < count; ++i) {
     const Region& r = g_regions[i];
     if (addr < r.guard_begin || addr >= r.guard_end) continue;
+    if (r.kind != RegionKind::stack) return &r;
+    if (!stack) stack = &r;
+  }
+  return stack;
+}
+
+// Describes where `addr` falls; returns the category for the verdict.
+const char* classify(std::uintptr_t addr, int code, Out& detail) {
+  if (const Region* found = find_region(addr)) {
+    const Region& r = *found;
     if (r.kind == RegionKind::stack) {
       detail.str("the stack of a kernel thread overflowed (unbounded recursion or a huge local array)");
       return "stack_overflow";
@@ -114,6 +128,19 @@ const char* classify(std::uintptr_t addr, int code, Out& detail) {
   detail.str(addr < 4096 ? "null pointer dereference" : "access to an address no kforge buffer owns (a wild pointer, or memory that was freed)");
   return "wild";
 }
+
+}  // namespace
+
+const char* describe_fault_address(std::uintptr_t addr, int si_code, char* detail, std::size_t size) {
+  Out out;
+  const char* category = classify(addr, si_code, out);
+  std::size_t n = size ? std::min(out.n, size - 1) : 0;
+  std::memcpy(detail, out.buf, n);
+  if (size) detail[n] = 0;
+  return category;
+}
+
+namespace {
 
 void handler(int sig, siginfo_t* info, void*) {
   Out out, detail;

@@ -15,6 +15,11 @@ enum class RegionKind : std::uint8_t { input, output, stack };
 void register_region(RegionKind kind, const char* name, std::uintptr_t data_begin, std::uintptr_t data_end,
                      std::uintptr_t guard_begin, std::uintptr_t guard_end);
 
+// Says what lives at a faulting address: writes the sentence into `detail` (NUL-terminated)
+// and returns the category ("input_write", "out_of_bounds", "stack_overflow", "wild", ...).
+// The signal handler uses the same classification; exposed so tests can pin it down.
+const char* describe_fault_address(std::uintptr_t addr, int si_code, char* detail, std::size_t size);
+
 // Installs the handlers for SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGSYS; messages go to `channel_fd`.
 void install_fault_handlers(int channel_fd);
 

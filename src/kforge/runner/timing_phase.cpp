@@ -93,7 +93,13 @@ void timing_phase(RunState& s, const TimeRequest& req) {
     }
     double t2 = 0, t3 = 0;
     if (paired) {
-      perturb_inputs(s, pair);  // deterministic: the same values the candidate saw
+      // Deterministic: the same values the candidate saw. Then the same hash and poison as
+      // before the candidate's call, so both calls find the inputs and outputs in the same state.
+      perturb_inputs(s, pair);
+      if (hash_inputs(s.timing_inputs) != expected_hash) {
+        inputs_modified = true;
+        break;
+      }
       poison(s.setup, partner_out);
       set_fault_phase(s.partner_untrusted ? "--against kernel, timing" : "baseline, timing");
       wake_workers(s.setup.threads);
