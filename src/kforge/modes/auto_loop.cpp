@@ -302,7 +302,6 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) {
       result.best_node = rec.node;
       (void)env.journal->write("best.cpp", rec.source);
       without_improvement = 0;
-      parent = rec.node;
     } else {
       ++without_improvement;
     }
@@ -310,6 +309,7 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) {
     bool at_limit = improved && rec.diagnosis && !rec.diagnosis->needs_improvement;
     std::string limit_note = at_limit ? rec.diagnosis->diagnosis : "";
     finish_iteration(outcome);
+    if (improved) parent = rec.node;  // the next iteration grows from this one (after its own row is written)
     store::RunRecord run{env.run_id, "", "", "", "running"};
     run.best_node = result.best_node;
     (void)store::update_run(env.journal->db(), run);

@@ -66,7 +66,9 @@ class Driver {
   }
   std::set<std::string> path_strategies(std::int64_t id) const {
     std::set<std::string> used;
-    for (std::optional<std::int64_t> cur = id; cur; cur = node(*cur).parent_id) used.insert(strategy_id(*cur));
+    std::set<std::int64_t> seen;  // a damaged graph (a cycle) must not hang the search
+    for (std::optional<std::int64_t> cur = id; cur && nodes_.count(*cur) && seen.insert(*cur).second; cur = node(*cur).parent_id)
+      used.insert(strategy_id(*cur));
     return used;
   }
   std::vector<std::string> unused_strategies(std::int64_t id) const {
