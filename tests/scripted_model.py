@@ -3,9 +3,11 @@
 
   cmd:python3 tests/scripted_model.py SCRIPT.json LOG.jsonl
 
-SCRIPT.json maps a role to its replies in order: {"planner": ["...", ...], "coder": [...], ...}.
-The n-th request of a role gets the role's n-th reply (the last one once they run out). Every
-request is appended to LOG.jsonl, so tests can assert what each role was shown.
+SCRIPT.json maps a role to its replies: {"planner": [...], "coder": [...], ...}. An entry is
+either a string, or {"when": TEXT, "reply": REPLY}. A request gets the first {"when": …} entry
+whose TEXT occurs in its messages; failing that, the n-th plain string for the n-th request of
+the role (the last one once they run out). Every request is appended to LOG.jsonl, so tests can
+assert what each role was shown.
 """
 import fcntl
 import json
@@ -16,16 +18,22 @@ def main():
     script_path, log_path = sys.argv[1], sys.argv[2]
     request = json.load(sys.stdin)
     role = request.get("role", "")
+    text = "\n".join(m.get("content", "") for m in request.get("messages", []))
     with open(log_path, "a+") as log:
         fcntl.flock(log, fcntl.LOCK_EX)
         log.seek(0)
         seen = sum(1 for line in log if line.strip() and json.loads(line).get("role") == role)
         log.write(json.dumps(request) + "\n")
-    replies = json.load(open(script_path)).get(role)
-    if not replies:
-        print(f"scripted model: no replies for role {role!r}", file=sys.stderr)
+    entries = json.load(open(script_path)).get(role) or []
+    for entry in entries:
+        if isinstance(entry, dict) and entry["when"] in text:
+            sys.stdout.write(entry["reply"])
+            return 0
+    plain = [e for e in entries if isinstance(e, str)]
+    if not plain:
+        print(f"scripted model: no reply for role {role!r}", file=sys.stderr)
         return 3
-    sys.stdout.write(replies[min(seen, len(replies) - 1)])
+    sys.stdout.write(plain[min(seen, len(plain) - 1)])
     return 0
 
 

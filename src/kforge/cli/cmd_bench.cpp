@@ -38,7 +38,7 @@ std::vector<std::string> split(const std::string& s) {
 
 std::string machine_line(const eval::MachineProfile& m, int threads, const std::string& size, const std::string& impl) {
   return fmt::format("machine: {} ({} cores, {}), OpenBLAS core {}{}, {} thread{}, size {}, impl {}", m.cpu_model, m.logical_cpus,
-                     m.isa.empty() ? "?" : m.isa.back(), m.openblas_core,
+                     m.peak_isa.empty() ? "?" : m.peak_isa, m.openblas_core,
                      m.openblas_coretype_env.empty() ? "" : " (OPENBLAS_CORETYPE=" + m.openblas_coretype_env + ")", threads,
                      threads == 1 ? "" : "s", size.empty() ? "default" : size, impl);
 }

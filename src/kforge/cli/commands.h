@@ -19,6 +19,7 @@ void add_hw(CLI::App& command, int& exit_status);
 void add_bench(CLI::App& command, int& exit_status);
 void add_auto(CLI::App& command, int& exit_status);
 void add_search(CLI::App& command, int& exit_status);
+void add_hitl(CLI::App& command, int& exit_status);
 void add_graph(CLI::App& command, int& exit_status);
 void add_sessions(CLI::App& command, int& exit_status);
 void add_llm(CLI::App& command, int& exit_status);
@@ -28,6 +29,7 @@ inline constexpr Command kCommands[] = {
     {"show", "Show a task resolved for one size: shapes, params, tolerance, cost and the kernel's C signature", add_show},
     {"eval", "Compile, check and time a kernel against the task's baseline in the sandbox", add_eval},
     {"auto", "Optimize a kernel in a closed loop: plan, implement, debug, tune, time, profile, until a stop rule fires", add_auto},
+    {"hitl", "Work with the agents step by step: they propose, you approve, edit or redirect", add_hitl},
     {"search", "Explore a graph of candidate kernels (parallel, beam or evolutionary), each expansion an auto run", add_search},
     {"graph", "Show a run's graph of kernels (dot, svg or json)", add_graph},
     {"sessions", "List auto runs and searches with their best speedup, cost and state", add_sessions},

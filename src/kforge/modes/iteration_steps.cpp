@@ -14,7 +14,8 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-// The compile's failure as the debugger reads it, or "" when it compiled and links cleanly.
+}  // namespace
+
 std::string compile_failure(const StepEnv& env, const std::string& source) {
   toolchain::CompileRequest req{toolchain::Role::candidate, source, "kernel.cpp", env.ctx->header(), env.eval.extra_flags};
   auto shared = env.eval.machine_lock ? env.eval.machine_lock->share() : std::shared_lock<std::shared_mutex>();
@@ -27,6 +28,8 @@ std::string compile_failure(const StepEnv& env, const std::string& source) {
   if (!link.ok()) return "the kernel compiles but the link check refuses it: " + link.reason;
   return "";
 }
+
+namespace {
 
 // Asks the debugger for a fix of `failure`; records the attempt. False when the model failed.
 bool ask_for_fix(const StepEnv& env, DebugOutcome& out, const std::string& failure, std::vector<agents::DebugAttempt>& attempts) {

@@ -39,6 +39,9 @@ struct DebugOutcome {
   int fixes = 0;
 };
 
+// The compile's (and link check's) failure as the debugger reads it, or "" when it compiles.
+std::string compile_failure(const StepEnv& env, const std::string& source);
+
 // Compiles (and link-checks); on failure asks the debugger, up to max_fixes times. `attempts`
 // keeps every failure and fix of the iteration so the debugger sees them all.
 DebugOutcome compile_with_fixes(const StepEnv& env, std::string source, int max_fixes, std::vector<agents::DebugAttempt>& attempts);

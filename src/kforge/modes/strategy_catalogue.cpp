@@ -46,8 +46,15 @@ std::filesystem::path default_strategies_file() { return core::source_dir() / "s
 Result<std::vector<Strategy>> load_strategies(const std::filesystem::path& file, const std::filesystem::path& extra) {
   std::vector<Strategy> out;
   if (auto st = read_into(file, out); !st) return st.error();
-  if (!extra.empty())
+  if (!extra.empty()) {
+    // A file with `replace = true` replaces the catalogue instead of extending it.
+    try {
+      if (toml::parse_file(extra.string())["replace"].value_or(false)) out.clear();
+    } catch (const toml::parse_error&) {
+      // read_into reports the syntax error with its position
+    }
     if (auto st = read_into(extra, out); !st) return st.error();
+  }
   return out;
 }
 

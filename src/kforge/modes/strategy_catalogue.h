@@ -14,7 +14,8 @@ struct Strategy {
   std::string id, family, text;
 };
 
-// Reads `file`; entries of `extra` (if given) are added, replacing those with the same id.
+// Reads `file`; entries of `extra` (if given) are added, replacing those with the same id (or,
+// when `extra` says `replace = true`, replacing the whole catalogue).
 Result<std::vector<Strategy>> load_strategies(const std::filesystem::path& file, const std::filesystem::path& extra = {});
 std::filesystem::path default_strategies_file();
 

@@ -1,0 +1,131 @@
+// kforge hitl TASK [--model M] [--size S] | --resume ID: the human-in-the-loop REPL. Reads
+// commands from a terminal (line editing, history) or, when stdin is not a terminal, one per
+// line, so sessions can be scripted.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <thread>
+
+#include "kforge/cli/agent_stack.h"
+#include "kforge/cli/commands.h"
+#include "kforge/cli/common.h"
+#include "kforge/cli/line_reader.h"
+#include "kforge/core/fs.h"
+#include "kforge/core/paths.h"
+#include "kforge/modes/auto_loop.h"
+#include "kforge/modes/hitl_session.h"
+#include "kforge/store/store.h"
+
+namespace kforge::cli {
+namespace {
+
+struct HitlCliOptions {
+  std::string task, size, model, config, prompts, resume;
+  int threads = 0;
+  double max_usd = 0, budget = 1.0;
+  std::int64_t max_tokens = 0;
+};
+
+// The terminal (or pipe) as the session's human.
+class CliHuman : public modes::Human {
+ public:
+  CliHuman(LineReader& reader, std::filesystem::path scratch) : reader_(reader), scratch_(std::move(scratch)) {}
+  void show(std::string_view text) override {
+    fmt::print("{}", text);
+    std::fflush(stdout);
+  }
+  std::optional<std::string> ask(const std::string& prompt) override { return reader_.read(prompt); }
+  std::optional<std::string> edit(const std::string& text, const std::string& file_name) override {
+    auto path = scratch_ / "edit" / file_name;
+    if (!core::write_atomic(path, text)) return std::nullopt;
+    const char* editor = std::getenv("VISUAL") && *std::getenv("VISUAL") ? std::getenv("VISUAL") : std::getenv("EDITOR");
+    std::string command = fmt::format("{} '{}'", editor && *editor ? editor : "vi", path.string());
+    if (std::system(command.c_str()) != 0) return std::nullopt;
+    auto edited = core::read_text(path);
+    if (!edited) return std::nullopt;
+    return *edited;
+  }
+
+ private:
+  LineReader& reader_;
+  std::filesystem::path scratch_;
+};
+
+int run_hitl(const HitlCliOptions& o) {
+  modes::HitlState state;
+  std::string task = o.task, size = o.size;
+  if (!o.resume.empty()) {
+    auto text = core::read_text(core::state_dir() / "sessions" / o.resume / "state.json");
+    if (!text) throw UsageError(fmt::format("no hitl session {} to resume: {}", o.resume, text.error().message));
+    state = modes::HitlState::from_json(nlohmann::json::parse(*text, nullptr, false));
+    task = state.task;
+    size = state.size;
+  }
+  if (task.empty()) throw UsageError("kforge hitl needs a TASK (or --resume ID)");
+  auto spec = load_task_arg(task);
+  auto compiler = make_compiler();
+  auto ctx = eval::TaskContext::create(spec, size, *compiler, core::state_dir());
+  if (!ctx) throw UsageError(ctx.error().message);
+  auto machine = eval::machine_profile(core::state_dir());
+  if (!machine) throw UsageError(machine.error().message);
+  auto stack = make_agent_stack({fmt::format("kforge hitl {}", spec.id), o.model, o.config, o.prompts, o.resume, o.max_usd, o.max_tokens, false});
+  auto journal = modes::RunJournal::open(core::state_dir(), stack->session->id());
+  if (!journal) throw UsageError(journal.error().message);
+
+  eval::EvalOptions eo;
+  eo.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  eo.machine = &*machine;
+  eo.time_budget_s = o.budget;
+  if (o.resume.empty()) {
+    state.run_id = stack->session->id();
+    state.task = spec.id;
+    state.size = ctx->task().size;
+    fmt::print("kforge hitl: session {} — {} (size {}); measuring the baseline…\n", state.run_id, spec.id, state.size);
+    auto baseline = modes::measure_baseline_ms(*ctx, eo);
+    if (!baseline) throw UsageError(baseline.error().message);
+    state.baseline_ms = *baseline;
+    store::RunRecord run{state.run_id, "hitl", spec.id, state.size, "running", "{}"};
+    (void)store::insert_run(journal->db(), run);
+  } else {
+    fmt::print("kforge hitl: resumed session {} — {} (size {}), at v{}\n", state.run_id, state.task, state.size, state.current);
+  }
+  fmt::print("baseline {:.4g} ms. Type `help` for the commands.\n", state.baseline_ms);
+
+  auto reader = make_line_reader(journal->dir() / "history");
+  CliHuman human(*reader, journal->dir());
+  modes::HitlSession session(*ctx, *machine, stack->env, *journal, eo, human, std::move(state));
+  for (;;) {
+    auto line = reader->read(session.prompt());
+    if (!line) break;
+    bool go_on = session.execute(*line);
+    llm::clear_interrupt();  // Ctrl-C cancels the step in flight, not the session
+    if (!go_on) break;
+  }
+  auto run = store::find_run(journal->db(), session.state().run_id);
+  if (run && *run) {
+    (*run)->state = "finished";
+    (void)store::update_run(journal->db(), **run);
+  }
+  fmt::print("session {} saved; resume with: kforge hitl --resume {}\n", session.state().run_id, session.state().run_id);
+  return 0;
+}
+
+}  // namespace
+
+void add_hitl(CLI::App& cmd, int& exit_status) {
+  auto o = std::make_shared<HitlCliOptions>();
+  cmd.add_option("task", o->task, "Task folder or id");
+  cmd.add_option("--resume", o->resume, "Continue the hitl session with this id");
+  cmd.add_option("--model", o->model, "PROVIDER:MODEL for every role");
+  cmd.add_option("--size", o->size, "Size preset");
+  cmd.add_option("--threads", o->threads, "Threads for kernels (default: all CPUs)");
+  cmd.add_option("--budget", o->budget, "Seconds of paired timing per `time` (default 1)");
+  cmd.add_option("--max-usd", o->max_usd, "Refuse model calls once this much was spent");
+  cmd.add_option("--max-tokens", o->max_tokens, "Refuse model calls once this many tokens were used");
+  cmd.add_option("--prompts", o->prompts, "A folder of prompt templates replacing kforge's");
+  cmd.add_option("--config", o->config, "kforge.toml to use");
+  cmd.callback([o, &exit_status] { exit_status = run_hitl(*o); });
+}
+
+}  // namespace kforge::cli

@@ -1,0 +1,59 @@
+// The inverse of to_json(Evaluation), field by field, tolerant of missing fields.
+#include "kforge/eval/evaluation_json.h"
+
+namespace kforge::eval {
+namespace {
+
+std::optional<TimingStats> timing(const nlohmann::json& j) {
+  if (!j.is_object() || !j.contains("median_ms") || j["median_ms"].is_null()) return std::nullopt;
+  return TimingStats{j.value("samples", 0), j.value("median_ms", 0.0), j.value("p10_ms", 0.0), j.value("p90_ms", 0.0), j.value("min_ms", 0.0)};
+}
+
+Profile profile(const nlohmann::json& j) {
+  Profile p;
+  p.samples = j.value("samples", 0L);
+  p.calls = j.value("calls", 0);
+  if (j.contains("object_share"))
+    for (const auto& [k, v] : j["object_share"].items()) p.object_share[k] = v.get<double>();
+  for (const auto& h : j.value("hot_lines", nlohmann::json::array()))
+    p.hot_lines.push_back({h.value("line", 0), h.value("samples", 0L), h.value("share", 0.0), h.value("function", ""), h.value("source", "")});
+  for (const auto& v : j.value("vectorization", nlohmann::json::array()))
+    p.vectorization.push_back({v.value("line", 0), v.value("vectorized", false), v.value("detail", ""), ""});
+  p.gflops = j.value("gflops", 0.0);
+  p.gbps = j.value("gbps", 0.0);
+  p.roofline = j.value("roofline", 0.0);
+  p.arithmetic_intensity = j.value("arithmetic_intensity", 0.0);
+  p.machine_balance = j.value("machine_balance", 0.0);
+  p.bound = j.value("bound", "");
+  return p;
+}
+
+double number_or(const nlohmann::json& j, const char* key, double fallback) {
+  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
+}
+
+}  // namespace
+
+Evaluation evaluation_from_json(const nlohmann::json& j) {
+  Evaluation e;
+  if (auto v = parse_verdict(j.value("verdict", ""))) e.verdict = *v;
+  e.reason = j.value("reason", "");
+  e.task_id = j.value("task", "");
+  e.size = j.value("size", "");
+  e.role = j.value("role", "candidate");
+  e.threads = j.value("threads", 0);
+  e.partner = j.value("partner", "");
+  e.candidate = timing(j.value("candidate", nlohmann::json()));
+  e.baseline = timing(j.value("baseline", nlohmann::json()));
+  if (j.contains("speedup") && j["speedup"].is_number())
+    e.speedup = SpeedupStats{j["speedup"].get<double>(), number_or(j, "speedup_p10", 0), number_or(j, "speedup_p90", 0)};
+  e.gflops = number_or(j, "gflops", 0);
+  e.gbps = number_or(j, "gbps", 0);
+  e.roofline = number_or(j, "roofline_fraction", 0);
+  if (j.contains("profile") && j["profile"].is_object()) e.profile = profile(j["profile"]);
+  for (const auto& ms : j.value("check_ms", nlohmann::json::array())) e.check_ms.push_back(ms.get<double>());
+  e.kernel_output = j.value("kernel_output", "");
+  return e;
+}
+
+}  // namespace kforge::eval

@@ -1,0 +1,121 @@
+#pragma once
+// For scenario tests that drive the kforge binary itself: a private state folder, the scripted
+// model (tests/scripted_model.py) behind the cmd: provider, and the requests it received.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "kforge/core/fs.h"
+#include "kforge/core/paths.h"
+#include "kforge/core/subprocess.h"
+
+namespace kforge::modes {
+
+class CliScenario : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("kforge-cli-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir_);
+  }
+
+  std::string kforge() const {
+    const char* bin = std::getenv("KFORGE_BIN_DIR");
+    return (bin ? std::filesystem::path(bin) : core::executable_dir()).string() + "/kforge";
+  }
+  std::string model() const {
+    return "cmd:python3 " + (core::source_dir() / "tests" / "scripted_model.py").string() + " " + (dir_ / "script.json").string() + " " +
+           (dir_ / "log.jsonl").string();
+  }
+  std::vector<std::string> env() const {
+    const char* cache = std::getenv("KFORGE_TEST_CACHE");
+    return {"KFORGE_DIR=" + (dir_ / "state").string(), std::string("KFORGE_CACHE_DIR=") + (cache ? cache : (dir_ / "cache").c_str()), "KFORGE_PROGRESS=0"};
+  }
+  void script(const nlohmann::json& j) { (void)core::write_atomic(dir_ / "script.json", j.dump()); }
+
+  core::ProcessResult run(std::vector<std::string> args, const std::string& stdin_data = "", int timeout_s = 600) {
+    args.insert(args.begin(), kforge());
+    return core::run_process(args, {.timeout = std::chrono::seconds(timeout_s), .cwd = dir_, .extra_env = env(),
+                                    .stdin_data = stdin_data.empty() ? std::optional<std::string>() : stdin_data});
+  }
+
+  // The requests the model received for a role, each as its messages joined.
+  std::vector<std::string> prompts(const std::string& role) const {
+    std::vector<std::string> out;
+    std::ifstream in(dir_ / "log.jsonl");
+    for (std::string line; std::getline(in, line);) {
+      auto j = nlohmann::json::parse(line);
+      if (j["role"] != role) continue;
+      std::string all;
+      for (const auto& m : j["messages"]) all += m["content"].get<std::string>() + "\n";
+      out.push_back(all);
+    }
+    return out;
+  }
+
+  std::filesystem::path dir_;
+};
+
+// Kernels and replies for 12p_rmsnorm at the ci size.
+namespace rms {
+
+inline std::string block(const std::string& body) { return "```cpp\n#include \"kforge_task.h\"\n#include <cmath>\n" + body + "```\n"; }
+
+inline const char* kFast = R"(extern "C" void kernel(const float* x, const float* scale, float* y) {
+  using namespace task;
+  for (std::int64_t r = 0; r < B * S; ++r) {
+    float ss = 0;
+#pragma omp simd reduction(+ : ss)
+    for (std::int64_t d = 0; d < D; ++d) ss += x[r * D + d] * x[r * D + d];
+    float inv = 1.0f / std::sqrt(ss / D + eps);
+    for (std::int64_t d = 0; d < D; ++d) y[r * D + d] = x[r * D + d] * inv * scale[d];
+  }
+}
+)";
+
+inline const char* kSlow = R"(extern "C" void kernel(const float* x, const float* scale, float* y) {
+  using namespace task;
+  for (int rep = 0; rep < 40; ++rep)
+    for (std::int64_t r = 0; r < B * S; ++r) {
+      double ss = 0;
+      for (std::int64_t d = 0; d < D; ++d) ss += double(x[r * D + d]) * x[r * D + d];
+      float inv = float(1.0 / std::sqrt(ss / D + eps));
+      for (std::int64_t d = 0; d < D; ++d) y[r * D + d] = x[r * D + d] * inv * scale[d];
+    }
+}
+)";
+
+inline const char* kWrong = R"(extern "C" void kernel(const float* x, const float* scale, float* y) {
+  using namespace task;
+  for (std::int64_t r = 0; r < B * S; ++r)
+    for (std::int64_t d = 0; d < D; ++d) y[r * D + d] = x[r * D + d];
+}
+)";
+
+inline const char* kBroken = R"(extern "C" void kernel(const float* x, const float* scale, float* y) {
+  y[0] = undeclared_thing;
+}
+)";
+
+inline std::string plan(const std::string& strategy) {
+  return "## Analysis\nRMSNorm, memory-bound.\n## Bottleneck\nBandwidth.\n## Strategy\n" + strategy +
+         "\n## Blocking\nNone.\n## Vectorization\nThe D loop.\n## Threading\nRows.\n## Tunables\nnone\n## Expected gain\n2x.\n";
+}
+
+inline std::string fix(const std::string& body, const std::string& cause) {
+  return block(body) + "FIX_SUMMARY:\nerror: see above\ncause: " + cause + "\nfix: rewrote it\n";
+}
+
+inline const char* kProfiled = "BOTTLENECK: memory bandwidth\nDIAGNOSIS: scalar loop\nNEEDS_IMPROVEMENT: yes\nSUGGESTION: AVX2\n";
+
+}  // namespace rms
+}  // namespace kforge::modes

@@ -1,0 +1,447 @@
+// The hitl commands. Each one does exactly one step, shows its evidence, and stops; changes to
+// the kernel proposed by a model are shown as a diff and kept only when the human says so.
+#include "kforge/modes/hitl_session.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <sstream>
+
+#include "kforge/agents/tuner.h"
+#include "kforge/core/fs.h"
+#include "kforge/core/subprocess.h"
+#include "kforge/store/store.h"
+
+namespace kforge::modes {
+namespace {
+
+std::string trim(std::string s) {
+  s.erase(0, s.find_first_not_of(" \t\r\n"));
+  s.erase(s.find_last_not_of(" \t\r\n") + 1);
+  return s;
+}
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool yes(const std::optional<std::string>& answer) {
+  if (!answer) return false;
+  std::string a = lower(trim(*answer));
+  return a == "y" || a == "yes" || a == "k" || a == "keep" || a == "a" || a == "approve";
+}
+
+std::string timing_text(const eval::Evaluation& e) {
+  std::string s;
+  if (e.candidate)
+    s += fmt::format("kernel    median {:.4g} ms  (p10 {:.4g}, p90 {:.4g}; {} paired runs)\n", e.candidate->median_ms, e.candidate->p10_ms,
+                     e.candidate->p90_ms, e.candidate->samples);
+  if (e.baseline)
+    s += fmt::format("{:<9} median {:.4g} ms  (p10 {:.4g}, p90 {:.4g})\n", e.partner, e.baseline->median_ms, e.baseline->p10_ms, e.baseline->p90_ms);
+  if (e.speedup) s += fmt::format("speedup   {:.2f}x  (p10 {:.2f}x, p90 {:.2f}x)\n", e.speedup->median, e.speedup->p10, e.speedup->p90);
+  if (e.candidate) s += fmt::format("roofline  {:.1f}%  ({:.2f} GFLOP/s, {:.2f} GB/s)\n", 100 * e.roofline, e.gflops, e.gbps);
+  if (e.machine_busy) s += fmt::format("warning   the machine was busy (load {:.1f}): absolute times are unreliable\n", e.load_average);
+  return s;
+}
+
+}  // namespace
+
+std::string unified_diff(const std::string& a, const std::string& b, const std::string& label_a, const std::string& label_b,
+                         const std::filesystem::path& scratch) {
+  if (a == b) return "";
+  auto fa = scratch / ".diff-a", fb = scratch / ".diff-b";
+  (void)core::write_atomic(fa, a);
+  (void)core::write_atomic(fb, b);
+  auto r = core::run_process({"diff", "-u", "--label", label_a, "--label", label_b, fa.string(), fb.string()}, {.timeout = std::chrono::seconds(30)});
+  std::error_code ec;
+  std::filesystem::remove(fa, ec);
+  std::filesystem::remove(fb, ec);
+  return r.out.empty() ? "(the texts differ, but diff(1) did not run: " + r.describe() + ")\n" : r.out;
+}
+
+HitlSession::HitlSession(const eval::TaskContext& ctx, const eval::MachineProfile& machine, agents::AgentEnv& agents, RunJournal& journal,
+                         eval::EvalOptions eval, Human& human, HitlState state)
+    : ctx_(ctx), machine_(machine), agents_(agents), journal_(journal), eval_(std::move(eval)), human_(human), state_(std::move(state)) {
+  stream_ = [this](const llm::StreamDelta& d) {
+    if (d.text.empty()) return;
+    streamed_ += d.text.size();
+    human_.show(d.text);
+  };
+  agents_.stream = &stream_;
+}
+
+agents::LoopState HitlSession::loop_state() const {
+  agents::LoopState s;
+  s.task = &ctx_;
+  s.machine = &machine_;
+  s.threads = eval_.threads;
+  s.baseline_ms = state_.baseline_ms;
+  const auto& t = ctx_.task();
+  s.roofline_ms = 1e3 * std::max(t.flops / (machine_.peak_gflops(s.threads) * 1e9 + 1e-30), t.bytes / (machine_.peak_gbps(s.threads) * 1e9 + 1e-30));
+  if (state_.best && state_.best->candidate)
+    if (const auto* v = version(state_.best_version)) s.best = agents::BestKernel{v->source, *state_.best, std::nullopt, state_.best_version};
+  for (const auto& h : state_.history) s.history.push_back({0, h, "", std::nullopt, 0, ""});
+  return s;
+}
+
+std::string HitlSession::prompt() const {
+  auto t = agents_.llm->totals();
+  return fmt::format("kforge {} v{} ${:.4f}> ", state_.task, state_.current, t.cost_usd);
+}
+
+const KernelVersion* HitlSession::version(int n) const {
+  for (const auto& v : state_.versions)
+    if (v.number == n) return &v;
+  return nullptr;
+}
+
+std::string HitlSession::current_source() const {
+  const auto* v = version(state_.current);
+  return v ? v->source : "";
+}
+
+bool HitlSession::need_kernel() {
+  if (state_.current) return true;
+  human_.show("no kernel yet: `plan`, then `implement` (or `edit` to write one yourself)\n");
+  return false;
+}
+
+void HitlSession::record(const std::string& event) { state_.history.push_back(event); }
+
+void HitlSession::save() {
+  (void)journal_.write("state.json", state_.to_json().dump(2));
+  if (const auto* v = version(state_.current)) (void)journal_.write("kernel.cpp", v->source);
+}
+
+void HitlSession::add_version(const std::string& source, const std::string& origin) {
+  int n = state_.versions.empty() ? 1 : state_.versions.back().number + 1;
+  state_.versions.push_back({n, source, origin});
+  state_.current = n;
+  (void)journal_.write(fmt::format("versions/v{}.cpp", n), source);
+  record(fmt::format("v{}: {}", n, origin));
+}
+
+void HitlSession::report_model_error(const llm::LlmError& e) {
+  human_.show(fmt::format("the model call failed ({}): {}\n", llm::error_kind_name(e.kind), e.message));
+}
+
+bool HitlSession::propose(const std::string& source, const std::string& origin) {
+  std::string d = unified_diff(current_source(), source, fmt::format("v{}", state_.current), "proposed", journal_.dir());
+  if (d.empty()) {
+    human_.show("the proposal is identical to the current kernel: nothing to keep\n");
+    return false;
+  }
+  human_.show(d);
+  if (!yes(human_.ask("keep this change? [y/n] "))) {
+    record(fmt::format("proposal ({}) discarded", origin));
+    human_.show("discarded\n");
+    return false;
+  }
+  add_version(source, origin);
+  human_.show(fmt::format("kept as v{}\n", state_.current));
+  return true;
+}
+
+void HitlSession::plan(const std::string& hint) {
+  for (;;) {
+    std::string strategy = hint;
+    if (!state_.rejected.empty()) {
+      strategy += "\nThe engineer rejected earlier plans, for these reasons (address every one):";
+      for (const auto& r : state_.rejected) strategy += "\n- " + r;
+    }
+    human_.show("planner:\n");
+    streamed_ = 0;
+    auto p = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_}, [&] { return agents::plan(agents_, loop_state(), strategy); });
+    if (!p) return report_model_error(p.error());
+    human_.show(streamed_ ? "\n" : p->markdown + "\n");
+    auto answer = human_.ask("approve, edit, or reject with a reason? [a / e / r REASON] ");
+    if (!answer) return;
+    std::string a = trim(*answer);
+    std::string first = lower(a.substr(0, a.find(' ')));
+    if (first == "a" || first == "approve" || first == "y" || first == "yes") {
+      state_.plan = p->markdown;
+      record("plan approved: " + p->strategy.substr(0, 120));
+      (void)journal_.write("plan.md", state_.plan);
+      human_.show("plan approved: `implement` writes the kernel\n");
+      return;
+    }
+    if (first == "e" || first == "edit") {
+      auto edited = human_.edit(p->markdown, "plan.md");
+      if (!edited) return human_.show("the editor failed: plan not changed\n");
+      auto parsed = agents::parse_plan(*edited);
+      if (!parsed) return human_.show("the edited plan is not usable: " + parsed.error().message + "\n");
+      state_.plan = *edited;
+      record("plan edited and approved");
+      (void)journal_.write("plan.md", state_.plan);
+      human_.show("edited plan approved\n");
+      return;
+    }
+    if (first == "r" || first == "reject") {
+      std::string reason = trim(a.substr(std::min(a.size(), first.size())));
+      if (reason.empty()) reason = "not specified";
+      state_.rejected.push_back(reason);
+      record("plan rejected: " + reason);
+      human_.show("rejected; asking the planner again with your reason\n");
+      continue;
+    }
+    human_.show("not an answer (a, e, or r REASON): the plan was not approved\n");
+    return;
+  }
+}
+
+void HitlSession::implement() {
+  if (state_.plan.empty()) return human_.show("no approved plan: run `plan` first (or `ask TEXT`)\n");
+  human_.show("coder:\n");
+  auto parsed = agents::parse_plan(state_.plan);
+  agents::Plan p = parsed ? *parsed : agents::Plan{state_.plan, ""};
+  auto code = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_}, [&] { return agents::implement(agents_, loop_state(), p, current_source()); });
+  if (!code) return report_model_error(code.error());
+  if (state_.current) {
+    propose(*code, "implement");
+    return;
+  }
+  add_version(*code, "implement");
+  human_.show(fmt::format("```cpp\n{}```\nv{} written: `compile` or `check` it\n", *code, state_.current));
+}
+
+void HitlSession::ask(const std::string& instruction) {
+  if (instruction.empty()) return human_.show("usage: ask TEXT (an instruction for the coder)\n");
+  agents::Plan p{state_.plan.empty() ? "(no plan: follow the instruction)" : state_.plan, ""};
+  human_.show("coder:\n");
+  auto code = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_},
+                               [&] { return agents::implement(agents_, loop_state(), p, current_source(), instruction); });
+  if (!code) return report_model_error(code.error());
+  if (state_.current) propose(*code, "ask: " + instruction);
+  else add_version(*code, "ask: " + instruction);
+}
+
+void HitlSession::compile() {
+  if (!need_kernel()) return;
+  std::string failure = compile_failure(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_}, current_source());
+  if (failure.empty()) {
+    human_.show("compiled and link-checked\n");
+    record(fmt::format("v{}: compiles", state_.current));
+    return;
+  }
+  state_.last_failure = failure;
+  human_.show(failure + "`fix` asks the debugger\n");
+  record(fmt::format("v{}: compile error", state_.current));
+}
+
+void HitlSession::check() {
+  if (!need_kernel()) return;
+  eval::EvalOptions o = eval_;
+  o.time = false;
+  auto e = eval::evaluate(ctx_, current_source(), "kernel.cpp", o);
+  human_.show(fmt::format("verdict   {}\nreason    {}\n", eval::verdict_name(e.verdict), e.reason));
+  if (e.mismatch) human_.show(e.mismatch->summary());
+  if (e.correct()) {
+    state_.attempts.clear();
+    state_.last_failure.clear();
+  } else {
+    state_.last_failure = agents::describe_failure(e);
+    human_.show("`fix` asks the debugger\n");
+  }
+  record(fmt::format("v{}: {}", state_.current, eval::verdict_name(e.verdict)));
+}
+
+void HitlSession::time(bool profile) {
+  if (!need_kernel()) return;
+  eval::EvalOptions o = eval_;
+  o.time = true;
+  o.profile_seconds = profile ? 0.5 : 0;
+  auto e = eval::evaluate(ctx_, current_source(), "kernel.cpp", o);
+  if (!e.correct()) {
+    human_.show(fmt::format("verdict   {}\nreason    {}\n", eval::verdict_name(e.verdict), e.reason));
+    if (e.mismatch) human_.show(e.mismatch->summary());
+    state_.last_failure = agents::describe_failure(e);
+    record(fmt::format("v{}: {}", state_.current, eval::verdict_name(e.verdict)));
+    return;
+  }
+  human_.show(timing_text(e));
+  if (e.profile) human_.show(e.profile->summary() + toolchain::format_vector_remarks(e.profile->vectorization));
+  bool best = !state_.best || !state_.best->candidate || e.candidate->median_ms < state_.best->candidate->median_ms;
+  if (best) {
+    state_.best = e;
+    state_.best_version = state_.current;
+    human_.show(fmt::format("v{} is the fastest correct version so far\n", state_.current));
+  }
+  record(fmt::format("v{}: {:.4g} ms, {:.2f}x the baseline", state_.current, e.candidate->median_ms, e.speedup ? e.speedup->median : 0.0));
+  if (!profile) return;
+  human_.show("profiler:\n");
+  auto d = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_}, [&] { return agents::diagnose(agents_, loop_state(), current_source(), e); });
+  if (!d) return report_model_error(d.error());
+  human_.show(fmt::format("bottleneck        {}\ndiagnosis         {}\nneeds improvement {}\nsuggestion        {}\n", d->bottleneck, d->diagnosis,
+                          d->needs_improvement ? "yes" : "no", d->suggestion));
+  record(fmt::format("profiler: {} (needs improvement: {})", d->diagnosis.substr(0, 120), d->needs_improvement ? "yes" : "no"));
+}
+
+void HitlSession::tune() {
+  if (!need_kernel()) return;
+  eval::EvalOptions o = eval_;
+  o.time = true;
+  auto r = agents::tune(ctx_, current_source(), "kernel.cpp", o, {}, [&](std::string_view m) { human_.show(std::string(m) + "\n"); });
+  if (!r) return human_.show("tunables not usable: " + r.error().message + "\n");
+  if (r->tunables.empty()) return human_.show("the kernel declares no tunables (`// kforge:tune NAME = {a, b, c}`)\n");
+  for (const auto& t : r->trials)
+    human_.show(fmt::format("  {:<30} {:<14} {}\n", agents::describe(t.config), eval::verdict_name(t.verdict),
+                            t.median_ms ? fmt::format("{:.4g} ms", *t.median_ms) : t.reason.substr(0, 60)));
+  human_.show(r->summary() + "\n");
+  if (!r->best || !r->recheck || !r->recheck->correct()) return;
+  propose(r->tuned_source, "tune: " + agents::describe(*r->best));
+}
+
+void HitlSession::fix() {
+  if (!need_kernel()) return;
+  if (state_.last_failure.empty()) return human_.show("nothing to fix: no failure recorded (run `compile`, `check` or `time`)\n");
+  human_.show("debugger:\n");
+  auto f = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_},
+                            [&] { return agents::fix(agents_, loop_state(), current_source(), state_.last_failure, state_.attempts); });
+  if (!f) return report_model_error(f.error());
+  human_.show(fmt::format("error  {}\ncause  {}\nfix    {}\n", f->summary.error, f->summary.cause, f->summary.fix));
+  state_.attempts.push_back({state_.last_failure, f->summary});
+  if (propose(f->source, "fix: " + f->summary.cause.substr(0, 100))) state_.last_failure.clear();
+}
+
+void HitlSession::edit_plan() {
+  auto edited = human_.edit(state_.plan, "plan.md");
+  if (!edited) return human_.show("the editor failed: plan not changed\n");
+  if (*edited == state_.plan) return human_.show("plan unchanged\n");
+  state_.plan = *edited;
+  (void)journal_.write("plan.md", state_.plan);
+  record("plan edited");
+  human_.show("plan updated\n");
+}
+
+void HitlSession::edit_kernel() {
+  auto edited = human_.edit(current_source(), "kernel.cpp");
+  if (!edited) return human_.show("the editor failed: kernel not changed\n");
+  if (*edited == current_source()) return human_.show("kernel unchanged\n");
+  add_version(*edited, "edit");
+  human_.show(fmt::format("saved as v{}\n", state_.current));
+}
+
+void HitlSession::diff(const std::string& args) {
+  std::istringstream in(args);
+  int a = 0, b = 0;
+  in >> a >> b;
+  if (!b) b = state_.current;
+  if (!a) a = b - 1;
+  const auto* va = version(a);
+  const auto* vb = version(b);
+  if (!va || !vb) return human_.show(fmt::format("no such versions: {} and {} (see `history`)\n", a, b));
+  std::string d = unified_diff(va->source, vb->source, fmt::format("v{}", a), fmt::format("v{}", b), journal_.dir());
+  human_.show(d.empty() ? "identical\n" : d);
+}
+
+void HitlSession::show_version(const std::string& arg) {
+  int n = arg.empty() ? state_.current : std::atoi(arg.c_str());
+  const auto* v = version(n);
+  if (!v) return human_.show(fmt::format("no version {} (see `history`)\n", n));
+  human_.show(fmt::format("v{} ({}):\n```cpp\n{}```\n", v->number, v->origin, v->source));
+}
+
+void HitlSession::revert(const std::string& arg) {
+  int n = std::atoi(arg.c_str());
+  const auto* v = version(n);
+  if (!v) return human_.show(fmt::format("no version {} (see `history`)\n", n));
+  add_version(v->source, fmt::format("revert to v{}", n));
+  state_.last_failure.clear();
+  human_.show(fmt::format("v{} is v{}'s kernel again\n", state_.current, n));
+}
+
+bool HitlSession::accept(const std::string& path_arg) {
+  if (!need_kernel()) return true;
+  std::filesystem::path path = path_arg.empty() ? std::filesystem::path(state_.task + ".cpp") : std::filesystem::path(path_arg);
+  if (auto st = core::write_atomic(path, current_source()); !st) {
+    human_.show(st.error().message + "\n");
+    return true;
+  }
+  (void)journal_.write("best.cpp", current_source());
+  record(fmt::format("accepted v{} → {}", state_.current, path.string()));
+  human_.show(fmt::format("v{} written to {}\n", state_.current, path.string()));
+  return false;
+}
+
+void HitlSession::status() {
+  auto t = agents_.llm->totals();
+  std::string s = fmt::format("task      {} (size {}), {} thread(s); baseline {:.4g} ms\n", state_.task, state_.size, eval_.threads, state_.baseline_ms);
+  s += fmt::format("plan      {}\n", state_.plan.empty() ? "none approved" : "approved");
+  const auto* v = version(state_.current);
+  s += v ? fmt::format("kernel    v{} ({})\n", v->number, v->origin) : "kernel    none\n";
+  if (!state_.last_failure.empty()) s += "failure   " + state_.last_failure.substr(0, state_.last_failure.find('\n')) + "\n";
+  if (state_.best && state_.best->candidate)
+    s += fmt::format("best      v{}: {:.4g} ms, {:.2f}x the baseline\n", state_.best_version, state_.best->candidate->median_ms,
+                     state_.best->speedup ? state_.best->speedup->median : 0.0);
+  s += fmt::format("models    {} calls, {} tokens in, {} out, ${:.4f}\n", t.calls, t.usage.input_tokens, t.usage.output_tokens, t.cost_usd);
+  human_.show(s);
+}
+
+void HitlSession::cost() {
+  auto usage = store::llm_usage(journal_.db(), state_.run_id);
+  if (!usage) return human_.show(usage.error().message + "\n");
+  std::string s = fmt::format("{:<10} {:<36} {:>5} {:>10} {:>10} {:>10}\n", "role", "model", "calls", "tokens in", "tokens out", "cost $");
+  for (const auto& u : *usage)
+    s += fmt::format("{:<10} {:<36} {:>5} {:>10} {:>10} {:>10.4f}\n", u.role, u.provider + ":" + u.model, u.calls, u.input_tokens, u.output_tokens, u.cost_usd);
+  auto t = agents_.llm->totals();
+  s += fmt::format("total: {} calls, ${:.4f}{}\n", t.calls, t.cost_usd, t.unpriced ? " (some unpriced)" : "");
+  human_.show(s);
+}
+
+void HitlSession::help() {
+  human_.show(R"(plan [hint]     the planner proposes a plan; approve it, edit it, or reject it with a reason
+implement       the coder writes the kernel from the approved plan
+ask TEXT        an instruction for the coder ("use an 8x16 register tile"); shown as a diff
+compile         compile and link-check the current kernel
+check           check it on the secret inputs (verdict, mismatch report)
+time            time it against the baseline (median, spread, speedup, roofline)
+profile         time it, sample its hot lines, show the loops the compiler vectorized, ask the profiler
+tune            search its declared tunables; the tuned kernel is re-checked and shown as a diff
+fix             the debugger proposes a fix for the last failure; shown as a diff
+edit plan       open the plan in $EDITOR
+edit            open the kernel in $EDITOR; the edited version becomes the current one
+diff [A] [B]    differences between versions (default: the previous and the current)
+history         versions and what happened
+show [N]        a version's source
+revert N        make version N the current kernel again
+accept [FILE]   write the current kernel out (default TASK.cpp) and end
+status, cost    where things stand; model use by role
+help, quit
+)");
+}
+
+bool HitlSession::execute(const std::string& raw) {
+  std::string line = trim(raw);
+  if (line.empty()) return true;
+  std::string word = lower(line.substr(0, line.find(' ')));
+  std::string rest = line.size() > word.size() ? trim(line.substr(word.size())) : "";
+  bool go_on = true;
+  if (word == "plan") plan(rest);
+  else if (word == "implement") implement();
+  else if (word == "ask") ask(rest);
+  else if (word == "compile") compile();
+  else if (word == "check") check();
+  else if (word == "time") time(false);
+  else if (word == "profile") time(true);
+  else if (word == "tune") tune();
+  else if (word == "fix") fix();
+  else if (word == "edit" && lower(rest) == "plan") edit_plan();
+  else if (word == "edit") edit_kernel();
+  else if (word == "diff") diff(rest);
+  else if (word == "history") {
+    for (const auto& v : state_.versions) human_.show(fmt::format("v{}{} {}\n", v.number, v.number == state_.current ? "*" : " ", v.origin));
+    for (const auto& h : state_.history) human_.show("  · " + h + "\n");
+  } else if (word == "show") show_version(rest);
+  else if (word == "revert") revert(rest);
+  else if (word == "accept") go_on = accept(rest);
+  else if (word == "status") status();
+  else if (word == "cost") cost();
+  else if (word == "help" || word == "?") help();
+  else if (word == "quit" || word == "exit") go_on = false;
+  else human_.show(fmt::format("unknown command '{}': type `help`\n", word));
+  save();
+  return go_on;
+}
+
+}  // namespace kforge::modes

@@ -1,0 +1,112 @@
+#pragma once
+// The human-in-the-loop session behind `kforge hitl`: the same sub-agents and steps as auto, run
+// one at a time on a human's command, with approval gates after a plan and after a proposed
+// change. Its state (plan, kernel versions, the last failure, the debugger's memory, the best
+// kernel) is written to .kforge/sessions/<id>/state.json after every command, so --resume
+// restores it exactly. Nothing is compiled, run or written outside the session folder unless a
+// command asks for it.
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kforge/agents/agents.h"
+#include "kforge/modes/iteration_steps.h"
+#include "kforge/modes/run_journal.h"
+
+namespace kforge::modes {
+
+// How the session talks to its human: output, one-line answers at gates, and an editor.
+class Human {
+ public:
+  virtual ~Human() = default;
+  virtual void show(std::string_view text) = 0;
+  virtual std::optional<std::string> ask(const std::string& prompt) = 0;  // nullopt at end of input
+  // Opens `text` in an editor; returns the edited text, or nullopt when the editor failed.
+  virtual std::optional<std::string> edit(const std::string& text, const std::string& file_name) = 0;
+};
+
+struct KernelVersion {
+  int number = 0;
+  std::string source;
+  std::string origin;  // "implement", "fix: …", "ask: …", "edit", "tune: …", "revert to 2"
+};
+
+struct HitlState {
+  std::string run_id, task, size;
+  std::string plan;                      // the approved plan ("" = none)
+  std::vector<std::string> rejected;     // reasons given for rejected plans (for the planner)
+  std::vector<KernelVersion> versions;
+  int current = 0;                       // version number; 0 = no kernel yet
+  std::string last_failure;              // the last failed compile/check/time, as the debugger reads it
+  std::vector<agents::DebugAttempt> attempts;  // the debugger's memory since the last success
+  std::optional<eval::Evaluation> best;  // the fastest correct timed version
+  int best_version = 0;
+  double baseline_ms = 0;
+  std::vector<std::string> history;      // one line per command and its outcome
+
+  nlohmann::json to_json() const;
+  static HitlState from_json(const nlohmann::json& j);
+};
+
+class HitlSession {
+ public:
+  HitlSession(const eval::TaskContext& ctx, const eval::MachineProfile& machine, agents::AgentEnv& agents, RunJournal& journal,
+              eval::EvalOptions eval, Human& human, HitlState state);
+
+  // Runs one command line ("plan use AVX2", "check", …). Returns false for `quit` / `accept`.
+  bool execute(const std::string& line);
+  const HitlState& state() const { return state_; }
+  std::string prompt() const;  // "12p_rmsnorm v3 $0.0123> "
+
+ private:
+  void plan(const std::string& hint);
+  void implement();
+  void ask(const std::string& instruction);
+  void compile();
+  void check();
+  void time(bool profile);
+  void tune();
+  void fix();
+  void edit_plan();
+  void edit_kernel();
+  void diff(const std::string& args);
+  void show_version(const std::string& arg);
+  void revert(const std::string& arg);
+  bool accept(const std::string& path);
+  void status();
+  void cost();
+  void help();
+
+  // Shows the proposed source as a diff against the current one and keeps it if approved.
+  bool propose(const std::string& source, const std::string& origin);
+  void add_version(const std::string& source, const std::string& origin);
+  const KernelVersion* version(int n) const;
+  std::string current_source() const;
+  bool need_kernel();
+  void record(const std::string& event);
+  void save();
+  void report_model_error(const llm::LlmError& e);
+  agents::LoopState loop_state() const;
+
+  const eval::TaskContext& ctx_;
+  const eval::MachineProfile& machine_;
+  agents::AgentEnv agents_;           // a copy whose stream callback shows replies as they arrive
+  llm::StreamCallback stream_;
+  std::size_t streamed_ = 0;          // bytes shown by stream_ during the current call
+  RunJournal& journal_;
+  eval::EvalOptions eval_;
+  Human& human_;
+  HitlState state_;
+  PhaseClock clock_;
+};
+
+// A unified diff of two texts (through diff(1)); "" when they are equal.
+std::string unified_diff(const std::string& a, const std::string& b, const std::string& label_a, const std::string& label_b,
+                         const std::filesystem::path& scratch);
+
+}  // namespace kforge::modes

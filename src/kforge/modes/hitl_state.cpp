@@ -1,0 +1,40 @@
+// HitlState ⇄ JSON (state.json); kernel sources are stored inline so one file restores everything.
+#include "kforge/modes/hitl_session.h"
+
+#include "kforge/eval/evaluation_json.h"
+
+namespace kforge::modes {
+
+nlohmann::json HitlState::to_json() const {
+  nlohmann::json versions_json = nlohmann::json::array();
+  for (const auto& v : versions) versions_json.push_back({{"number", v.number}, {"source", v.source}, {"origin", v.origin}});
+  nlohmann::json attempts_json = nlohmann::json::array();
+  for (const auto& a : attempts) attempts_json.push_back({{"failure", a.failure}, {"error", a.fix.error}, {"cause", a.fix.cause}, {"fix", a.fix.fix}});
+  return {{"run_id", run_id},     {"task", task},           {"size", size},
+          {"plan", plan},         {"rejected", rejected},   {"versions", versions_json},
+          {"current", current},   {"last_failure", last_failure}, {"attempts", attempts_json},
+          {"best", best ? eval::to_json(*best) : nlohmann::json(nullptr)}, {"best_version", best_version},
+          {"baseline_ms", baseline_ms}, {"history", history}};
+}
+
+HitlState HitlState::from_json(const nlohmann::json& j) {
+  HitlState s;
+  s.run_id = j.value("run_id", "");
+  s.task = j.value("task", "");
+  s.size = j.value("size", "");
+  s.plan = j.value("plan", "");
+  s.rejected = j.value("rejected", std::vector<std::string>{});
+  for (const auto& v : j.value("versions", nlohmann::json::array()))
+    s.versions.push_back({v.value("number", 0), v.value("source", ""), v.value("origin", "")});
+  s.current = j.value("current", 0);
+  s.last_failure = j.value("last_failure", "");
+  for (const auto& a : j.value("attempts", nlohmann::json::array()))
+    s.attempts.push_back({a.value("failure", ""), {a.value("error", ""), a.value("cause", ""), a.value("fix", "")}});
+  if (j.contains("best") && j["best"].is_object()) s.best = eval::evaluation_from_json(j["best"]);
+  s.best_version = j.value("best_version", 0);
+  s.baseline_ms = j.value("baseline_ms", 0.0);
+  s.history = j.value("history", std::vector<std::string>{});
+  return s;
+}
+
+}  // namespace kforge::modes

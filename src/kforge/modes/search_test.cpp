@@ -1,0 +1,192 @@
+// `kforge search` end to end with a scripted model whose kernels depend on the strategy it is
+// asked for (fast, slow, wrong): a beam search builds the expected graph and never admits an
+// invalid node; a killed search resumes without repeating finished expansions; an evolutionary
+// search with a fixed seed is reproducible; parallel expansions never overlap their timing windows.
+#include <gmock/gmock.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <map>
+#include <set>
+#include <thread>
+
+#include "kforge/modes/cli_test_util.h"
+#include "kforge/store/store.h"
+
+namespace kforge::modes {
+namespace {
+
+using ::testing::HasSubstr;
+
+const char* kCatalogue = R"(replace = true
+[[strategy]]
+id = "go_fast"
+family = "compute"
+text = "STRATEGY-FAST: vectorize the reduction."
+[[strategy]]
+id = "go_slow"
+family = "memory"
+text = "STRATEGY-SLOW: recompute everything in double."
+[[strategy]]
+id = "go_wrong"
+family = "algorithm"
+text = "STRATEGY-WRONG: drop the scale."
+)";
+
+class SearchTest : public CliScenario {
+ protected:
+  void SetUp() override {
+    CliScenario::SetUp();
+    (void)core::write_atomic(dir_ / "strategies.toml", kCatalogue);
+    // The planner's strategy section carries a marker the coder's reply is chosen by.
+    script({{"planner",
+             {nlohmann::json{{"when", "STRATEGY-FAST"}, {"reply", rms::plan("PLAN-FAST vectorize")}},
+              nlohmann::json{{"when", "STRATEGY-SLOW"}, {"reply", rms::plan("PLAN-SLOW double precision")}},
+              nlohmann::json{{"when", "STRATEGY-WRONG"}, {"reply", rms::plan("PLAN-WRONG no scale")}}, rms::plan("PLAN-FAST")}},
+            {"coder",
+             {nlohmann::json{{"when", "PLAN-FAST"}, {"reply", rms::block(rms::kFast)}},
+              nlohmann::json{{"when", "PLAN-SLOW"}, {"reply", rms::block(rms::kSlow)}},
+              nlohmann::json{{"when", "PLAN-WRONG"}, {"reply", rms::block(rms::kWrong)}}}},
+            {"debugger", {rms::fix(rms::kWrong, "still wrong")}},
+            {"profiler", {rms::kProfiled}}});
+  }
+
+  nlohmann::json search(const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"search", "12p_rmsnorm", "--size", "ci", "--model", model(), "--strategies", (dir_ / "strategies.toml").string(),
+                                     "--budget", "0.2", "--tune-budget", "0", "--debug-attempts", "0", "--quiet", "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = run(args);
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    EXPECT_TRUE(j.is_object()) << r.out << r.err;
+    return j;
+  }
+
+  static std::map<long, nlohmann::json> by_id(const nlohmann::json& j) {
+    std::map<long, nlohmann::json> m;
+    for (const auto& n : j["nodes"]) m[n["id"].get<long>()] = n;
+    return m;
+  }
+};
+
+}  // namespace
+
+TEST_F(SearchTest, BeamBuildsTheGraphAndAdmitsOnlyValidNodes) {
+  auto j = search({"--algorithm", "beam", "--beam-size", "1", "--branches", "2", "--depth", "2", "--keep-factor", "100", "--seed", "3"});
+  ASSERT_TRUE(j.is_object());
+  auto nodes = by_id(j);
+  // Root, two children, then the beam's one node expanded with the two strategies left on its path.
+  std::map<int, int> per_depth;
+  for (const auto& [id, n] : nodes) per_depth[n["depth"].get<int>()]++;
+  EXPECT_EQ(per_depth[0], 1);
+  EXPECT_EQ(per_depth[1], 2);
+  EXPECT_EQ(per_depth[2], 2);
+  // No strategy repeats along a path.
+  for (const auto& [id, n] : nodes)
+    if (n["depth"].get<int>() == 2) EXPECT_NE(n["strategy"], nodes[n["parent"].get<long>()]["strategy"]);
+  // Every beam holds only correct nodes.
+  for (const auto& beam : j["beams"])
+    for (const auto& id : beam) EXPECT_EQ(nodes[id.get<long>()]["verdict"], "correct") << id;
+  // Wrong kernels exist in the graph but are never chosen, and the best is the fastest correct node.
+  bool saw_wrong = false;
+  double fastest = 1e30;
+  long fastest_id = 0;
+  for (const auto& [id, n] : nodes) {
+    if (n["strategy"] == "go_wrong") {
+      saw_wrong = true;
+      EXPECT_NE(n["verdict"], "correct");
+    }
+    if (n["verdict"] == "correct" && n["median_ms"].get<double>() < fastest) {
+      fastest = n["median_ms"].get<double>();
+      fastest_id = id;
+    }
+  }
+  EXPECT_TRUE(saw_wrong) << "with three strategies and two branches per node, the wrong one is tried somewhere";
+  ASSERT_FALSE(j["best"].is_null());
+  EXPECT_EQ(j["best"].get<long>(), fastest_id);
+  EXPECT_EQ(nodes[fastest_id]["strategy"], "go_fast");
+}
+
+TEST_F(SearchTest, KilledSearchResumesWithoutRepeatingFinishedExpansions) {
+  // Start a search of three expansions and kill it once the first has finished.
+  std::vector<std::string> args = {kforge(), "search", "12p_rmsnorm", "--size", "ci", "--model", model(), "--strategies",
+                                   (dir_ / "strategies.toml").string(), "--algorithm", "parallel", "--width", "3", "--jobs", "1", "--budget", "0.2",
+                                   "--tune-budget", "0", "--debug-attempts", "0", "--quiet"};
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    chdir(dir_.c_str());
+    for (const auto& e : env()) putenv(strdup(e.c_str()));
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    dup2(devnull, 2);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  std::string run_id;
+  auto finished_expansions = [&]() -> int {
+    auto db = store::open_store(store::store_path(dir_ / "state"));
+    if (!db) return 0;
+    auto runs = store::list_runs(**db);
+    if (!runs || runs->empty()) return 0;
+    run_id = runs->front().id;
+    auto nodes = store::nodes_of_run(**db, run_id);
+    int n = 0;
+    if (nodes)
+      for (const auto& node : *nodes) n += node.extra.find("\"expansion_result\":true") != std::string::npos;
+    return n;
+  };
+  for (int i = 0; i < 1200 && finished_expansions() < 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  kill(-pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  ASSERT_FALSE(run_id.empty());
+  int before = finished_expansions();
+  ASSERT_GE(before, 1);
+  ASSERT_LT(before, 3) << "the search finished before it could be killed";
+
+  auto r = run({"search", "--resume", run_id, "--quiet", "--json"});
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.out << r.err;
+  EXPECT_EQ(j["expansions_replayed"].get<int>(), before);
+  EXPECT_EQ(j["expansions_run"].get<int>(), 3 - before);
+  std::map<std::string, int> done;
+  for (const auto& n : j["nodes"])
+    if (n["state"] == "done" && !n["expansion"].get<std::string>().empty()) done[n["expansion"]]++;
+  EXPECT_EQ(done.size(), 3u);
+  for (const auto& [key, count] : done) EXPECT_EQ(count, 1) << key << " was expanded twice";
+}
+
+TEST_F(SearchTest, EvolveWithAFixedSeedIsReproducible) {
+  auto sequence = [&] {
+    auto j = search({"--algorithm", "evolve", "--generations", "2", "--population", "1", "--islands", "2", "--seed", "11", "--jobs", "1"});
+    std::vector<std::string> seq;
+    auto nodes = by_id(j);
+    for (const auto& n : j["nodes"]) {
+      if (n["depth"] == 0) continue;
+      std::string parent = nodes[n["parent"].get<long>()]["expansion"].get<std::string>();
+      seq.push_back(n["expansion"].get<std::string>() + " <- " + (parent.empty() ? "root" : parent) + " : " + n["strategy"].get<std::string>());
+    }
+    return seq;
+  };
+  auto first = sequence();
+  std::filesystem::remove_all(dir_ / "state");
+  std::filesystem::remove(dir_ / "log.jsonl");
+  auto second = sequence();
+  EXPECT_FALSE(first.empty());
+  EXPECT_EQ(first, second);
+}
+
+TEST_F(SearchTest, ParallelExpansionsNeverOverlapTheirTimingWindows) {
+  auto j = search({"--algorithm", "parallel", "--width", "3", "--jobs", "2"});
+  std::vector<std::pair<double, double>> windows;
+  for (const auto& n : j["nodes"])
+    if (n["timing_window"].is_array()) windows.emplace_back(n["timing_window"][0].get<double>(), n["timing_window"][1].get<double>());
+  ASSERT_GE(windows.size(), 2u);
+  std::sort(windows.begin(), windows.end());
+  for (std::size_t i = 1; i < windows.size(); ++i) EXPECT_LE(windows[i - 1].second, windows[i].first) << "timing windows overlap";
+}
+
+}  // namespace kforge::modes
