@@ -1,43 +1,60 @@
-// Matmul + Mish + Mish in one oneDNN matmul: the bias rides in the matmul and both mish are eltwise
-// post-ops, evaluated (vectorised) on each tile while it is still in cache instead of in seven
-// passes over the output.
-#include <dnnl.hpp>
+// Matmul + Mish + Mish: OpenBLAS sgemm for x·W straight into y, then one AVX2 pass per row while
+// it sits in L1: the bias and both mish, each with a single exp. With u = e^v,
+// tanh(softplus(v)) = ((1+u)² − 1)/((1+u)² + 1) = u(u+2)/(u(u+2) + 2): no log, no tanh, and no
+// cancellation for negative v (u(u+2) ≈ 2u). Past v = 15 the ratio is 1 to f32 precision, so v
+// is clamped there before the exp to keep u² finite. (A oneDNN matmul with two mish post-ops ran
+// at 0.78x the libtorch baseline on this shape, so the GEMM stays with OpenBLAS.)
+#include <cblas.h>
+#include <immintrin.h>
+
+#include <cmath>
 
 #include "kforge_task.h"
 
 namespace {
 
-using dnnl::memory;
-using tag = memory::format_tag;
-using dt = memory::data_type;
+// e^x to ~2 ulp: x = n·ln2 + r with |r| ≤ ln2/2, a degree-6 polynomial for e^r, 2^n via the exponent.
+inline __m256 exp_avx2(__m256 x) {
+  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.3f));
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+}
 
-struct Fused {
-  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
-  dnnl::stream stream{engine};
-  memory::desc src{{task::M, task::K}, dt::f32, tag::ab};
-  memory::desc weights{{task::K, task::N}, dt::f32, tag::ab};
-  memory::desc bias{{1, task::N}, dt::f32, tag::ab};
-  memory::desc dst{{task::M, task::N}, dt::f32, tag::ab};
-  dnnl::matmul prim;
+inline __m256 mish_avx2(__m256 v) {
+  const __m256 u = exp_avx2(_mm256_min_ps(v, _mm256_set1_ps(15.0f)));
+  const __m256 w = _mm256_mul_ps(u, _mm256_add_ps(u, _mm256_set1_ps(2.0f)));
+  return _mm256_div_ps(_mm256_mul_ps(v, w), _mm256_add_ps(w, _mm256_set1_ps(2.0f)));
+}
 
-  Fused() {
-    dnnl::post_ops ops;
-    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_mish, 0.0f, 0.0f);
-    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_mish, 0.0f, 0.0f);
-    dnnl::primitive_attr attr;
-    attr.set_post_ops(ops);
-    prim = dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, weights, bias, dst), attr, engine));
-  }
-};
+inline float mish(float v) {
+  const float u = std::exp(std::fmin(v, 15.0f));
+  const float w = u * (u + 2.0f);
+  return v * w / (w + 2.0f);
+}
 
 }  // namespace
 
 extern "C" void kernel(const float* x, const float* weight, const float* bias, float* y) {
-  static Fused f;  // built once (oneDNN generates its kernels here), reused every call
-  memory src(f.src, f.engine, const_cast<float*>(x));
-  memory wei(f.weights, f.engine, const_cast<float*>(weight));
-  memory b(f.bias, f.engine, const_cast<float*>(bias));
-  memory dst(f.dst, f.engine, y);
-  f.prim.execute(f.stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_BIAS, b}, {DNNL_ARG_DST, dst}});
-  f.stream.wait();
+  using namespace task;
+  constexpr std::int64_t NV = N / 8 * 8;
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, x, K, weight, N, 0.0f, y, N);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < M; ++i) {
+    float* row = y + i * N;
+    for (std::int64_t j = 0; j < NV; j += 8) {
+      const __m256 v = _mm256_add_ps(_mm256_loadu_ps(row + j), _mm256_loadu_ps(bias + j));
+      _mm256_storeu_ps(row + j, mish_avx2(mish_avx2(v)));
+    }
+    for (std::int64_t j = NV; j < N; ++j) row[j] = mish(mish(row[j] + bias[j]));
+  }
 }
