@@ -7,11 +7,13 @@ SCRIPT.json maps a role to its replies: {"planner": [...], "coder": [...], ...}.
 either a string, or {"when": TEXT, "reply": REPLY}. A request gets the first {"when": …} entry
 whose TEXT occurs in its messages; failing that, the n-th plain string for the n-th request of
 the role (the last one once they run out). Every request is appended to LOG.jsonl, so tests can
-assert what each role was shown.
+assert what each role was shown. A top-level "latency_s": SECONDS makes every reply wait that
+long first, like a real model, so that measurements of concurrency mean something.
 """
 import fcntl
 import json
 import sys
+import time
 
 
 def main():
@@ -24,7 +26,9 @@ def main():
         log.seek(0)
         seen = sum(1 for line in log if line.strip() and json.loads(line).get("role") == role)
         log.write(json.dumps(request) + "\n")
-    entries = json.load(open(script_path)).get(role) or []
+    script = json.load(open(script_path))
+    time.sleep(float(script.get("latency_s", 0)))
+    entries = script.get(role) or []
     for entry in entries:
         if isinstance(entry, dict) and entry["when"] in text:
             sys.stdout.write(entry["reply"])
