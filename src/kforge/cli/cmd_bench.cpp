@@ -134,7 +134,7 @@ void add_bench(CLI::App& cmd, int& exit_status) {
   cmd.add_option("--impl", o->impl, "baseline, expert, reference, or a folder of <id>.cpp kernels (default: baseline)");
   cmd.add_option("--size", o->size, "Size preset for every task (default: each task's)");
   cmd.add_option("--threads", o->threads, "Threads (default: all CPUs)")->check(CLI::Range(1, 1024));
-  cmd.add_option("--budget", o->budget, "Seconds of paired timing per task (default 2)")->check(CLI::Range(0.05, 600.0));
+  cmd.add_option("--budget", o->budget, "Seconds of paired timing per task (default 2; extended up to threefold until the median is known to ±2%)")->check(CLI::Range(0.05, 600.0));
   cmd.add_option("--dump", o->dump, "Write each task's check inputs and outputs as .npy under DIR/<id>");
   auto json = cmd.add_flag("--json", o->json, "Print JSON");
   cmd.add_flag("--csv", o->csv, "Print CSV")->excludes(json);

@@ -50,7 +50,8 @@ std::string print_human(const eval::Evaluation& e) {
       rows.push_back({e.partner, fmt::format("median {} ms  (p10 {}, p90 {})", format_ms(e.baseline->median_ms), format_ms(e.baseline->p10_ms),
                                              format_ms(e.baseline->p90_ms))});
     if (e.speedup)
-      rows.push_back({"speedup", fmt::format("{}  (p10 {}, p90 {}; median of per-pair ratios)", format_ratio(e.speedup->median),
+      rows.push_back({"speedup", fmt::format("{}  (95% CI {}–{}; p10 {}, p90 {}; median of per-pair ratios)", format_ratio(e.speedup->median),
+                                             format_ratio(e.speedup->ci_low), format_ratio(e.speedup->ci_high),
                                              format_ratio(e.speedup->p10), format_ratio(e.speedup->p90))});
     std::string perf = fmt::format("{:.2f} GFLOP/s, {:.2f} GB/s", e.gflops, e.gbps);
     if (e.roofline > 0) perf += fmt::format(", {} of the roofline", format_percent(e.roofline));
@@ -126,7 +127,7 @@ void add_eval(CLI::App& cmd, int& exit_status) {
   cmd.add_option("--partner", o->partner,
                  "Whom every timed call is paired with and checked against: baseline (default; the reported speedup) or "
                  "reference (no libtorch; the speedup is then over the plain-loop reference)");
-  cmd.add_option("--budget", o->budget, "Seconds of paired timing (default 2)")->check(CLI::Range(0.05, 600.0));
+  cmd.add_option("--budget", o->budget, "Seconds of paired timing (default 2; extended up to threefold until the median is known to ±2%)")->check(CLI::Range(0.05, 600.0));
   cmd.add_option("--check-sets", o->check_sets, "Secret input sets to check on (default 3)")->check(CLI::Range(1, 16));
   cmd.add_option("--timeout", o->timeout, "Seconds allowed per check call (default 30)")->check(CLI::Range(0.1, 3600.0));
   cmd.add_option("--allow-lib", o->allow_libs, "Let the kernel link this library (e.g. openblas); repeatable");

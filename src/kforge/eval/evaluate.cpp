@@ -241,7 +241,8 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
     runner::TimeRequest request{opt.time_budget_s, opt.warmup_s, opt.min_pairs, opt.max_pairs};
     double slowest_ms = 0;
     for (double ms : e.check_ms) slowest_ms = std::max(slowest_ms, ms);
-    double time_timeout = opt.warmup_s + opt.time_budget_s * 2 + (opt.min_pairs + 4) * slowest_ms * 6 / 1e3 + 60;
+    // The runner may extend the budget up to threefold to pin the median down (timing_phase.cpp).
+    double time_timeout = opt.warmup_s + opt.time_budget_s * 4 + (opt.min_pairs + 4) * slowest_ms * 6 / 1e3 + 60;
     e.load_average = load_average();
     // This evaluation's own threads are part of the average: "busy" means clearly more than them.
     e.machine_busy = e.load_average > static_cast<double>(std::thread::hardware_concurrency()) + 1.0;

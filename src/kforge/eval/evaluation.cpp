@@ -23,6 +23,7 @@ nlohmann::json to_json(const Evaluation& e) {
   j["speedup"] = e.speedup ? nlohmann::json(e.speedup->median) : nlohmann::json(nullptr);
   j["speedup_p10"] = e.speedup ? nlohmann::json(e.speedup->p10) : nlohmann::json(nullptr);
   j["speedup_p90"] = e.speedup ? nlohmann::json(e.speedup->p90) : nlohmann::json(nullptr);
+  j["speedup_ci95"] = e.speedup ? nlohmann::json{e.speedup->ci_low, e.speedup->ci_high} : nlohmann::json(nullptr);
   j["candidate"] = side(e.candidate);
   j["baseline"] = side(e.baseline);
   j["partner"] = e.partner;

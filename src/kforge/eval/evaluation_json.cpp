@@ -45,8 +45,13 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
   e.partner = j.value("partner", "");
   e.candidate = timing(j.value("candidate", nlohmann::json()));
   e.baseline = timing(j.value("baseline", nlohmann::json()));
-  if (j.contains("speedup") && j["speedup"].is_number())
+  if (j.contains("speedup") && j["speedup"].is_number()) {
     e.speedup = SpeedupStats{j["speedup"].get<double>(), number_or(j, "speedup_p10", 0), number_or(j, "speedup_p90", 0)};
+    if (auto ci = j.value("speedup_ci95", nlohmann::json()); ci.is_array() && ci.size() == 2) {
+      e.speedup->ci_low = ci[0].get<double>();
+      e.speedup->ci_high = ci[1].get<double>();
+    }
+  }
   e.gflops = number_or(j, "gflops", 0);
   e.gbps = number_or(j, "gbps", 0);
   e.roofline = number_or(j, "roofline_fraction", 0);

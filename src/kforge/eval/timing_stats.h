@@ -2,6 +2,7 @@
 // Summaries of paired timings: median and p10/p90 per side, and the speedup as the median of
 // per-pair ratios (robust to drift that affects both sides of a pair alike).
 
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -20,7 +21,12 @@ struct SpeedupStats {
   double median = 0;  // median over pairs of baseline_ms / candidate_ms
   double p10 = 0;
   double p90 = 0;
+  double ci_low = 0;  // a distribution-free 95% confidence interval of that median
+  double ci_high = 0;
 };
+
+// The order statistics that bound a 95% confidence interval of the median of `sorted`.
+std::pair<double, double> median_ci95(const std::vector<double>& sorted);
 
 double quantile(std::vector<double> values, double q);  // linear interpolation, q in [0, 1]
 TimingStats summarize(const std::vector<double>& ms);
