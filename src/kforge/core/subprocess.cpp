@@ -99,6 +99,12 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
       kill(-pid, SIGKILL);
       break;
     }
+    if (options.cancel && options.cancel->load()) {
+      result.cancelled = true;
+      kill(-pid, SIGKILL);
+      break;
+    }
+    if (options.cancel) left = std::min<long long>(left, 50);  // look at the flag often
     if (open_streams == 0) {
       pid_t w = waitpid(pid, &status, WNOHANG);
       if (w == pid) reaped = true;

@@ -2,6 +2,7 @@
 // Runs a program to completion with a wall-clock limit, capturing its output. The child gets its
 // own process group, so a timeout kills everything it started.
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <optional>
@@ -16,6 +17,7 @@ struct ProcessOptions {
   std::vector<std::string> extra_env;      // "NAME=value" added to the inherited environment
   std::optional<std::string> stdin_data;   // written to the child's stdin, then closed
   std::size_t capture_limit = 4 << 20;     // bytes kept per stream (the tail is dropped)
+  const std::atomic<bool>* cancel = nullptr;  // when it turns true, the child's group is killed
 };
 
 struct ProcessResult {
@@ -23,6 +25,7 @@ struct ProcessResult {
   int signal = 0;       // non-zero when killed by a signal
   bool exited = false;
   bool timed_out = false;
+  bool cancelled = false;
   bool spawn_failed = false;
   std::string out;
   std::string err;

@@ -24,8 +24,8 @@ class CmdClient : public ModelClient {
 
   std::string name() const override { return spec_.text; }
 
-  // The program cannot be stopped by the cancellation flag once started (it runs in its own
-  // process group, away from Ctrl-C); the call ends at the latest at the timeout.
+  // The program runs in its own process group, away from the terminal's Ctrl-C; the
+  // cancellation flag (set by kforge's SIGINT handler) kills that group mid-call.
   LlmResult complete(const ChatRequest& request, const StreamCallback* on_delta) override {
     if (options_.cancel && options_.cancel->load()) return fail(ErrorKind::cancelled, "cancelled");
     nlohmann::json messages = nlohmann::json::array();
@@ -37,7 +37,9 @@ class CmdClient : public ModelClient {
     core::ProcessOptions po;
     po.timeout = options_.timeout;
     po.stdin_data = input.dump() + "\n";
+    po.cancel = options_.cancel;
     auto r = core::run_process({"/bin/sh", "-c", spec_.model}, po);
+    if (r.cancelled) return fail(ErrorKind::cancelled, "cancelled (the program was stopped)");
     if (r.spawn_failed) return fail(ErrorKind::config, r.describe());
     if (r.timed_out)
       return fail(ErrorKind::timeout, fmt::format("no reply within {:.3g} s (raise [llm] timeout_s in kforge.toml)", options_.timeout.count() / 1000.0));

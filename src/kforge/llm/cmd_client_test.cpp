@@ -1,8 +1,10 @@
 // cmd:COMMAND: the program gets the request as JSON on stdin (role, messages, temperature,
 // max_tokens) and its stdout is the reply (also streamed to the callback); a failing program is
 // a server error carrying its stderr; a slow one times out; a set cancellation flag stops the
-// call before it starts.
+// call before it starts, and stops a running program (Ctrl-C) long before its timeout.
 #include <gtest/gtest.h>
+
+#include <thread>
 
 #include "kforge/llm/llm_test_util.h"
 #include "kforge/llm/model_client.h"
@@ -70,6 +72,21 @@ TEST(CmdClient, CancelledBeforeStarting) {
   auto r = cmd("cat", std::chrono::milliseconds(1000), &cancel)->complete(request());
   ASSERT_FALSE(r);
   EXPECT_EQ(r.kind(), ErrorKind::cancelled);
+}
+
+TEST(CmdClient, CancellingStopsARunningProgram) {
+  std::atomic<bool> cancel{false};
+  std::thread interrupter([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel = true;
+  });
+  auto start = std::chrono::steady_clock::now();
+  // The program would answer after 60 s, the timeout is 120 s: only the flag can end it sooner.
+  auto r = cmd("sleep 60; echo late", std::chrono::milliseconds(120000), &cancel)->complete(request());
+  interrupter.join();
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.kind(), ErrorKind::cancelled);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
 }
 
 }  // namespace
