@@ -82,8 +82,11 @@ TEST_F(SearchTest, BeamBuildsTheGraphAndAdmitsOnlyValidNodes) {
   EXPECT_EQ(per_depth[1], 2);
   EXPECT_EQ(per_depth[2], 2);
   // No strategy repeats along a path.
-  for (const auto& [id, n] : nodes)
-    if (n["depth"].get<int>() == 2) EXPECT_NE(n["strategy"], nodes[n["parent"].get<long>()]["strategy"]);
+  for (const auto& [id, n] : nodes) {
+    if (n["depth"].get<int>() == 2) {
+      EXPECT_NE(n["strategy"], nodes[n["parent"].get<long>()]["strategy"]);
+    }
+  }
   // Every beam holds only correct nodes.
   for (const auto& beam : j["beams"])
     for (const auto& id : beam) EXPECT_EQ(nodes[id.get<long>()]["verdict"], "correct") << id;
