@@ -2,8 +2,9 @@
 #include "kforge/eval/timing_stats.h"
 
 #include <algorithm>
-#include <cmath>
 #include <nlohmann/json.hpp>
+
+#include "kforge/core/median_ci.h"
 
 namespace kforge::eval {
 
@@ -28,21 +29,12 @@ TimingStats summarize(const std::vector<double>& ms) {
   return t;
 }
 
-std::pair<double, double> median_ci95(const std::vector<double>& sorted) {
-  if (sorted.empty()) return {0, 0};
-  // The rank of the median is binomial(n, 1/2): n/2 ± 1.96·√n/2 covers 95% of it.
-  const double n = static_cast<double>(sorted.size());
-  auto lo = static_cast<std::size_t>(std::max(0.0, std::floor(n / 2 - 0.98 * std::sqrt(n))));
-  auto hi = static_cast<std::size_t>(std::min(n - 1, std::ceil(n / 2 + 0.98 * std::sqrt(n))));
-  return {sorted[lo], sorted[hi]};
-}
-
 SpeedupStats summarize_ratios(const std::vector<double>& candidate_ms, const std::vector<double>& baseline_ms) {
   std::vector<double> r;
   for (std::size_t i = 0; i < candidate_ms.size() && i < baseline_ms.size(); ++i)
     if (candidate_ms[i] > 0) r.push_back(baseline_ms[i] / candidate_ms[i]);
   std::sort(r.begin(), r.end());
-  auto [lo, hi] = median_ci95(r);
+  auto [lo, hi] = core::median_ci95(r);
   return {quantile(r, 0.5), quantile(r, 0.1), quantile(r, 0.9), lo, hi};
 }
 

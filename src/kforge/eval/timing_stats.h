@@ -2,7 +2,6 @@
 // Summaries of paired timings: median and p10/p90 per side, and the speedup as the median of
 // per-pair ratios (robust to drift that affects both sides of a pair alike).
 
-#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -25,8 +24,6 @@ struct SpeedupStats {
   double ci_high = 0;
 };
 
-// The order statistics that bound a 95% confidence interval of the median of `sorted`.
-std::pair<double, double> median_ci95(const std::vector<double>& sorted);
 
 double quantile(std::vector<double> values, double q);  // linear interpolation, q in [0, 1]
 TimingStats summarize(const std::vector<double>& ms);

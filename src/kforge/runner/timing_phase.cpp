@@ -9,10 +9,10 @@
 // pages a buffer got can make one set a few percent faster than the other, and that must not
 // be credited to either kernel.
 #include <algorithm>
-#include <cmath>
 
 #include "kforge/core/compare.h"
 #include "kforge/core/input_fill.h"
+#include "kforge/core/median_ci.h"
 #include "kforge/runner/fault_report.h"
 #include "kforge/runner/phases.h"
 
@@ -53,11 +53,9 @@ void wake_workers(int threads) {
 // Half-width of the ~95% confidence interval of the median, relative to the median.
 double median_ci_relative(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  const double n = static_cast<double>(v.size());
-  double median = v[v.size() / 2];
-  auto lo = static_cast<std::size_t>(std::max(0.0, std::floor(n / 2 - 0.98 * std::sqrt(n))));
-  auto hi = static_cast<std::size_t>(std::min(n - 1, std::ceil(n / 2 + 0.98 * std::sqrt(n))));
-  return median > 0 ? (v[hi] - v[lo]) / (2 * median) : 1.0;
+  const double median = v[v.size() / 2];
+  auto [lo, hi] = core::median_ci95(v);
+  return median > 0 ? (hi - lo) / (2 * median) : 1.0;
 }
 
 }  // namespace
