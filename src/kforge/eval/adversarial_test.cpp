@@ -3,6 +3,7 @@
 // test fails. A correct kernel through the same fixture is the control.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -19,6 +20,7 @@ namespace {
 
 using ::testing::AnyOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class Adversarial : public ::testing::Test {
  protected:
@@ -253,7 +255,107 @@ TEST_F(Adversarial, MapsExecutableMemory) {
 TEST_F(Adversarial, ConstructorForks) {
   auto e = run("constructor_forks.cpp", checked());
   EXPECT_EQ(e.verdict, Verdict::sandbox_violation);
-  EXPECT_THAT(e.reason, HasSubstr("loading the kernel"));
+  EXPECT_THAT(e.reason, HasSubstr("during loading"));
+}
+
+TEST_F(Adversarial, StridesFarPastTheEndOfAnInput) {
+  auto e = run("stride_past_end.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::runtime_error) << e.reason;
+  EXPECT_THAT(e.reason, HasSubstr("past the end of input 'x'"));
+}
+
+// --- The judge holds nothing the kernel can reach (each hole an older runner had) ---
+
+TEST_F(Adversarial, ForgedRunnerMessagesAreAViolationNotAResult) {
+  auto e = run("forges_messages.cpp", timed());
+  EXPECT_EQ(e.verdict, Verdict::sandbox_violation) << e.reason;
+  EXPECT_THAT(e.reason, HasSubstr("descriptor 3"));
+  EXPECT_FALSE(e.speedup && e.speedup->median > 100) << "a forged timing report was believed";
+}
+
+TEST_F(Adversarial, ToleranceIsNotInTheKernelsProcess) {
+  auto e = run("overwrites_tolerance.cpp", timed());
+  EXPECT_EQ(e.verdict, Verdict::incorrect) << e.reason;
+  EXPECT_THAT(e.reason, HasSubstr("timing pair"));
+}
+
+TEST_F(Adversarial, PatchedClockChangesNoTime) {
+  auto e = run("patches_clock.cpp", timed());
+  ASSERT_EQ(e.verdict, Verdict::correct) << e.reason;
+  ASSERT_TRUE(e.candidate);
+  EXPECT_GE(e.candidate->median_ms, 4.5) << "each call sleeps 5 ms";
+  EXPECT_THAT(e.kernel_output, HasSubstr("clock_gettime slots patched"));
+}
+
+TEST_F(Adversarial, PartnerAndBlasAreNotInTheKernelsProcess) {
+  auto e = run("finds_partner.cpp", timed());
+  EXPECT_EQ(e.verdict, Verdict::correct) << e.reason;
+  EXPECT_THAT(e.kernel_output, HasSubstr("partner_found=0 blas_found=0"));
+}
+
+TEST_F(Adversarial, SpoilerThreadFromAConstructor) {
+  auto e = run("spoiler_spins.cpp", timed());
+  EXPECT_EQ(e.verdict, Verdict::sandbox_violation) << e.reason;
+  // Seen as not settling after a return, or as CPU used while idle, depending on the scheduler.
+  EXPECT_THAT(e.reason, AnyOf(HasSubstr("ms of CPU"), HasSubstr("kept using CPU"), HasSubstr("kept running")));
+}
+
+TEST_F(Adversarial, SpoilerThatWakesWhileThePartnerRuns) {
+  auto e = run("spoiler_wakes.cpp", timed());
+  EXPECT_EQ(e.verdict, Verdict::sandbox_violation) << e.reason;
+  EXPECT_THAT(e.reason, AnyOf(HasSubstr("ms of CPU"), HasSubstr("kept using CPU"), HasSubstr("kept running")));
+}
+
+TEST_F(Adversarial, ConstructorCannotInstallAFilter) {
+  auto e = run("constructor_seccomp.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::sandbox_violation) << e.reason;
+  EXPECT_THAT(e.reason, HasSubstr("seccomp"));
+  EXPECT_THAT(e.reason, HasSubstr("loading"));
+}
+
+TEST_F(Adversarial, ConstructorCannotMapWritableCode) {
+  auto e = run("constructor_rwx.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::sandbox_violation) << e.reason;
+  EXPECT_THAT(e.reason, HasSubstr("mmap"));
+}
+
+TEST_F(Adversarial, IfuncResolverCannotMapWritableCode) {
+  auto e = run("ifunc_rwx.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::sandbox_violation) << e.reason;
+  EXPECT_THAT(e.reason, HasSubstr("mmap"));
+}
+
+TEST_F(Adversarial, MprotectCannotMakeDataExecutable) {
+  auto e = run("mprotect_exec.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::sandbox_violation) << e.reason;
+  EXPECT_THAT(e.reason, HasSubstr("mprotect"));
+}
+
+TEST_F(Adversarial, NoDescriptorOfKforgeIsInherited) {
+  // A descriptor kforge's process holds without close-on-exec, as a library might leave one.
+  auto secret = *state_ / "inherited.txt";
+  ASSERT_TRUE(core::write_atomic(secret, "KFORGE-INHERITED-MARKER").ok());
+  int fd = ::open(secret.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  auto e = run("reads_inherited_fds.cpp", checked());
+  ::close(fd);
+  EXPECT_EQ(e.verdict, Verdict::correct) << e.reason;
+  EXPECT_THAT(e.kernel_output, HasSubstr("inherited_fds=0"));
+  EXPECT_THAT(e.kernel_output, Not(HasSubstr("KFORGE-INHERITED-MARKER")));
+}
+
+TEST_F(Adversarial, StateLeftBehindReachesNoOtherCall) {
+  auto dir = std::filesystem::path(KFORGE_TEST_DATA) / "adversarial";
+  auto prelude = core::read_text(dir / "prelude.h");
+  auto partner = core::read_text(dir / "checks_state.cpp");
+  ASSERT_TRUE(prelude.ok() && partner.ok());
+  auto o = timed();
+  o.against_source = *prelude + *partner;
+  o.against_name = "checks_state.cpp";
+  o.against_role = toolchain::Role::expert;  // trusted: loaded like a baseline, in its own process
+  auto e = run("leaves_state.cpp", o);
+  EXPECT_EQ(e.verdict, Verdict::correct) << e.reason;
+  ASSERT_TRUE(e.speedup);
 }
 
 TEST_F(Adversarial, ConstructorCannotReadSecretsOrCache) {

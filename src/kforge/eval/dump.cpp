@@ -11,7 +11,7 @@
 namespace kforge::eval {
 
 Status dump_check_sets(const std::filesystem::path& dir, const core::ResolvedTask& task, const std::vector<SharedSet>& inputs,
-                       const SharedSet& results, const std::vector<SharedSet>& references) {
+                       const std::vector<OutputSnapshot>& results, const std::vector<SharedSet>& references) {
   nlohmann::json manifest = {{"task", task.spec->id}, {"size", task.size}, {"rtol", task.rtol}, {"atol", task.atol},
                              {"sets", inputs.size()}, {"inputs", nlohmann::json::array()}, {"outputs", nlohmann::json::array()}};
   for (const auto& t : task.inputs) manifest["inputs"].push_back({{"name", t.name}, {"dtype", core::dtype_name(t.dtype)}, {"shape", t.shape}});
@@ -25,7 +25,7 @@ Status dump_check_sets(const std::filesystem::path& dir, const core::ResolvedTas
     }
     for (std::size_t i = 0; i < task.outputs.size(); ++i) {
       const auto& t = task.outputs[i];
-      if (auto st = core::write_npy(set / "outputs" / (t.name + ".npy"), t.dtype, t.shape, results.tensor(i, k)); !st) return st;
+      if (auto st = core::write_npy(set / "outputs" / (t.name + ".npy"), t.dtype, t.shape, results[k][i].data()); !st) return st;
       if (auto st = core::write_npy(set / "expected" / (t.name + ".npy"), t.dtype, t.shape, references[k].tensor(i)); !st) return st;
     }
   }

@@ -8,11 +8,12 @@
 
 #include "kforge/core/result.h"
 #include "kforge/core/task_resolve.h"
+#include "kforge/eval/output_snapshot.h"
 #include "kforge/eval/shared_set.h"
 
 namespace kforge::eval {
 
 Status dump_check_sets(const std::filesystem::path& dir, const core::ResolvedTask& task, const std::vector<SharedSet>& inputs,
-                       const SharedSet& results, const std::vector<SharedSet>& references);
+                       const std::vector<OutputSnapshot>& results, const std::vector<SharedSet>& references);
 
 }  // namespace kforge::eval

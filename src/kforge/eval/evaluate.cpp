@@ -1,6 +1,9 @@
 // The orchestrator. Read top to bottom, it is the evaluation contract:
-//   compile (in the background) ‖ prepare the partner, the secret inputs and their references,
-//   and start the runner → link check → load in the sandbox → check → time → roofline.
+//   compile (in the background) ‖ prepare the secret inputs, their references and the timing
+//   inputs → link check → start the candidate's process and the partner's, each alone with its
+//   own library → check → time, paired, from this process → profile.
+// Nothing a kernel process says decides a verdict or a time: the calls are timed on this
+// process's clock, the outputs copied and compared here, the CPU of each process read from here.
 #include "kforge/eval/evaluate.h"
 
 #include <fmt/format.h>
@@ -11,12 +14,10 @@
 #include <random>
 #include <thread>
 
-#include "kforge/core/hash.h"
 #include "kforge/eval/dump.h"
-#include "kforge/eval/runner_process.h"
 #include "kforge/eval/secret_seeds.h"
 #include "kforge/eval/steps.h"
-#include "kforge/runner/job.h"
+#include "kforge/toolchain/elf_symbols.h"
 
 namespace kforge::eval {
 namespace {
@@ -32,11 +33,11 @@ double load_average() {
 }
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-Clock::time_point after(double seconds) { return Clock::now() + std::chrono::milliseconds(static_cast<long>(seconds * 1000)); }
 
 bool is_trusted(toolchain::Role role) { return role != toolchain::Role::candidate; }
 
-// A private folder for this evaluation: the runner may read it (and nothing of .kforge else).
+// A private folder for this evaluation, with one subfolder per kernel process: each process may
+// read its own subfolder (its library) and nothing else of kforge's.
 struct Scratch {
   std::filesystem::path dir;
   explicit Scratch(const std::filesystem::path& state_dir) {
@@ -48,8 +49,10 @@ struct Scratch {
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
   }
-  std::filesystem::path place(const std::filesystem::path& artifact, const char* name) const {
-    auto p = dir / name;
+  std::filesystem::path place(const std::filesystem::path& artifact, const char* folder) const {
+    auto d = dir / folder;
+    std::filesystem::create_directories(d);
+    auto p = d / "kernel.so";
     std::filesystem::copy_file(artifact, p, std::filesystem::copy_options::overwrite_existing);
     return p;
   }
@@ -93,15 +96,38 @@ Result<std::pair<std::vector<SharedSet>, std::vector<SharedSet>>> prepare_check_
 Profile build_profile(const TaskContext& ctx, const std::string& source, const std::string& file_name, const EvalOptions& opt,
                       const Evaluation& e, const nlohmann::json& profiled) {
   Profile p;
-  p.samples = profiled.value("samples", 0L);
-  p.calls = profiled.value("calls", 0);
-  for (const auto& [name, count] : profiled.at("objects").items())
-    p.object_share[name] = p.samples ? count.get<double>() / static_cast<double>(p.samples) : 0;
-  p.hot_lines = hot_lines_from_samples(profiled.at("kernel_offsets"), p.samples, e.compile.artifact.string(), file_name, source);
+  auto number = [&](const char* key) {
+    auto it = profiled.find(key);
+    return it != profiled.end() && it->is_number() ? it->get<double>() : 0.0;
+  };
+  p.samples = static_cast<long>(number("samples"));
+  p.calls = static_cast<int>(number("calls"));
+  if (auto it = profiled.find("objects"); it != profiled.end() && it->is_object())
+    for (const auto& [name, count] : it->items())
+      if (count.is_number()) p.object_share[name] = p.samples ? count.get<double>() / static_cast<double>(p.samples) : 0;
+  auto offsets = profiled.find("kernel_offsets");
+  if (offsets != profiled.end() && offsets->is_array())
+    p.hot_lines = hot_lines_from_samples(*offsets, p.samples, e.compile.artifact.string(), file_name, source);
   toolchain::CompileRequest req{opt.role, source, file_name, ctx.header(), opt.extra_flags};
   p.vectorization = toolchain::parse_vector_remarks(ctx.compiler().vectorization_output(req), file_name, source);
   if (opt.machine && e.candidate) fill_roofline(p, ctx.task(), e.candidate->median_ms / 1e3, *opt.machine, e.threads);
   return p;
+}
+
+// The libraries an untrusted kernel needs, loaded into its process before the sandbox closes.
+std::vector<std::string> needed_libraries(const std::filesystem::path& library) {
+  auto elf = toolchain::read_elf_dynamic(library);
+  return elf ? elf->needed : std::vector<std::string>{};
+}
+
+// What a kernel process of this evaluation gets, apart from its library and its input sets.
+KernelProcessSpec process_spec(const core::ResolvedTask& task, const Evaluation& e, const EvalOptions& opt) {
+  KernelProcessSpec s;
+  s.task = &task;
+  s.threads = e.threads;
+  s.memory_bytes = memory_budget(task, opt.memory_bytes);
+  s.cpu_seconds = static_cast<long>((opt.call_timeout_s * opt.check_sets + opt.time_budget_s * 4 + 120) * e.threads);
+  return s;
 }
 
 }  // namespace
@@ -117,117 +143,107 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
   e.size = task.size;
   e.role = std::string(toolchain::role_name(opt.role));
   e.threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const bool trusted = is_trusted(opt.role);
   const bool against = !opt.against_source.empty();
 
-  // 1. Compile the kernel in the background while everything else is prepared.
+  // 1. Compile the kernel (and the --against kernel) in the background.
   say("compiling");
   // Compiling, preparing references and checking share the machine (held from here to the
   // timing); timing, below, takes it alone. One hold for the whole stretch: no nested waits.
   auto shared = opt.machine_lock ? opt.machine_lock->share() : std::shared_lock<std::shared_mutex>();
   auto compiling = std::async(std::launch::async, [&] { return compile_source(ctx, source, file_name, opt.role, opt.extra_flags); });
-  std::optional<toolchain::CompileResult> against_compile;
-  if (against && opt.time) against_compile = compile_source(ctx, opt.against_source, opt.against_name, opt.against_role, {});
+  std::future<toolchain::CompileResult> against_compiling;
+  if (against)
+    against_compiling = std::async(std::launch::async, [&] { return compile_source(ctx, opt.against_source, opt.against_name, opt.against_role, {}); });
 
-  // 2. The partner (the trusted baseline), the generator, and the runner's setup.
+  // 2. The partner's library: the trusted baseline or reference (an --against kernel is compiled above).
   Scratch scratch(ctx.state_dir());
-  runner::SandboxSetup setup;
-  setup.inputs = runner::tensor_infos(task.inputs);
-  setup.outputs = runner::tensor_infos(task.outputs);
-  setup.threads = e.threads;
-  setup.timing_seed = std::random_device{}() * 0x100000001ULL ^ std::random_device{}();
-  setup.memory_bytes = memory_budget(task, opt.memory_bytes);
-  setup.cpu_seconds = static_cast<long>((opt.call_timeout_s * opt.check_sets + opt.time_budget_s * 4 + 120) * e.threads);
-  setup.rtol = task.rtol;
-  setup.atol = task.atol;
-  setup.perturb = opt.perturb;
-  setup.readable = {scratch.dir.string()};
+  std::filesystem::path partner_library;
+  bool partner_trusted = true;
   if (opt.time && !against) {
     bool baseline = opt.partner == EvalOptions::Partner::baseline;
     say(baseline ? "building the baseline" : "building the reference");
     auto partner = baseline ? ctx.baseline_library() : ctx.reference_library();
     if (!partner) return finish(std::move(e), {Verdict::runtime_error, partner.error().message}, start);
-    setup.partner = scratch.place(*partner, "partner.so").string();
+    partner_library = scratch.place(*partner, "partner");
     e.partner = baseline ? "baseline" : "reference";
-  } else if (against && opt.time) {
-    e.partner = "against " + opt.against_name;
-    if (is_trusted(opt.against_role)) {  // a trusted partner is loaded like the baseline, before the sandbox
-      if (auto j = judge_compile(*against_compile)) return finish(std::move(e), {j->verdict, "the --against kernel: " + j->reason}, start);
-      if (auto j = judge_link(*against_compile, opt.against_role, opt.allow_libs))
-        return finish(std::move(e), {j->verdict, "the --against kernel: " + j->reason}, start);
-      setup.partner = scratch.place(against_compile->artifact, "against.so").string();
-      against_compile.reset();
-    }
   }
-  auto generator = ctx.generator_library();
-  if (!generator) return finish(std::move(e), {Verdict::runtime_error, generator.error().message}, start);
-  if (!generator->empty()) setup.generator = scratch.place(*generator, "generate.so").string();
 
-  if (trusted) {  // a trusted kernel is loaded during setup, so it must be compiled first
-    e.compile = compiling.get();
-    if (auto j = judge_compile(e.compile)) return finish(std::move(e), *j, start);
-    setup.trusted_candidate = scratch.place(e.compile.artifact, "candidate.so").string();
-  }
-  auto proc = RunnerProcess::start(e.threads, scratch.dir);
-  if (!proc) return finish(std::move(e), {Verdict::runtime_error, proc.error().message}, start);
-  proc->send(runner::to_json(setup));
-
-  // 3. Secret check inputs and their reference outputs (cached), while the runner starts.
+  // 3. Secret check inputs and their reference outputs (cached), and the timing inputs.
   say("preparing check inputs");
   auto prepare_start = Clock::now();
   auto sets = prepare_check_sets(ctx, opt.check_sets);
   if (!sets) return finish(std::move(e), {Verdict::runtime_error, sets.error().message}, start);
   auto& [check_inputs, references] = *sets;
+  std::optional<SharedSet> timing_set;
+  if (auto t = ctx.make_timing_inputs(std::random_device{}() * 0x100000001ULL ^ std::random_device{}()); t) timing_set.emplace(std::move(*t));
+  else return finish(std::move(e), {Verdict::runtime_error, t.error().message}, start);
   e.phases.prepare_s = since(prepare_start);
+  std::vector<const SharedSet*> all_sets = {&*timing_set};
+  for (const auto& s : check_inputs) all_sets.push_back(&s);
 
   // 4. The compiler's and the link check's verdicts.
-  if (!trusted) {
-    e.compile = compiling.get();
-    if (auto j = judge_compile(e.compile)) return finish(std::move(e), *j, start);
-  }
+  e.compile = compiling.get();
   e.phases.compile_s = e.compile.seconds;
+  if (auto j = judge_compile(e.compile)) return finish(std::move(e), *j, start);
   if (auto j = judge_link(e.compile, opt.role, opt.allow_libs)) return finish(std::move(e), *j, start);
-  runner::LoadRequest load{trusted ? "" : scratch.place(e.compile.artifact, "candidate.so").string(), "", opt.check_sets};
-  if (against_compile) {
-    if (auto j = judge_compile(*against_compile)) return finish(std::move(e), {j->verdict, "the --against kernel: " + j->reason}, start);
-    if (auto j = judge_link(*against_compile, opt.against_role, opt.allow_libs))
+  if (against) {
+    auto against_compile = against_compiling.get();
+    if (auto j = judge_compile(against_compile)) return finish(std::move(e), {j->verdict, "the --against kernel: " + j->reason}, start);
+    if (auto j = judge_link(against_compile, opt.against_role, opt.allow_libs))
       return finish(std::move(e), {j->verdict, "the --against kernel: " + j->reason}, start);
-    load.untrusted_partner = scratch.place(against_compile->artifact, "against.so").string();
+    partner_trusted = is_trusted(opt.against_role);
+    if (opt.time || !partner_trusted) partner_library = scratch.place(against_compile.artifact, "against");
+    e.partner = "against " + opt.against_name;
   }
 
-  // 5. Wait for the runner to be ready, then load the kernel into the sandbox and check it.
-  auto silence = [&](const std::string& why, const std::string& phase, double timeout) {
-    proc->kill();
-    auto exit = proc->wait(after(5));
-    return finish(std::move(e), judge_runner_silence(why, exit, phase, timeout, proc->output()), start);
-  };
-  auto ready = proc->receive(after(180));
-  if (!ready) return silence(ready.error().message, "the runner's setup", 180);
-  if (ready->body.value("op", "") != "ready") return finish(std::move(e), judge_runner_message(ready->body), start);
-  e.landlock_abi = ready->body.value("landlock_abi", 0);
+  // 5. One process per kernel, each alone with its own library.
+  KernelProcessSpec cand_spec = process_spec(task, e, opt);
+  cand_spec.who = "the kernel";
+  cand_spec.trusted = is_trusted(opt.role);
+  cand_spec.library = scratch.place(e.compile.artifact, "candidate");
+  cand_spec.folder = cand_spec.library.parent_path();
+  if (!cand_spec.trusted) cand_spec.preload = needed_libraries(cand_spec.library);
+  cand_spec.input_sets = all_sets;
+  auto candidate = KernelProcess::start(cand_spec);
+  if (!candidate) return finish(std::move(e), {Verdict::runtime_error, candidate.error().message}, start);
+  std::optional<KernelProcess> partner;
+  if (!partner_library.empty()) {
+    KernelProcessSpec p = process_spec(task, e, opt);
+    p.who = against ? "the --against kernel" : "the " + e.partner;
+    p.trusted = partner_trusted;
+    p.library = partner_library;
+    p.folder = partner_library.parent_path();
+    if (!p.trusted) p.preload = needed_libraries(p.library);
+    // A trusted partner is only timed; an untrusted one is checked like the candidate.
+    p.input_sets = partner_trusted ? std::vector<const SharedSet*>{&*timing_set} : all_sets;
+    auto started = KernelProcess::start(p);
+    if (!started) return finish(std::move(e), {Verdict::runtime_error, started.error().message}, start);
+    partner.emplace(std::move(*started));
+  }
+  if (auto j = candidate->wait_ready(180)) return finish(std::move(e), *j, start);
+  e.landlock_abi = candidate->landlock_abi();
+  if (partner)
+    if (auto j = partner->wait_ready(180)) return finish(std::move(e), *j, start);
 
-  auto results = SharedSet::create(task.outputs, check_inputs.size() * (against_compile ? 2 : 1), "kforge-results");
-  if (!results) return finish(std::move(e), {Verdict::runtime_error, results.error().message}, start);
-  std::vector<int> fds;
-  for (const auto& s : check_inputs) fds.push_back(s.fd());
-  fds.push_back(results->fd());
+  // 6. The check, on every secret input set.
   say(fmt::format("checking on {} secret input sets", check_inputs.size()));
   auto check_start = Clock::now();
-  proc->send(runner::to_json(load), fds);
-  double check_timeout = opt.call_timeout_s * opt.check_sets * (against_compile ? 2 : 1) + 5;
-  auto checked = proc->receive(after(check_timeout));
+  std::vector<OutputSnapshot> results, partner_results;
+  auto check_failed = run_check_calls(*candidate, check_inputs.size(), opt.call_timeout_s, results, &e.check_ms);
   e.phases.check_s = since(check_start);
-  if (!checked) return silence(checked.error().message, "the check", check_timeout);
-  if (checked->body.value("op", "") != "checked") return finish(std::move(e), judge_runner_message(checked->body), start);
+  e.kernel_output = candidate->printed();
+  if (!check_failed) check_failed = candidate->channel_untouched("the check");
+  if (check_failed) return finish(std::move(e), *check_failed, start);
   if (!opt.dump_dir.empty())
-    if (auto st = dump_check_sets(opt.dump_dir, task, check_inputs, *results, references); !st)
+    if (auto st = dump_check_sets(opt.dump_dir, task, check_inputs, results, references); !st)
       return finish(std::move(e), {Verdict::runtime_error, "--dump: " + st.error().message}, start);
-  if (auto j = judge_check(checked->body, *results, references, task, e)) {
-    e.kernel_output = proc->output();
-    return finish(std::move(e), *j, start);
+  if (auto j = judge_check(results, references, task, "the kernel", e)) return finish(std::move(e), *j, start);
+  if (partner && !partner->trusted()) {
+    if (auto j = run_check_calls(*partner, check_inputs.size(), opt.call_timeout_s, partner_results, nullptr)) return finish(std::move(e), *j, start);
+    if (auto j = judge_check(partner_results, references, task, "the --against kernel", e)) return finish(std::move(e), *j, start);
   }
 
-  // 6. Time it, paired with the partner, and cross-check the runner's clock.
+  // 7. Time it, paired with the partner, with the machine to itself.
   if (shared.owns_lock()) shared.unlock();
   std::unique_lock<std::shared_mutex> measuring;
   if (opt.time && opt.machine_lock) {
@@ -237,42 +253,39 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
   }
   e.timing_start = monotonic_seconds();
   if (opt.time) {
-    say(fmt::format("timing against the {}", e.partner));
-    runner::TimeRequest request{opt.time_budget_s, opt.warmup_s, opt.min_pairs, opt.max_pairs};
-    double slowest_ms = 0;
-    for (double ms : e.check_ms) slowest_ms = std::max(slowest_ms, ms);
-    // The runner may extend the budget up to threefold to pin the median down (timing_phase.cpp).
-    double time_timeout = opt.warmup_s + opt.time_budget_s * 4 + (opt.min_pairs + 4) * slowest_ms * 6 / 1e3 + 60;
+    say(e.partner.empty() ? std::string("timing") : fmt::format("timing against the {}", e.partner));
     e.load_average = load_average();
     // This evaluation's own threads are part of the average: "busy" means clearly more than them.
     e.machine_busy = e.load_average > static_cast<double>(std::thread::hardware_concurrency()) + 1.0;
+    TimingInputs inputs(*timing_set, task);
+    PairedTimingRequest request{opt.time_budget_s, opt.warmup_s, opt.min_pairs, opt.max_pairs, opt.perturb, opt.call_timeout_s};
     auto time_start = Clock::now();
-    proc->send(runner::to_json(request));
-    auto timed = proc->receive(after(time_timeout));
+    auto timed = time_paired(*candidate, partner ? &*partner : nullptr, inputs, task, request);
     e.phases.time_s = since(time_start);
-    if (!timed) return silence(timed.error().message, "timing", time_timeout);
-    if (timed->body.value("op", "") != "timed") return finish(std::move(e), judge_runner_message(timed->body), start);
-    if (auto j = judge_timing(timed->body, e.phases.time_s, task, e)) return finish(std::move(e), *j, start);
+    if (!timed.failure) timed.failure = candidate->channel_untouched("timing");
+    if (!timed.failure && partner && !partner->trusted()) timed.failure = partner->channel_untouched("timing");
+    if (auto j = judge_timing(timed, task, e)) {
+      e.kernel_output = candidate->printed();
+      return finish(std::move(e), *j, start);
+    }
     if (opt.machine) e.roofline = roofline_fraction(task.flops, task.bytes, e.candidate->median_ms / 1e3, *opt.machine, e.threads);
   }
 
-  // 7. Profile: sampled hot lines, the compiler's vectorization remarks, the roofline position.
+  // 8. Profile: sampled hot lines, the compiler's vectorization remarks, the roofline position.
   if (opt.time && opt.profile_seconds > 0) {
     say("profiling");
-    proc->send({{"op", "profile"}, {"seconds", opt.profile_seconds}});
-    auto profiled = proc->receive(after(opt.profile_seconds * 4 + 30));
-    if (!profiled) return silence(profiled.error().message, "profiling", opt.profile_seconds * 4 + 30);
-    if (profiled->body.value("op", "") != "profiled") return finish(std::move(e), judge_runner_message(profiled->body), start);
-    e.profile = build_profile(ctx, source, file_name, opt, e, profiled->body);
+    auto profiled = candidate->profile(opt.profile_seconds, opt.profile_seconds * 4 + 30);
+    if (!profiled) return finish(std::move(e), {Verdict::runtime_error, profiled.error().message}, start);
+    e.profile = build_profile(ctx, source, file_name, opt, e, *profiled);
   }
   e.timing_end = monotonic_seconds();
   if (measuring.owns_lock()) {
     opt.machine_lock->record({e.timing_start, e.timing_end});
     measuring.unlock();
   }
-  proc->send({{"op", "stop"}});
-  proc->wait(after(5));
-  e.kernel_output = proc->output();
+  candidate->stop();
+  if (partner) partner->stop();
+  e.kernel_output = candidate->printed();
   std::string reason = fmt::format("correct on {} secret input sets", check_inputs.size());
   if (e.speedup) reason += fmt::format("; {:.2f}x the {} (median of {} paired runs)", e.speedup->median, e.partner, e.candidate->samples);
   return finish(std::move(e), {Verdict::correct, reason}, start);

@@ -70,7 +70,7 @@ TEST_F(EvaluateTest, CorrectKernelIsTimedAgainstTheLibtorchBaseline) {
   EXPECT_GE(e.candidate->samples, 10);
   EXPECT_GT(e.baseline->median_ms, 0);
   EXPECT_GT(e.gflops, 0);
-  EXPECT_LE(e.runner_loop_s, e.parent_wall_s);
+  EXPECT_LT(e.idle_cpu_ms_max, 0.5);  // the candidate's process idles while the baseline runs
   auto j = to_json(e);
   EXPECT_EQ(j["verdict"], "correct");
   EXPECT_TRUE(j["speedup"].is_number());

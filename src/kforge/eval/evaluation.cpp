@@ -39,7 +39,7 @@ nlohmann::json to_json(const Evaluation& e) {
                   {"errors", toolchain::count_errors(e.compile.diagnostics)},
                   {"diagnostics", e.compile.diagnostics},
                   {"command", e.compile.command}};
-  j["cross_check"] = {{"parent_wall_s", e.parent_wall_s}, {"runner_loop_s", e.runner_loop_s}};
+  j["idle_cpu_ms_max"] = e.idle_cpu_ms_max;
   j["timing_window"] = {{"start", e.timing_start}, {"end", e.timing_end}, {"lock_wait_s", e.lock_wait_s}};
   j["profile"] = e.profile ? to_json(*e.profile) : nlohmann::json(nullptr);
   j["kernel_output"] = e.kernel_output;

@@ -14,8 +14,10 @@ std::vector<HotLine> hot_lines_from_samples(const nlohmann::json& kernel_offsets
                                             const std::string& file_name, const std::string& source) {
   std::vector<std::pair<std::uint64_t, long>> offsets;
   std::string addresses;
+  // The runner's report is the kernel's to forge: entries of the wrong shape are skipped.
   for (const auto& o : kernel_offsets) {
-    offsets.emplace_back(o.at(0).get<std::uint64_t>(), o.at(1).get<long>());
+    if (!o.is_array() || o.size() != 2 || !o[0].is_number_unsigned() || !o[1].is_number_integer()) continue;
+    offsets.emplace_back(o[0].get<std::uint64_t>(), o[1].get<long>());
     addresses += fmt::format("{:#x}\n", offsets.back().first);
   }
   std::vector<HotLine> out;

@@ -23,19 +23,32 @@ std::string with_output(std::string reason, const std::string& output) {
 
 }  // namespace
 
-Judgement judge_runner_message(const nlohmann::json& body) {
-  std::string op = body.value("op", "");
-  if (op == "error") return {Verdict::runtime_error, body.value("message", "the runner reported an error")};
-  std::string category = body.value("category", "crash");
-  std::string detail = body.value("detail", "");
-  std::string phase = body.value("phase", "");
-  int sig = body.value("signal", 0);
+std::string message_op(const nlohmann::json& body) {
+  auto it = body.find("op");
+  return it != body.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+Judgement judge_runner_message(const nlohmann::json& body, const std::string& phase) {
+  // Every field is the kernel's to forge: read them as text or numbers, never trust their types.
+  auto text = [&](const char* key) {
+    auto it = body.find(key);
+    std::string v = it != body.end() && it->is_string() ? it->get<std::string>() : "";
+    return v.size() > 500 ? v.substr(0, 500) + "…" : v;
+  };
+  auto it = body.find("signal");
+  int sig = it != body.end() && it->is_number_integer() ? it->get<int>() : 0;
+  std::string op = text("op");
   std::string where = phase.empty() ? "" : fmt::format(" during {}", phase);
+  if (op == "error") return {Verdict::runtime_error, text("message").empty() ? "the runner reported an error" + where : text("message")};
+  if (op != "fault")
+    return {Verdict::sandbox_violation,
+            fmt::format("an unexpected message on the runner's channel{} (op '{}'): a kernel must not write to descriptor 3", where, op)};
+  std::string category = text("category"), detail = text("detail");
   if (category == "syscall")
     return {Verdict::sandbox_violation, fmt::format("{}{}: kernels may compute, allocate memory and start threads, nothing else", detail, where)};
   if (category == "input_write") return {Verdict::input_modified, fmt::format("{}{}: inputs are read-only", detail, where)};
   std::string what = sig == SIGSEGV ? "segmentation fault" : sig == SIGBUS ? "bus error" : sig == SIGFPE ? "arithmetic exception"
-                   : sig == SIGILL ? "illegal instruction" : strsignal(sig);
+                   : sig == SIGILL ? "illegal instruction" : sig > 0 && sig < 65 ? strsignal(sig) : "a crash";
   return {Verdict::runtime_error, fmt::format("{}{}: {}", what, where, detail)};
 }
 

@@ -14,8 +14,12 @@ struct Judgement {
   std::string reason;
 };
 
-// `body` is a {"op":"fault"} or {"op":"error"} message.
-Judgement judge_runner_message(const nlohmann::json& body);
+// A message from the runner where kforge expected none or another: a fault report, an error, or
+// anything else (a kernel may write to its channel). `phase` is what kforge had asked for. Whatever
+// the message says, the verdict is a failure: the runner can only worsen a verdict.
+Judgement judge_runner_message(const nlohmann::json& body, const std::string& phase);
+// The message's "op" when it is a string, else "".
+std::string message_op(const nlohmann::json& body);
 // The runner stopped talking: `why` is "timeout" or "closed"; `exit` how it ended; `phase` what
 // it was doing ("the check", "timing"); `output` its last words.
 Judgement judge_runner_silence(const std::string& why, const RunnerExit& exit, const std::string& phase, double timeout_s,

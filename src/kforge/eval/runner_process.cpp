@@ -3,8 +3,11 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,10 +40,6 @@ std::filesystem::path runner_executable() {
   if (const char* d = std::getenv("KFORGE_BIN_DIR"); d && *d) return std::filesystem::path(d) / "kforge-run";
   return core::executable_dir() / "kforge-run";
 }
-
-namespace {
-
-}  // namespace
 
 std::string openmp_openblas_dir() {
   const char* dir = "/usr/lib/x86_64-linux-gnu/openblas-openmp";
@@ -85,15 +84,22 @@ Result<RunnerProcess> RunnerProcess::start(int threads, const std::filesystem::p
   std::string exe_str = exe.string();
   char* argv[] = {exe_str.data(), nullptr};
 
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) return Error{fmt::format("fork: {}", std::strerror(errno))};
   if (pid == 0) {
     setsid();
+    // Dies with kforge (Ctrl-C, a crash): no orphan keeps a kernel running.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(125);
     dup2(sv[1], runner::kChannelFd);  // dup2 clears close-on-exec on the copy
     int devnull = open("/dev/null", O_RDONLY);
     dup2(devnull, 0);
     dup2(out[1], 1);
     dup2(out[1], 2);
+    // Nothing else of kforge's reaches the kernel: not the store, not a socket, not a key file
+    // some library opened without O_CLOEXEC.
+    syscall(SYS_close_range, runner::kChannelFd + 1, ~0U, 0);
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
     execve(argv[0], argv, envp.data());
     _exit(127);
@@ -119,6 +125,11 @@ Result<RunnerProcess> RunnerProcess::start(int threads, const std::filesystem::p
 
 bool RunnerProcess::send(const nlohmann::json& body, const std::vector<int>& fds) { return runner::send_message(s_->channel, body, fds); }
 
+bool RunnerProcess::message_waiting() const {
+  pollfd p{s_->channel, POLLIN, 0};
+  return poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
+}
+
 Result<runner::Message> RunnerProcess::receive(std::chrono::steady_clock::time_point deadline) {
   return runner::receive_message(s_->channel, deadline);
 }
@@ -141,6 +152,18 @@ RunnerExit RunnerProcess::wait(std::chrono::steady_clock::time_point deadline) {
   else if (WIFSIGNALED(status)) s_->exit = {false, 0, WTERMSIG(status)};
   return s_->exit;
 }
+
+std::optional<RunnerExit> RunnerProcess::poll_exit() {
+  if (s_->reaped) return s_->exit;
+  int status = 0;
+  if (waitpid(s_->pid, &status, WNOHANG) != s_->pid) return std::nullopt;
+  s_->reaped = true;
+  if (WIFEXITED(status)) s_->exit = {true, WEXITSTATUS(status), 0};
+  else if (WIFSIGNALED(status)) s_->exit = {false, 0, WTERMSIG(status)};
+  return s_->exit;
+}
+
+int RunnerProcess::pid() const { return s_->pid; }
 
 void RunnerProcess::kill() {
   if (s_ && s_->pid > 0 && !s_->reaped) ::kill(-s_->pid, SIGKILL);

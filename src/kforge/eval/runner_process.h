@@ -1,11 +1,13 @@
 #pragma once
 // The parent's handle on one kforge-run child: a socket pair on descriptor 3, its output
-// captured (capped), its own process group, a clean environment (no API keys), and a kill that
-// takes the whole group down.
+// captured (capped), its own process group, a clean environment (no API keys), no other
+// descriptor inherited (close_range), killed if kforge dies (parent-death signal), and a kill
+// that takes the whole group down.
 
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,9 +32,14 @@ class RunnerProcess {
   ~RunnerProcess();
 
   bool send(const nlohmann::json& body, const std::vector<int>& fds = {});
+  // Whether a message waits on the channel (never blocks).
+  bool message_waiting() const;
   Result<runner::Message> receive(std::chrono::steady_clock::time_point deadline);
   // Waits for the child to exit (killing its group at the deadline).
   RunnerExit wait(std::chrono::steady_clock::time_point deadline);
+  // How the child ended, if it has (never blocks).
+  std::optional<RunnerExit> poll_exit();
+  int pid() const;
   void kill();
   std::string output() const;  // what the child (the kernel included) printed, capped at 64 KiB
 

@@ -27,6 +27,10 @@ class SharedSet {
 
   // Forbids every future write (F_SEAL_WRITE): the parent's own mapping becomes read-only first.
   Status seal();
+  // Forbids every new writable mapping and write(2) (F_SEAL_FUTURE_WRITE) but keeps kforge's own
+  // writable mapping: for the timing inputs, which kforge perturbs between calls while the kernels
+  // can only map them read-only.
+  Status seal_future_writes();
 
  private:
   SharedSet() = default;

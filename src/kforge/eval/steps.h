@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "kforge/eval/evaluate.h"
+#include "kforge/eval/kernel_process.h"
+#include "kforge/eval/paired_timing.h"
 #include "kforge/eval/runner_failure.h"
 #include "kforge/eval/shared_set.h"
 #include "kforge/toolchain/link_check.h"
@@ -16,12 +18,14 @@ namespace kforge::eval {
 std::optional<Judgement> judge_compile(const toolchain::CompileResult& compile);
 std::optional<Judgement> judge_link(const toolchain::CompileResult& compile, toolchain::Role role, const std::vector<std::string>& allow_libs);
 
-// check_step.cpp: the runner's {"op":"checked"} report against the reference outputs.
-// `results` holds the snapshots (candidate sets first, then the --against kernel's).
-std::optional<Judgement> judge_check(const nlohmann::json& checked, const SharedSet& results, const std::vector<SharedSet>& references,
-                                     const core::ResolvedTask& task, Evaluation& e);
+// check_step.cpp: one call per check set (kforge copies the outputs; nothing may run on or write
+// late), then the comparison of those copies with the reference outputs.
+std::optional<Judgement> run_check_calls(KernelProcess& p, std::size_t sets, double timeout_s, std::vector<OutputSnapshot>& results,
+                                         std::vector<double>* ms);
+std::optional<Judgement> judge_check(const std::vector<OutputSnapshot>& results, const std::vector<SharedSet>& references,
+                                     const core::ResolvedTask& task, const std::string& who, Evaluation& e);
 
-// time_step.cpp: the runner's {"op":"timed"} report, the parent's own clock, the statistics.
-std::optional<Judgement> judge_timing(const nlohmann::json& timed, double parent_wall_s, const core::ResolvedTask& task, Evaluation& e);
+// time_step.cpp: the statistics of a paired timing.
+std::optional<Judgement> judge_timing(const PairedTiming& timed, const core::ResolvedTask& task, Evaluation& e);
 
 }  // namespace kforge::eval

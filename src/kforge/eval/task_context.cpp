@@ -11,8 +11,8 @@
 #include "kforge/core/hash.h"
 #include "kforge/core/input_fill.h"
 #include "kforge/core/task_header.h"
+#include "kforge/eval/runner_failure.h"
 #include "kforge/eval/runner_process.h"
-#include "kforge/runner/job.h"
 #include "kforge/runner/job.h"
 
 namespace kforge::eval {
@@ -34,10 +34,9 @@ Status run_trusted(const nlohmann::json& job, const std::vector<int>& fds, const
     if (reply.error().message == "timeout") return Error{fmt::format("{} did not finish within {} s", what, timeout.count())};
     return Error{fmt::format("{} died ({}): {}", what, exit.describe(), proc->output().substr(0, 2000))};
   }
-  const auto& body = reply->body;
-  std::string op = body.value("op", "");
-  if (op == "fault") return Error{fmt::format("{} crashed: {} (signal {})", what, body.value("detail", ""), body.value("signal", 0))};
-  if (op == "error") return Error{fmt::format("{} failed: {}", what, body.value("message", ""))};
+  std::string op = message_op(reply->body);
+  if (op == "fault" || op == "error") return Error{fmt::format("{} failed: {}", what, judge_runner_message(reply->body, what).reason)};
+  if (op != "done") return Error{fmt::format("{}: unexpected reply from the runner", what)};
   return ok_status();
 }
 
@@ -90,6 +89,20 @@ Result<std::filesystem::path> TaskContext::generator_library() const {
 }
 
 Result<SharedSet> TaskContext::make_inputs(std::uint64_t seed) const {
+  auto set = generate_inputs(seed);
+  if (!set) return set.error();
+  if (auto st = set->seal(); !st) return st.error();
+  return set;
+}
+
+Result<SharedSet> TaskContext::make_timing_inputs(std::uint64_t seed) const {
+  auto set = generate_inputs(seed);
+  if (!set) return set.error();
+  if (auto st = set->seal_future_writes(); !st) return st.error();
+  return set;
+}
+
+Result<SharedSet> TaskContext::generate_inputs(std::uint64_t seed) const {
   auto set = SharedSet::create(task_.inputs, 1, "kforge-inputs");
   if (!set) return set.error();
   for (std::size_t i = 0; i < task_.inputs.size(); ++i) core::fill_input(task_.inputs[i], seed, static_cast<std::uint32_t>(i), set->tensor(i));
@@ -100,7 +113,6 @@ Result<SharedSet> TaskContext::make_inputs(std::uint64_t seed) const {
     if (auto st = run_trusted(job, {set->fd()}, fmt::format("task {}: generate.cpp", spec_->id), std::chrono::seconds(300), state_dir_); !st)
       return st.error();
   }
-  if (auto st = set->seal(); !st) return st.error();
   return set;
 }
 

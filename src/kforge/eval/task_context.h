@@ -36,12 +36,16 @@ class TaskContext {
 
   // Inputs from `seed` (standard distributions, then generate.cpp), sealed read-only.
   Result<SharedSet> make_inputs(std::uint64_t seed) const;
+  // The same, but kforge keeps its writable mapping (to perturb them between timed calls) while
+  // every other mapping can only be read-only.
+  Result<SharedSet> make_timing_inputs(std::uint64_t seed) const;
   // Reference outputs for those inputs: from the cache, or computed by the reference in a child.
   Result<SharedSet> reference_outputs(const SharedSet& inputs, std::uint64_t seed) const;
 
  private:
   TaskContext() = default;
   Result<std::string> reference_key(std::uint64_t seed) const;
+  Result<SharedSet> generate_inputs(std::uint64_t seed) const;
   const core::TaskSpec* spec_ = nullptr;
   core::ResolvedTask task_;
   std::string header_;

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "kforge/runner/control_page.h"
 #include "kforge/runner/sandbox.h"
 
 namespace kforge::runner {
@@ -26,6 +27,7 @@ constexpr int kMaxRegions = 256;
 Region g_regions[kMaxRegions];
 std::atomic<int> g_region_count{0};
 int g_channel_fd = -1;
+std::atomic<std::uint32_t>* g_done_word = nullptr;
 const char* volatile g_phase = "setup";
 
 // A tiny append-only formatter over a fixed buffer.
@@ -181,6 +183,10 @@ void handler(int sig, siginfo_t* info, void*) {
     ssize_t ignored = write(g_channel_fd, out.buf, out.n);
     (void)ignored;
   }
+  if (g_done_word) {
+    g_done_word->store(kFaulted, std::memory_order_release);
+    futex_wake_all(g_done_word);
+  }
   _exit(128 + sig);
 }
 
@@ -200,8 +206,9 @@ void register_region(RegionKind kind, const char* name, std::uintptr_t data_begi
   g_region_count.store(i + 1, std::memory_order_release);
 }
 
-void install_fault_handlers(int channel_fd) {
+void install_fault_handlers(int channel_fd, std::atomic<std::uint32_t>* done_word) {
   g_channel_fd = channel_fd;
+  g_done_word = done_word;
   prepare_syscall_names();
   struct sigaction sa {};
   sa.sa_sigaction = handler;

@@ -5,6 +5,7 @@
 // alternate stack, formats without allocating, sends one message on the channel and exits.
 
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
 
 namespace kforge::runner {
@@ -20,8 +21,10 @@ void register_region(RegionKind kind, const char* name, std::uintptr_t data_begi
 // The signal handler uses the same classification; exposed so tests can pin it down.
 const char* describe_fault_address(std::uintptr_t addr, int si_code, char* detail, std::size_t size);
 
-// Installs the handlers for SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGSYS; messages go to `channel_fd`.
-void install_fault_handlers(int channel_fd);
+// Installs the handlers for SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGSYS; messages go to `channel_fd`,
+// and `done_word` (the control page's, when there is one) is set to kFaulted and woken, so kforge
+// stops waiting for the call at once.
+void install_fault_handlers(int channel_fd, std::atomic<std::uint32_t>* done_word);
 
 // Gives the calling thread an alternate signal stack and registers its stack for overflow
 // detection. Call once in every thread that may run kernel code (the OpenMP warm-up does).

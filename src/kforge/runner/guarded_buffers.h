@@ -1,7 +1,9 @@
 #pragma once
-// Places every buffer the kernel sees between guard pages: a PROT_NONE page before and after
-// its pages, with the data ending where the pages end (see core/buffer_layout.h). Inputs come
-// from sealed shared memory mapped read-only; outputs are private read-write pages.
+// Places every buffer the kernel sees between guard regions: PROT_NONE reservations before and
+// after its pages, with the data ending where the pages end (see core/buffer_layout.h). A guard is
+// as large as the buffer (at least 1 MiB, at most 64 MiB), so an access a whole row or a whole
+// batch past either end faults rather than landing in a neighbour. Inputs come from sealed shared
+// memory mapped read-only; outputs from kforge's shared file mapped read-write.
 
 #include <cstddef>
 #include <string>
@@ -23,7 +25,7 @@ struct GuardedBuffer {
 // Maps one tensor of a shared file (`slot` from layout_tensors) with `prot` between guards.
 Result<GuardedBuffer> map_guarded_shared(int fd, const core::TensorSlot& slot, int prot, RegionKind kind, const std::string& name);
 
-// Fresh private read-write memory laid out the same way.
-Result<GuardedBuffer> map_guarded_private(std::size_t bytes, RegionKind kind, const std::string& name);
+// Size of the guard on each side of a buffer of `pages_bytes`.
+std::size_t guard_bytes(std::size_t pages_bytes);
 
 }  // namespace kforge::runner

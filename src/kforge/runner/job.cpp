@@ -90,57 +90,33 @@ Result<std::vector<TensorInfo>> tensors_from_json(const nlohmann::json& j) {
   });
 }
 
-nlohmann::json to_json(const SandboxSetup& s) {
-  return {{"op", "setup"},          {"inputs", tensors_to_json(s.inputs)}, {"outputs", tensors_to_json(s.outputs)},
-          {"threads", s.threads},   {"partner", s.partner},                {"generator", s.generator},
-          {"trusted_candidate", s.trusted_candidate},
-          {"timing_seed", s.timing_seed}, {"readable", s.readable},        {"memory_bytes", s.memory_bytes},
-          {"cpu_seconds", s.cpu_seconds}, {"rtol", s.rtol},                {"atol", s.atol},
-          {"perturb", s.perturb}};
+nlohmann::json to_json(const KernelSetup& s) {
+  return {{"op", "kernel"},          {"trusted", s.trusted},   {"library", s.library},
+          {"inputs", tensors_to_json(s.inputs)}, {"outputs", tensors_to_json(s.outputs)},
+          {"input_sets", s.input_sets}, {"threads", s.threads}, {"readable", s.readable}, {"preload", s.preload},
+          {"memory_bytes", s.memory_bytes}, {"cpu_seconds", s.cpu_seconds}};
 }
 
-Result<SandboxSetup> parse_setup(const nlohmann::json& j) {
-  return guarded("setup", [&]() -> Result<SandboxSetup> {
-    SandboxSetup s;
+Result<KernelSetup> parse_setup(const nlohmann::json& j) {
+  return guarded("setup", [&]() -> Result<KernelSetup> {
+    KernelSetup s;
     auto in = tensors_from_json(j.at("inputs"));
     if (!in) return in.error();
     auto out = tensors_from_json(j.at("outputs"));
     if (!out) return out.error();
     s.inputs = std::move(*in);
     s.outputs = std::move(*out);
+    s.trusted = j.at("trusted");
+    s.library = j.at("library");
+    s.input_sets = j.at("input_sets");
     s.threads = j.at("threads");
-    s.partner = j.at("partner");
-    s.generator = j.at("generator");
-    s.trusted_candidate = j.at("trusted_candidate");
-    s.timing_seed = j.at("timing_seed");
     s.readable = j.at("readable").get<std::vector<std::string>>();
+    s.preload = j.at("preload").get<std::vector<std::string>>();
     s.memory_bytes = j.at("memory_bytes");
     s.cpu_seconds = j.at("cpu_seconds");
-    s.rtol = j.at("rtol");
-    s.atol = j.at("atol");
-    s.perturb = j.at("perturb");
+    if (s.input_sets < 1 || s.input_sets > 16) return Error{"input_sets out of range"};
+    if (s.threads < 1 || s.threads > 1024) return Error{"threads out of range"};
     return s;
-  });
-}
-
-nlohmann::json to_json(const LoadRequest& r) {
-  return {{"op", "load"}, {"candidate", r.candidate}, {"untrusted_partner", r.untrusted_partner}, {"check_sets", r.check_sets}};
-}
-
-Result<LoadRequest> parse_load(const nlohmann::json& j) {
-  return guarded("load", [&]() -> Result<LoadRequest> {
-    return LoadRequest{j.at("candidate"), j.at("untrusted_partner"), j.at("check_sets")};
-  });
-}
-
-nlohmann::json to_json(const TimeRequest& r) {
-  return {{"op", "time"}, {"budget_seconds", r.budget_seconds}, {"warmup_seconds", r.warmup_seconds},
-          {"min_pairs", r.min_pairs}, {"max_pairs", r.max_pairs}};
-}
-
-Result<TimeRequest> parse_time(const nlohmann::json& j) {
-  return guarded("time", [&]() -> Result<TimeRequest> {
-    return TimeRequest{j.at("budget_seconds"), j.at("warmup_seconds"), j.at("min_pairs"), j.at("max_pairs")};
   });
 }
 

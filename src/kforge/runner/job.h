@@ -23,44 +23,25 @@ struct TensorInfo {
   core::ResolvedTensor as_resolved() const;
 };
 
-struct SandboxSetup {
+// One kernel process: the implementation it loads, the tensors it sees, and its limits. It is
+// told nothing that decides a verdict: no tolerance, no partner, no seed, no clock to trust.
+struct KernelSetup {
+  bool trusted = false;           // baseline, expert, reference: loaded before the sandbox closes, no seccomp
+  std::string library;            // the .so, copied into the evaluation's scratch folder
   std::vector<TensorInfo> inputs;
   std::vector<TensorInfo> outputs;
+  int input_sets = 1;             // descriptors: that many input files (0: timing), the outputs file, the control page
   int threads = 1;
-  std::string partner;            // trusted baseline .so timed against the candidate ("" = none)
-  // A trusted candidate (a baseline or an expert being benchmarked) is loaded and warmed up here,
-  // before the sandbox closes, and runs without seccomp: oneDNN generates code at run time.
-  std::string trusted_candidate;
-  std::string generator;          // generate.so for custom inputs ("" = none)
-  std::uint64_t timing_seed = 0;  // inputs for timing (not secret: the secret ones are for checking)
-  std::vector<std::string> readable;  // extra readable paths (scratch folder, baseline, generator)
+  std::vector<std::string> readable;  // extra readable paths (the scratch folder)
+  std::vector<std::string> preload;   // sonames the kernel needs, loaded before the sandbox closes
   std::size_t memory_bytes = 0;   // address-space budget above what the runner holds after setup
   long cpu_seconds = 600;
-  double rtol = 0, atol = 0;      // for comparing timed outputs with the partner's
-  double perturb = 0.05;          // relative spread of the input perturbation between pairs
-};
-
-struct LoadRequest {
-  std::string candidate;          // the untrusted kernel, copied into the scratch folder
-  std::string untrusted_partner;  // --against: a second untrusted kernel ("" = the trusted baseline)
-  int check_sets = 0;             // fds: check_sets sealed input files, then one results file
-};
-
-struct TimeRequest {
-  double budget_seconds = 2.0;
-  double warmup_seconds = 0.1;
-  int min_pairs = 10;
-  int max_pairs = 2000;
 };
 
 std::vector<TensorInfo> tensor_infos(const std::vector<core::ResolvedTensor>& tensors);
 
-nlohmann::json to_json(const SandboxSetup& s);
-Result<SandboxSetup> parse_setup(const nlohmann::json& j);
-nlohmann::json to_json(const LoadRequest& r);
-Result<LoadRequest> parse_load(const nlohmann::json& j);
-nlohmann::json to_json(const TimeRequest& r);
-Result<TimeRequest> parse_time(const nlohmann::json& j);
+nlohmann::json to_json(const KernelSetup& s);
+Result<KernelSetup> parse_setup(const nlohmann::json& j);
 nlohmann::json tensors_to_json(const std::vector<TensorInfo>& tensors);
 Result<std::vector<TensorInfo>> tensors_from_json(const nlohmann::json& j);
 

@@ -44,9 +44,9 @@ void dispatch_seed(void* fn, std::uint64_t seed, const std::vector<void*>& args)
 
 }  // namespace
 
-Result<KernelLibrary> KernelLibrary::open(const std::string& path, const std::string& entry, bool lazy) {
+Result<KernelLibrary> KernelLibrary::open(const std::string& path, const std::string& entry) {
   KernelLibrary lib;
-  lib.handle_ = dlopen(path.c_str(), (lazy ? RTLD_LAZY : RTLD_NOW) | RTLD_LOCAL);
+  lib.handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib.handle_) return Error{fmt::format("cannot load {}: {}", path, dlerror())};
   lib.entry_ = dlsym(lib.handle_, entry.c_str());
   if (!lib.entry_) return Error{fmt::format("{} does not export `{}`", path, entry)};

@@ -1,6 +1,7 @@
 #pragma once
 // A loaded implementation: dlopen'ed privately (RTLD_LOCAL, so its symbols and its libraries'
-// never resolve anyone else's), its entry point called with the buffers in ABI order.
+// never resolve anyone else's) and bound at once (RTLD_NOW: no lazy binding left to hijack), its
+// entry point called with the buffers in ABI order.
 
 #include <cstdint>
 #include <string>
@@ -12,7 +13,7 @@ namespace kforge::runner {
 
 class KernelLibrary {
  public:
-  static Result<KernelLibrary> open(const std::string& path, const std::string& entry, bool lazy);
+  static Result<KernelLibrary> open(const std::string& path, const std::string& entry);
 
   // kernel(inputs..., outputs...) — every argument a pointer.
   void call(const std::vector<void*>& args) const;

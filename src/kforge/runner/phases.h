@@ -1,32 +1,31 @@
 #pragma once
-// The phases of a sandboxed evaluation, in the order the runner goes through them. Each sends
-// its outcome on the channel; a Status error means the harness itself could not proceed.
+// The phases of a kernel process, in order. Each returns a Status error only when the harness
+// itself cannot proceed; what the kernel does is observed by kforge, not reported from here.
 
 #include "kforge/runner/protocol.h"
 #include "kforge/runner/run_state.h"
 
 namespace kforge::runner {
 
-// Before any untrusted code: limits, Landlock, timing inputs, the baseline warmed up, OpenMP
-// threads started (each with a fault stack). Sends {"op":"ready"}.
-Status setup_phase(RunState& s, const nlohmann::json& message);
+// Before any untrusted code: limits, Landlock, the buffers and the control page mapped from the
+// descriptors kforge sent, OpenMP threads started (each with a fault stack); a trusted kernel is
+// loaded and warmed up here.
+Status setup_phase(RunState& s, Message& message);
 
-// Maps the check inputs and the results file, closes the sandbox's seccomp doors around
-// dlopen of the candidate. Sends nothing (the check phase reports).
-Status load_phase(RunState& s, Message& message);
+// An untrusted kernel: the seccomp filter goes on (all threads, TSYNC), then the library is
+// loaded, so its constructors and IFUNC resolvers run under the same rules as its calls.
+Status load_phase(RunState& s);
 
-// Calls the kernel once per check set on NaN-poisoned outputs; snapshots at return; verifies
-// inputs and background activity. Sends {"op":"checked", ...}.
-void check_phase(RunState& s);
-
-// Paired, interleaved timing against the partner with perturbed inputs. Sends {"op":"timed", ...}.
-void timing_phase(RunState& s, const TimeRequest& request);
+// Serves commands from the control page until told to stop: call the kernel on an input set,
+// or profile it. Never returns.
+[[noreturn]] void serve_phase(RunState& s);
 
 // Before the sandbox closes: the SIGPROF handler the profiler needs.
 void install_profiler_handler();
 
-// Samples where the candidate spends its time over `seconds` of repeated calls on the timing
+// Samples where the kernel spends its time over `seconds` of repeated calls on the timing
 // inputs. Sends {"op":"profiled", samples per loaded object, and per offset into the kernel}.
+// The profile is advice for the model, never a verdict or a time.
 void profile_phase(RunState& s, double seconds);
 
 }  // namespace kforge::runner

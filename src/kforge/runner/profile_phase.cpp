@@ -67,7 +67,7 @@ void profile_phase(RunState& s, double seconds) {
   std::vector<LoadedObject> objects;
   dl_iterate_phdr(collect_object, &objects);
   Dl_info info{};
-  dladdr(s.candidate->entry_address(), &info);
+  dladdr(s.kernel->entry_address(), &info);
   const std::string kernel_object = info.dli_fname ? info.dli_fname : "";
 
   set_fault_phase("kernel, profiling");
@@ -78,7 +78,7 @@ void profile_phase(RunState& s, double seconds) {
   int calls = 0;
   const double start = now_seconds();
   while (now_seconds() - start < seconds || calls < 3) {
-    s.candidate->call(s.args(s.timing_inputs, s.candidate_out));
+    s.kernel->call(s.args(0));
     ++calls;
   }
   itimerval off{};

@@ -1,6 +1,7 @@
-// kforge-run: the sandboxed child. It speaks only on descriptor 3 (a socket pair with kforge),
-// runs one evaluation or one trusted job, and exits with _exit so no destructor runs after the
-// sandbox has closed.
+// kforge-run: the child that holds one kernel (or runs one trusted job). It speaks only on
+// descriptor 3 (a socket pair with kforge) and through the control page, and exits with _exit so
+// no destructor runs after the sandbox has closed. Built with full RELRO and immediate binding:
+// nothing in its own GOT is writable or resolved late.
 #include <fcntl.h>
 #include <malloc.h>
 #include <signal.h>
@@ -33,28 +34,15 @@ void make_heap_stationary() {
   _exit(code);
 }
 
-[[noreturn]] void sandboxed(const nlohmann::json& setup) {
+[[noreturn]] void kernel_process(Message& setup) {
   RunState s;
   s.channel = kChannelFd;
   if (auto st = setup_phase(s, setup); !st) fail(st.error().message, 3);
-  auto load = receive_message(kChannelFd);
-  if (!load) _exit(0);  // the parent changed its mind (e.g. the candidate did not compile)
-  if (load->body.value("op", "") != "load") _exit(0);
-  if (auto st = load_phase(s, *load); !st) fail(st.error().message, 4);
-  check_phase(s);
-  for (;;) {
-    auto command = read_message(kChannelFd);
-    std::string op = command ? command->value("op", "") : "";
-    if (op == "time") {
-      auto request = parse_time(*command);
-      if (!request) fail(request.error().message, 5);
-      timing_phase(s, *request);
-    } else if (op == "profile") {
-      profile_phase(s, command->value("seconds", 0.5));
-    } else {
-      _exit(0);
-    }
-  }
+  nlohmann::json ready = setup.body;
+  ready["op"] = "ready";
+  if (auto st = load_phase(s); !st) fail(st.error().message, 4);
+  write_message(kChannelFd, ready);
+  serve_phase(s);
 }
 
 }  // namespace
@@ -70,6 +58,6 @@ int main() {
   if (!first) return 2;
   std::string op = first->body.value("op", "");
   if (op == "reference" || op == "generate") _exit(run_trusted_job(*first));
-  if (op == "setup") sandboxed(first->body);
+  if (op == "kernel") kernel_process(*first);
   fail("unknown first message: " + op, 2);
 }

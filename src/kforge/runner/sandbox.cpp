@@ -159,37 +159,30 @@ Status limit_cpu_seconds(long seconds) {
   return ok_status();
 }
 
-Status install_loading_filter(int channel_fd) {
+Status install_kernel_filter(int channel_fd) {
   prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
   return load_filter(
       [&](scmp_filter_ctx ctx) {
         int r = add_common_rules(ctx, channel_fd);
-        // dlopen reads the library (Landlock decides which files may be opened).
-        for (int nr : {SCMP_SYS(openat), SCMP_SYS(open), SCMP_SYS(read), SCMP_SYS(pread64), SCMP_SYS(close), SCMP_SYS(lseek),
-                       SCMP_SYS(mmap), SCMP_SYS(mprotect), SCMP_SYS(newfstatat), SCMP_SYS(statx), SCMP_SYS(access),
+        auto allow = [&](int nr, unsigned count, auto... cmp) { r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, count, cmp...); };
+        // The loader reads the library; Landlock decides which files exist for it. Opening for
+        // writing is refused outright (there is nothing writable to open anyway).
+        constexpr scmp_datum_t kWriteFlags = O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND;
+        allow(SCMP_SYS(openat), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, kWriteFlags, 0));
+        allow(SCMP_SYS(open), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, kWriteFlags, 0));
+        for (int nr : {SCMP_SYS(read), SCMP_SYS(pread64), SCMP_SYS(close), SCMP_SYS(lseek), SCMP_SYS(newfstatat), SCMP_SYS(statx), SCMP_SYS(access),
                        SCMP_SYS(faccessat), SCMP_SYS(faccessat2), SCMP_SYS(readlink), SCMP_SYS(getcwd)})
-          r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
-        // The runner installs the running filter next; another filter can only narrow what is allowed.
-        r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(seccomp), 0);
+          allow(nr, 0);
+        // Memory: anything not executable. Executable only when mapped from a file, never
+        // writable at the same time; mprotect may never add PROT_EXEC (so no page that was ever
+        // writable becomes code).
+        allow(SCMP_SYS(mmap), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+        allow(SCMP_SYS(mmap), 2, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC | PROT_WRITE, PROT_EXEC),
+              SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_ANONYMOUS, 0));
+        allow(SCMP_SYS(mprotect), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
         return r;
       },
-      "loading");
-}
-
-Status install_running_filter(int channel_fd, int proc_stat_fd) {
-  return load_filter(
-      [&](scmp_filter_ctx ctx) {
-        int r = add_common_rules(ctx, channel_fd);
-        // Memory, but never executable: nothing may patch or generate code once loaded.
-        r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
-        r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
-        r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(read), 1, SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(channel_fd)));
-        if (proc_stat_fd >= 0)
-          r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(pread64), 1,
-                                SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(proc_stat_fd)));
-        return r;
-      },
-      "running");
+      "kernel");
 }
 
 void prepare_syscall_names() {

@@ -3,10 +3,12 @@
 //   1. rlimits (no core files, no file writes, capped address space and CPU time);
 //   2. Landlock: the filesystem becomes read-only and shrinks to the system libraries, the CPU
 //      description and the files named here; no TCP; no signals to processes outside;
-//   3. a seccomp "loading" filter before the candidate is dlopen'ed (its constructors run under
-//      it): threads yes, processes, exec, sockets and ptrace no;
-//   4. a seccomp "running" filter once it is loaded: additionally no file opens, no executable
-//      mappings, reads only from the control channel.
+//   3. one seccomp filter, on every thread (TSYNC), before the kernel's library is opened, so its
+//      constructors, IFUNC resolvers and calls all run under it: threads yes; processes, exec,
+//      sockets, ptrace, seccomp, prctl and signals to others no; files only opened for reading
+//      (Landlock decides which); executable memory only as a read-only mapping of a file that is
+//      already on disk (the loader mapping the kernel's own code), never anonymous, never writable,
+//      and never added later with mprotect.
 // Forbidden calls trap (SIGSYS) so the verdict can name the system call.
 
 #include <cstddef>
@@ -30,8 +32,7 @@ void forbid_file_growth();                                  // no file may grow 
 Status limit_address_space(std::size_t bytes);              // RLIMIT_AS
 Status limit_cpu_seconds(long seconds);                     // RLIMIT_CPU
 
-Status install_loading_filter(int channel_fd);
-Status install_running_filter(int channel_fd, int proc_stat_fd);
+Status install_kernel_filter(int channel_fd);
 
 // Human name of a system call number (filled before the sandbox closes; signal-safe lookup).
 void prepare_syscall_names();

@@ -1,14 +1,15 @@
-// The trusted half of a sandboxed run: everything that needs files, or threads not yet bound by
-// the sandbox, happens here, before the candidate exists in this process.
+// The trusted half of a kernel process: everything that needs files, or threads not yet bound by
+// the sandbox, happens here, before an untrusted kernel exists in this process.
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <omp.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 
-#include "kforge/core/input_fill.h"
 #include "kforge/runner/fault_report.h"
 #include "kforge/runner/phases.h"
 #include "kforge/runner/sandbox.h"
@@ -16,61 +17,73 @@
 namespace kforge::runner {
 namespace {
 
-FilesystemView runner_view(const SandboxSetup& setup) {
+// What OpenMP and cpuinfo read to learn the machine, and the process's own folder. A trusted
+// kernel also gets the system libraries (libtorch, oneDNN and OpenBLAS load from there, lazily).
+// An untrusted one does not: the libraries it may use are loaded before the walls go up (see
+// preload_libraries), so at run time it cannot dlopen OpenBLAS or anything else the link check refused.
+// /proc/self/maps: glibc reads it for the main thread's stack.
+FilesystemView runner_view(const KernelSetup& setup) {
   FilesystemView v;
-  // System libraries (libtorch and its dependencies load from here), and what OpenMP,
-  // OpenBLAS and cpuinfo read to learn the machine.
-  v.read_dirs = {"/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib", "/sys/devices/system/cpu", "/sys/devices/system/node"};
-  v.read_files = {"/etc/ld.so.cache", "/proc/cpuinfo", "/proc/self/maps", "/proc/self/stat", "/proc/self/status", "/dev/null", "/dev/urandom"};
+  v.read_dirs = {"/sys/devices/system/cpu", "/sys/devices/system/node"};
+  v.read_files = {"/proc/cpuinfo", "/proc/self/maps", "/proc/self/stat", "/proc/self/status", "/dev/null", "/dev/urandom"};
+  if (setup.trusted) {
+    for (const char* d : {"/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib"}) v.read_dirs.push_back(d);
+    v.read_files.push_back("/etc/ld.so.cache");
+  }
   for (const auto& path : setup.readable) v.read_files.push_back(path);
   return v;
 }
 
-// Timing inputs live in a shared file: the harness keeps a writable window, then seals the file
-// against any new writable mapping and gives the kernel read-only views.
-Status make_timing_inputs(RunState& s) {
-  std::vector<std::size_t> bytes = byte_sizes(s.setup.inputs);
-  core::SetLayout layout = core::layout_tensors(bytes);
-  auto fd = create_shared_file("kforge-timing-inputs", layout.file_bytes);
-  if (!fd) return fd.error();
-  void* window = mmap(nullptr, layout.file_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
-  if (window == MAP_FAILED) return Error{fmt::format("mapping timing inputs: {}", std::strerror(errno))};
-  auto* base = static_cast<unsigned char*>(window);
-  for (std::size_t i = 0; i < s.setup.inputs.size(); ++i) {
-    unsigned char* data = base + layout.slots[i].data_offset;
-    core::fill_input(s.setup.inputs[i].as_resolved(), s.setup.timing_seed, static_cast<std::uint32_t>(i), data);
-    s.timing_window.push_back(data);
-  }
-  if (!s.setup.generator.empty()) {
-    auto gen = KernelLibrary::open(s.setup.generator, "generate", false);
-    if (!gen) return gen.error();
-    std::vector<void*> args(s.timing_window.begin(), s.timing_window.end());
-    gen->call_generator(s.setup.timing_seed, args);
-  }
-  for (std::size_t i = 0; i < s.setup.inputs.size(); ++i)
-    s.pristine.emplace_back(s.timing_window[i], s.timing_window[i] + s.setup.inputs[i].bytes);
-  if (fcntl(*fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
-    return Error{fmt::format("sealing timing inputs: {}", std::strerror(errno))};
-  for (std::size_t i = 0; i < s.setup.inputs.size(); ++i) {
-    auto b = map_guarded_shared(*fd, layout.slots[i], PROT_READ, RegionKind::input, s.setup.inputs[i].name);
-    if (!b) return b.error();
-    s.timing_inputs.push_back(*b);
-  }
-  close(*fd);
+// The libraries an untrusted kernel links (the link check allowed them), loaded now: the loader
+// then finds them by soname when it loads the kernel, without opening anything.
+Status preload_libraries(const KernelSetup& setup) {
+  for (const auto& soname : setup.preload)
+    if (!dlopen(soname.c_str(), RTLD_NOW | RTLD_GLOBAL)) return Error{fmt::format("preloading {}: {}", soname, dlerror())};
   return ok_status();
 }
 
-Status make_outputs(const SandboxSetup& setup, OutputSet& out) {
-  for (const auto& t : setup.outputs) {
-    auto b = map_guarded_private(t.bytes, RegionKind::output, t.name);
-    if (!b) return b.error();
-    out.live.push_back(*b);
+Status map_inputs(RunState& s, const std::vector<int>& fds) {
+  core::SetLayout layout = core::layout_tensors(byte_sizes(s.setup.inputs));
+  for (int k = 0; k < s.setup.input_sets; ++k) {
+    std::vector<GuardedBuffer> set;
+    for (std::size_t i = 0; i < s.setup.inputs.size(); ++i) {
+      auto b = map_guarded_shared(fds[k], layout.slots[i], PROT_READ, RegionKind::input, s.setup.inputs[i].name);
+      if (!b) return b.error();
+      set.push_back(*b);
+    }
+    s.input_sets.push_back(std::move(set));
   }
   return ok_status();
 }
 
-// Starts the OpenMP pool now, while thread creation and sigaltstack are still allowed, and gives
-// each worker a fault stack.
+Status map_outputs(RunState& s, int fd) {
+  core::SetLayout layout = core::layout_tensors(byte_sizes(s.setup.outputs));
+  for (std::size_t i = 0; i < s.setup.outputs.size(); ++i) {
+    auto b = map_guarded_shared(fd, layout.slots[i], PROT_READ | PROT_WRITE, RegionKind::output, s.setup.outputs[i].name);
+    if (!b) return b.error();
+    s.outputs.push_back(*b);
+  }
+  return ok_status();
+}
+
+Status map_control(RunState& s, int fd) {
+  void* p = mmap(nullptr, sizeof(ControlPage), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) return Error{fmt::format("mapping the control page: {}", std::strerror(errno))};
+  s.control = static_cast<ControlPage*>(p);
+  return ok_status();
+}
+
+// Virtual memory already held (libraries, buffers, thread stacks), from /proc/self/statm.
+std::size_t current_vm_bytes() {
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  unsigned long pages = 0;
+  if (std::fscanf(f, "%lu", &pages) != 1) pages = 0;
+  std::fclose(f);
+  return pages * core::page_size();
+}
+
+// Starts the OpenMP pool now, while sigaltstack is still allowed, and gives each worker a fault stack.
 void warm_up_threads(int threads) {
   omp_set_num_threads(threads);
 #pragma omp parallel num_threads(threads)
@@ -79,46 +92,49 @@ void warm_up_threads(int threads) {
 
 }  // namespace
 
-Status setup_phase(RunState& s, const nlohmann::json& message) {
-  auto setup = parse_setup(message);
+Status setup_phase(RunState& s, Message& message) {
+  auto setup = parse_setup(message.body);
   if (!setup) return setup.error();
   s.setup = std::move(*setup);
+  const int expected_fds = s.setup.input_sets + 2;
+  if (static_cast<int>(message.fds.size()) != expected_fds)
+    return Error{fmt::format("setup: expected {} descriptors, got {}", expected_fds, message.fds.size())};
 
   set_static_limits();
-  install_fault_handlers(s.channel);
   install_profiler_handler();
+  if (auto st = preload_libraries(s.setup); !st) return st;
   std::string landlock_error;
   int landlock_abi = restrict_filesystem(runner_view(s.setup), landlock_error);
-  s.proc_stat_fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-
-  if (auto st = make_timing_inputs(s); !st) return st;
-  if (auto st = make_outputs(s.setup, s.candidate_out); !st) return st;
-  if (auto st = make_outputs(s.setup, s.partner_out); !st) return st;
+  if (auto st = map_control(s, message.fds.back()); !st) return st;
+  install_fault_handlers(s.channel, &s.control->done);
+  if (auto st = map_inputs(s, message.fds); !st) return st;
+  if (auto st = map_outputs(s, message.fds[static_cast<std::size_t>(s.setup.input_sets)]); !st) return st;
+  for (int fd : message.fds) close(fd);  // the mappings stay; the kernel cannot map them anew
+  message.fds.clear();
   forbid_file_growth();
 
   prepare_thread_for_faults();
   warm_up_threads(s.setup.threads);
-  if (!s.setup.partner.empty()) {
-    // The baseline is trusted: load it and run it once now, so that whatever it initialises
-    // lazily (thread pools, CPU detection, which read files) happens before the sandbox closes.
-    set_fault_phase("loading the baseline");
-    auto partner = KernelLibrary::open(s.setup.partner, "kernel", true);
-    if (!partner) return partner.error();
-    s.partner = std::move(*partner);
-    set_fault_phase("warming up the baseline");
-    s.partner->call(s.args(s.timing_inputs, s.partner_out));
-  }
-  if (!s.setup.trusted_candidate.empty()) {
+  sched_getaffinity(0, sizeof s.start_affinity, &s.start_affinity);
+  fegetenv(&s.start_fp);
+  if (s.setup.trusted) {
+    // Trusted code (libtorch, oneDNN) initialises lazily (thread pools, CPU detection, which read
+    // files): load it and run it once now. kforge poisons the outputs before every real call.
     set_fault_phase("loading the trusted kernel");
-    auto candidate = KernelLibrary::open(s.setup.trusted_candidate, "kernel", true);
-    if (!candidate) return candidate.error();
-    s.candidate = std::move(*candidate);
+    auto kernel = KernelLibrary::open(s.setup.library, "kernel");
+    if (!kernel) return kernel.error();
+    s.kernel = std::move(*kernel);
     set_fault_phase("warming up the trusted kernel");
-    s.candidate->call(s.args(s.timing_inputs, s.candidate_out));
+    s.kernel->call(s.args(0));
   }
+  // Address space: what the runner holds now plus the budget, plus room per thread for glibc's
+  // malloc arenas (64 MiB reservations) and stacks.
+  std::size_t per_thread = 192ull << 20;
+  if (auto st = limit_address_space(current_vm_bytes() + s.setup.memory_bytes + per_thread * static_cast<std::size_t>(s.setup.threads + 2)); !st)
+    return st;
+  if (auto st = limit_cpu_seconds(s.setup.cpu_seconds); !st) return st;
   set_fault_phase("waiting");
-  write_message(s.channel, {{"op", "ready"}, {"landlock_abi", landlock_abi}, {"landlock_error", landlock_error},
-                            {"threads", thread_count(s.proc_stat_fd)}});
+  message.body = {{"landlock_abi", landlock_abi}, {"landlock_error", landlock_error}};
   return ok_status();
 }
 

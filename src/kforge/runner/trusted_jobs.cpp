@@ -31,7 +31,7 @@ Result<double> run(Message& m) {
   if (!inputs) return inputs.error();
   const bool generate = op == "generate";
   if (m.fds.size() != (generate ? 1u : 2u)) return Error{"wrong number of descriptors"};
-  auto lib = KernelLibrary::open(m.body.at("library"), generate ? "generate" : "kernel", false);
+  auto lib = KernelLibrary::open(m.body.at("library"), generate ? "generate" : "kernel");
   if (!lib) return lib.error();
   auto in = map_set(m.fds[0], *inputs, generate ? PROT_READ | PROT_WRITE : PROT_READ, RegionKind::input);
   if (!in) return in.error();
@@ -54,7 +54,7 @@ Result<double> run(Message& m) {
 }  // namespace
 
 int run_trusted_job(Message& m) {
-  install_fault_handlers(kChannelFd);
+  install_fault_handlers(kChannelFd, nullptr);
   prepare_thread_for_faults();
   Result<double> ms = Error{"not run"};
   try {

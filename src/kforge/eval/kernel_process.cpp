@@ -1,0 +1,255 @@
+// One kernel process, driven through the control page. The clock, the poison, the copy of the
+// outputs and the CPU accounting are all on this side.
+#include "kforge/eval/kernel_process.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "kforge/runner/job.h"
+
+namespace kforge::eval {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double now_ms() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+Clock::time_point after(double seconds) { return Clock::now() + std::chrono::microseconds(static_cast<long long>(seconds * 1e6)); }
+
+// Whether every thread of `pid` is asleep (or the process is gone): the state letter of each
+// /proc/PID/task/TID/stat, after the command name's closing parenthesis.
+bool no_thread_runnable(int pid) {
+  const std::string dir = fmt::format("/proc/{}/task", pid);
+  DIR* d = opendir(dir.c_str());
+  if (!d) return true;
+  bool asleep = true;
+  while (dirent* entry = readdir(d)) {
+    if (entry->d_name[0] == '.') continue;
+    int fd = open(fmt::format("{}/{}/stat", dir, entry->d_name).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    char buf[512];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) continue;
+    buf[n] = 0;
+    const char* paren = std::strrchr(buf, ')');
+    if (paren && paren[1] == ' ' && paren[2] == 'R') {
+      asleep = false;
+      break;
+    }
+  }
+  closedir(d);
+  return asleep;
+}
+
+// A page of shared memory for the control words, unmapped and closed with its owner.
+struct ControlMemory {
+  int fd = -1;
+  runner::ControlPage* page = nullptr;
+  ~ControlMemory() {
+    if (page) munmap(page, sizeof(runner::ControlPage));
+    if (fd >= 0) close(fd);
+  }
+};
+
+}  // namespace
+
+struct KernelProcess::State {
+  KernelProcessSpec spec;
+  std::optional<RunnerProcess> proc;
+  std::optional<SharedSet> outputs;
+  ControlMemory control;
+  std::vector<unsigned char*> out_ptrs;
+  std::vector<const unsigned char*> out_cptrs;
+  std::vector<std::size_t> out_bytes;
+  clockid_t cpu_clock = CLOCK_MONOTONIC;
+  bool has_cpu_clock = false;
+  std::uint32_t sequence = 0;
+  int landlock_abi = 0;
+};
+
+KernelProcess::KernelProcess(std::unique_ptr<State> state) : s_(std::move(state)) {}
+KernelProcess::KernelProcess(KernelProcess&&) noexcept = default;
+KernelProcess& KernelProcess::operator=(KernelProcess&&) noexcept = default;
+KernelProcess::~KernelProcess() {
+  if (s_ && s_->proc) s_->proc->kill();
+}
+
+const std::string& KernelProcess::who() const { return s_->spec.who; }
+bool KernelProcess::trusted() const { return s_->spec.trusted; }
+int KernelProcess::landlock_abi() const { return s_->landlock_abi; }
+std::string KernelProcess::printed() const { return s_->proc->output(); }
+
+Result<KernelProcess> KernelProcess::start(const KernelProcessSpec& spec) {
+  auto s = std::make_unique<State>();
+  s->spec = spec;
+  const auto& task = *spec.task;
+  auto outputs = SharedSet::create(task.outputs, 1, "kforge-outputs");
+  if (!outputs) return outputs.error();
+  s->outputs.emplace(std::move(*outputs));
+  for (std::size_t i = 0; i < task.outputs.size(); ++i) {
+    s->out_ptrs.push_back(s->outputs->tensor(i));
+    s->out_cptrs.push_back(s->outputs->tensor(i));
+    s->out_bytes.push_back(task.outputs[i].bytes);
+  }
+  auto fd = runner::create_shared_file("kforge-control", sizeof(runner::ControlPage));
+  if (!fd) return fd.error();
+  s->control.fd = *fd;
+  void* page = mmap(nullptr, sizeof(runner::ControlPage), PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+  if (page == MAP_FAILED) return Error{fmt::format("mapping the control page: {}", std::strerror(errno))};
+  s->control.page = new (page) runner::ControlPage();
+
+  auto proc = RunnerProcess::start(spec.threads, spec.folder);
+  if (!proc) return proc.error();
+  s->proc.emplace(std::move(*proc));
+  s->has_cpu_clock = clock_getcpuclockid(s->proc->pid(), &s->cpu_clock) == 0;
+
+  runner::KernelSetup setup;
+  setup.trusted = spec.trusted;
+  setup.library = spec.library.string();
+  setup.inputs = runner::tensor_infos(task.inputs);
+  setup.outputs = runner::tensor_infos(task.outputs);
+  setup.input_sets = static_cast<int>(spec.input_sets.size());
+  setup.threads = spec.threads;
+  setup.readable = {spec.folder.string()};
+  setup.preload = spec.preload;
+  setup.memory_bytes = spec.memory_bytes;
+  setup.cpu_seconds = spec.cpu_seconds;
+  std::vector<int> fds;
+  for (const auto* set : spec.input_sets) fds.push_back(set->fd());
+  fds.push_back(s->outputs->fd());
+  fds.push_back(s->control.fd);
+  s->proc->send(runner::to_json(setup), fds);
+  return KernelProcess(std::move(s));
+}
+
+Judgement KernelProcess::failure(const std::string& why, const std::string& phase, double timeout_s) {
+  // A fault report, when the runner wrote one, says more than the exit status.
+  if (why != "timeout") {
+    auto report = s_->proc->receive(after(2));
+    if (report) {
+      std::string op = message_op(report->body);
+      if (op == "fault" || op == "error") {
+        s_->proc->wait(after(5));
+        auto j = judge_runner_message(report->body, phase);
+        j.reason = s_->spec.who + ": " + j.reason;
+        return j;
+      }
+    }
+  }
+  s_->proc->kill();
+  auto exit = s_->proc->wait(after(5));
+  auto j = judge_runner_silence(why, exit, phase, timeout_s, s_->proc->output());
+  j.reason = s_->spec.who + ": " + j.reason;
+  return j;
+}
+
+std::optional<Judgement> KernelProcess::wait_ready(double timeout_s) {
+  auto ready = s_->proc->receive(after(timeout_s));
+  if (!ready) return failure(ready.error().message == "timeout" ? "timeout" : "closed", "loading", timeout_s);
+  const auto& body = ready->body;
+  if (message_op(body) != "ready") {
+    s_->proc->kill();
+    s_->proc->wait(after(5));
+    auto j = judge_runner_message(body, "loading");
+    j.reason = s_->spec.who + ": " + j.reason;
+    return j;
+  }
+  const auto& abi = body.contains("landlock_abi") ? body["landlock_abi"] : nlohmann::json();
+  s_->landlock_abi = abi.is_number_integer() ? abi.get<int>() : 0;
+  return std::nullopt;
+}
+
+CallOutcome KernelProcess::run_command(runner::Command command, std::uint32_t set, double timeout_s, const std::string& phase) {
+  runner::ControlPage* c = s_->control.page;
+  c->command = static_cast<std::uint32_t>(command);
+  c->input_set = set;
+  const std::uint32_t seq = ++s_->sequence;
+  const auto deadline = after(timeout_s);
+  const double t0 = now_ms();
+  c->go.store(seq, std::memory_order_release);
+  runner::futex_wake_all(&c->go);
+  for (;;) {
+    const std::uint32_t done = c->done.load(std::memory_order_acquire);
+    if (done == seq) return {now_ms() - t0, std::nullopt};
+    if (done == runner::kFaulted) return {0, failure("closed", phase, timeout_s)};
+    auto left = deadline - Clock::now();
+    if (left <= Clock::duration::zero()) return {0, failure("timeout", phase, timeout_s)};
+    runner::futex_wait(&c->done, done, std::min<Clock::duration>(left, std::chrono::milliseconds(50)));
+    if (c->done.load(std::memory_order_acquire) == done && s_->proc->poll_exit()) return {0, failure("closed", phase, timeout_s)};
+  }
+}
+
+CallOutcome KernelProcess::call(std::uint32_t set, double timeout_s, const std::string& phase) {
+  poison_outputs(s_->out_ptrs, s_->spec.task->outputs);
+  return run_command(runner::Command::call, set, timeout_s, phase);
+}
+
+void KernelProcess::snapshot(OutputSnapshot& into, std::mt19937_64& rng) const { take_snapshot(s_->out_cptrs, s_->out_bytes, rng, into); }
+
+bool KernelProcess::unchanged_since(const OutputSnapshot& snapshot) const { return eval::unchanged_since(s_->out_cptrs, snapshot); }
+
+const unsigned char* KernelProcess::output(std::size_t i) const { return s_->out_cptrs.at(i); }
+
+double KernelProcess::cpu_ms() const {
+  timespec ts{};
+  if (!s_->has_cpu_clock || clock_gettime(s_->cpu_clock, &ts) != 0) return 0;
+  return static_cast<double>(ts.tv_sec) * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+bool KernelProcess::settle(double max_wait_s) {
+  // Idle: every thread asleep (a spinning thread that the scheduler merely preempted is still
+  // runnable, so a quiet CPU clock alone is not enough on a loaded machine), and under 10% of one
+  // core used over the last quarter millisecond.
+  constexpr double kWindowMs = 0.25, kBusyShare = 0.1;
+  const double give_up = now_ms() + max_wait_s * 1e3;
+  double before = cpu_ms(), t = now_ms();
+  for (;;) {
+    timespec nap{0, static_cast<long>(kWindowMs * 1e6)};
+    nanosleep(&nap, nullptr);
+    const double cpu = cpu_ms(), t2 = now_ms();
+    if (cpu - before < kBusyShare * (t2 - t) && no_thread_runnable(s_->proc->pid())) return true;
+    if (t2 > give_up) return false;
+    before = cpu;
+    t = t2;
+  }
+}
+
+std::optional<Judgement> KernelProcess::channel_untouched(const std::string& phase) {
+  if (!s_->proc->message_waiting()) return std::nullopt;
+  auto message = s_->proc->receive(after(1));
+  nlohmann::json body = message ? message->body : nlohmann::json::object();
+  auto j = judge_runner_message(body, phase);
+  j.reason = s_->spec.who + ": " + j.reason;
+  return j;
+}
+
+Result<nlohmann::json> KernelProcess::profile(double seconds, double timeout_s) {
+  s_->control.page->profile_seconds = seconds;
+  auto outcome = run_command(runner::Command::profile, 0, timeout_s, "profiling");
+  if (outcome.failure) return Error{outcome.failure->reason};
+  auto report = s_->proc->receive(after(2));
+  if (!report) return Error{"profiling: no report from the runner"};
+  if (message_op(report->body) != "profiled") return Error{"profiling: the runner sent something else than a profile"};
+  return report->body;
+}
+
+void KernelProcess::stop() {
+  runner::ControlPage* c = s_->control.page;
+  c->command = static_cast<std::uint32_t>(runner::Command::stop);
+  c->go.store(++s_->sequence, std::memory_order_release);
+  runner::futex_wake_all(&c->go);
+  s_->proc->wait(after(5));
+}
+
+}  // namespace kforge::eval

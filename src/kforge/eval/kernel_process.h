@@ -1,0 +1,98 @@
+#pragma once
+// kforge's handle on one kernel process: a kforge-run child holding one implementation (the
+// candidate, the baseline, the reference, an --against kernel), each in a process of its own so
+// that none can see, call or disturb another. The process only runs calls; everything that decides
+// a verdict or a time happens here, in kforge's process:
+//   - kforge poisons the outputs, starts the call and takes the time on its own clock, from the
+//     command to the moment the runner says the call returned;
+//   - that claim is checked: kforge copies the outputs at once (in an order the kernel cannot
+//     predict), waits until the process uses no CPU, and finds the outputs unchanged;
+//   - the CPU the process uses is read from outside (its process CPU clock), so work it leaves
+//     running while another process is timed is seen.
+// A message from the runner can only make a verdict worse (a fault, an error); it never supplies a
+// time, a comparison or a success.
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kforge/core/task_resolve.h"
+#include "kforge/eval/output_snapshot.h"
+#include "kforge/eval/runner_failure.h"
+#include "kforge/eval/runner_process.h"
+#include "kforge/eval/shared_set.h"
+#include "kforge/runner/control_page.h"
+
+namespace kforge::eval {
+
+struct KernelProcessSpec {
+  std::string who = "the kernel";  // for reasons: "the kernel", "the baseline", "the --against kernel"
+  bool trusted = false;            // trusted code is loaded before the sandbox closes and runs without seccomp
+  std::filesystem::path library;   // in `folder`, the only folder of kforge's the process may read
+  std::filesystem::path folder;
+  std::vector<std::string> preload;  // sonames an untrusted library needs (its DT_NEEDED)
+  const core::ResolvedTask* task = nullptr;
+  std::vector<const SharedSet*> input_sets;  // [0]: the timing inputs, then the check sets it runs
+  int threads = 1;
+  std::size_t memory_bytes = 0;
+  long cpu_seconds = 600;
+};
+
+struct CallOutcome {
+  double ms = 0;                      // kforge's clock, command to the claim of return
+  std::optional<Judgement> failure;   // a crash, a forbidden call, a timeout, a death
+};
+
+class KernelProcess {
+ public:
+  static Result<KernelProcess> start(const KernelProcessSpec& spec);
+
+  // Waits until the process has loaded its kernel (a trusted one has also run it once).
+  std::optional<Judgement> wait_ready(double timeout_s);
+  // Poisons the outputs, runs one call on input set `set` and waits for it to return.
+  CallOutcome call(std::uint32_t set, double timeout_s, const std::string& phase);
+  // Copies the outputs as they are now (see output_snapshot.h).
+  void snapshot(OutputSnapshot& into, std::mt19937_64& rng) const;
+  bool unchanged_since(const OutputSnapshot& snapshot) const;
+  const unsigned char* output(std::size_t i) const;
+
+  // The process's CPU time so far (all its threads), read from outside.
+  double cpu_ms() const;
+  // Waits until the process stops using CPU (OpenMP workers spin for a moment after a parallel
+  // region). False if it was still busy after `max_wait_s`: work left running after a return.
+  bool settle(double max_wait_s);
+
+  // A failure if anything was written to the runner's channel that kforge did not ask for: the
+  // runner itself speaks only when spoken to, so such a message comes from the kernel.
+  std::optional<Judgement> channel_untouched(const std::string& phase);
+
+  // Samples the kernel's hot spots for `seconds` (advice for the model, never a verdict).
+  Result<nlohmann::json> profile(double seconds, double timeout_s);
+  void stop();
+
+  const std::string& who() const;
+  bool trusted() const;
+  int landlock_abi() const;
+  std::string printed() const;
+
+  KernelProcess(KernelProcess&&) noexcept;
+  KernelProcess& operator=(KernelProcess&&) noexcept;
+  ~KernelProcess();
+
+ private:
+  struct State;
+  explicit KernelProcess(std::unique_ptr<State> state);
+  CallOutcome run_command(runner::Command command, std::uint32_t set, double timeout_s, const std::string& phase);
+  Judgement failure(const std::string& why, const std::string& phase, double timeout_s);
+
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace kforge::eval

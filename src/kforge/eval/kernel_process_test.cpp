@@ -1,0 +1,60 @@
+// The kernel process's own hardening, apart from any kernel: it dies with kforge (no orphan keeps
+// a kernel running after Ctrl-C or a crash), and kforge-run is linked with full RELRO and
+// immediate binding (no writable GOT, nothing bound late).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "kforge/core/subprocess.h"
+#include "kforge/eval/runner_process.h"
+
+namespace kforge::eval {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Alive and not a zombie.
+bool running(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return false;
+  auto paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+}
+
+TEST(KernelProcessHardening, RunnerDiesWithKforge) {
+  int p[2];
+  ASSERT_EQ(pipe(p), 0);
+  pid_t kforge = fork();
+  ASSERT_GE(kforge, 0);
+  if (kforge == 0) {  // stands in for kforge: starts a runner, then dies without cleaning up
+    auto proc = RunnerProcess::start(1, std::filesystem::temp_directory_path());
+    pid_t runner = proc ? proc->pid() : -1;
+    if (write(p[1], &runner, sizeof runner) != sizeof runner) _exit(2);
+    _exit(0);
+  }
+  pid_t runner = -1;
+  ASSERT_EQ(read(p[0], &runner, sizeof runner), static_cast<ssize_t>(sizeof runner));
+  ASSERT_GT(runner, 0);
+  waitpid(kforge, nullptr, 0);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (running(runner) && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_FALSE(running(runner)) << "kforge-run outlived the process that started it";
+  close(p[0]);
+  close(p[1]);
+}
+
+TEST(KernelProcessHardening, RunnerHasFullRelroAndImmediateBinding) {
+  auto r = core::run_process({"readelf", "-lWd", runner_executable().string()});
+  ASSERT_TRUE(r.success()) << r.describe() << r.err;
+  EXPECT_THAT(r.out, HasSubstr("GNU_RELRO"));
+  EXPECT_THAT(r.out, HasSubstr("BIND_NOW"));
+}
+
+}  // namespace
+}  // namespace kforge::eval

@@ -1,0 +1,202 @@
+// The pair loop and its stopping rule.
+#include "kforge/eval/paired_timing.h"
+
+#include <fmt/format.h>
+#include <omp.h>
+#include <time.h>
+
+#include <algorithm>
+
+#include "kforge/core/compare.h"
+#include "kforge/core/input_fill.h"
+#include "kforge/core/median_ci.h"
+
+namespace kforge::eval {
+namespace {
+
+double now_s() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
+}
+
+// Half-width of the ~95% confidence interval of the median, relative to the median.
+double median_ci_relative(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const double median = v[v.size() / 2];
+  auto [lo, hi] = core::median_ci95(v);
+  return median > 0 ? (hi - lo) / (2 * median) : 1.0;
+}
+
+// kforge's own OpenMP workers (perturbation, comparison) would spin on the cores the next timed
+// call needs: inside the loop this thread runs its parallel regions on one thread.
+struct SerialRegions {
+  int saved = omp_get_max_threads();
+  SerialRegions() { omp_set_num_threads(1); }
+  ~SerialRegions() { omp_set_num_threads(saved); }
+};
+
+Judgement left_running(const KernelProcess& p) {
+  return {Verdict::sandbox_violation,
+          fmt::format("{} kept using CPU after its call returned (threads left running would slow whatever is timed next): a kernel "
+                      "must finish its work before it returns", p.who())};
+}
+
+Judgement late_write(const KernelProcess& p, int pair) {
+  return {Verdict::sandbox_violation,
+          fmt::format("{}: its outputs changed after its call on timing pair {} had returned (work left running in the background)", p.who(),
+                      pair)};
+}
+
+std::optional<Judgement> compare_pair(const OutputSnapshot& cand, const unsigned char* const* partner, const core::ResolvedTask& task,
+                                      const std::string& partner_name, int pair) {
+  for (std::size_t i = 0; i < task.outputs.size(); ++i) {
+    const auto& t = task.outputs[i];
+    auto c = core::compare_buffers(t.dtype, cand[i].data(), partner[i], t.numel, 2 * task.rtol, 2 * task.atol);
+    if (!c.ok())
+      return Judgement{Verdict::incorrect,
+                       fmt::format("on timing pair {} (inputs perturbed since the previous call) output '{}' differs from {} in {} of {} "
+                                   "elements (got {:.7g}, {} gave {:.7g}): does the kernel reuse results across calls?",
+                                   pair, t.name, partner_name, c.bad, c.numel, c.worst_actual, partner_name, c.worst_expected)};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+TimingInputs::TimingInputs(SharedSet& set, const core::ResolvedTask& task) : set_(&set), task_(&task) {
+  for (std::size_t i = 0; i < task.inputs.size(); ++i) {
+    const unsigned char* p = set.tensor(i);
+    pristine_.emplace_back(p, p + task.inputs[i].bytes);
+  }
+}
+
+void TimingInputs::perturb(std::uint64_t seed, double spread) {
+  for (std::size_t i = 0; i < task_->inputs.size(); ++i) {
+    const auto& t = task_->inputs[i];
+    if (t.mutate) core::perturb(t.dtype, pristine_[i].data(), set_->tensor(i), t.numel, seed + i, spread);
+  }
+}
+
+double idle_cpu_allowance_ms(double window_ms) { return std::max(0.05, 0.01 * window_ms); }
+
+namespace {
+
+// A process's CPU between the moment it settled after its call and the start of its next call:
+// the whole time something else is timed, compared, perturbed. An idle process (threads asleep
+// in futexes) uses none; a spoiler thread that wakes while the partner runs, or a low duty cycle
+// of background work, shows here. Checked per window and, for low duty cycles, over the run.
+class IdleWatch {
+ public:
+  explicit IdleWatch(const KernelProcess& p) : p_(&p) {}
+  void open() {
+    cpu0_ = p_->cpu_ms();
+    t0_ = now_s() * 1e3;
+    open_ = true;
+  }
+  // Closes the window; a judgement when the process worked in it.
+  std::optional<Judgement> close(const std::string& while_what) {
+    if (!open_) return std::nullopt;
+    open_ = false;
+    const double cpu = p_->cpu_ms() - cpu0_, wall = now_s() * 1e3 - t0_;
+    cpu_ = std::max(cpu_, cpu);
+    total_cpu_ += cpu;
+    total_wall_ += wall;
+    ++windows_;
+    if (cpu > idle_cpu_allowance_ms(wall)) return used(cpu, wall, while_what);
+    if (total_cpu_ > 0.01 * total_wall_ + 0.02 * windows_) return used(total_cpu_, total_wall_, "the timing, over all pairs");
+    return std::nullopt;
+  }
+  double max_window_cpu_ms() const { return cpu_; }
+
+ private:
+  Judgement used(double cpu, double wall, const std::string& while_what) const {
+    return {Verdict::sandbox_violation,
+            fmt::format("{} used {:.2f} ms of CPU in {:.2f} ms after its call had returned, during {}: background work would slow "
+                        "what is timed meanwhile and inflate the speedup",
+                        p_->who(), cpu, wall, while_what)};
+  }
+  const KernelProcess* p_;
+  double cpu0_ = 0, t0_ = 0, cpu_ = 0, total_cpu_ = 0, total_wall_ = 0;
+  int windows_ = 0;
+  bool open_ = false;
+};
+
+}  // namespace
+
+PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, TimingInputs& inputs, const core::ResolvedTask& task,
+                         const PairedTimingRequest& req) {
+  SerialRegions serial;
+  std::mt19937_64 rng{std::random_device{}() * 0x100000001ULL ^ std::random_device{}()};
+  PairedTiming out;
+  OutputSnapshot cand_out, partner_out;
+  std::vector<const unsigned char*> partner_ptrs(task.outputs.size());
+  IdleWatch cand_idle(candidate);
+  std::optional<IdleWatch> partner_idle;
+  if (partner && !partner->trusted()) partner_idle.emplace(*partner);  // a trusted partner is never on trial
+  const double start = now_s();
+  double warm_end = start;
+  auto fail = [&](Judgement j) {
+    out.idle_cpu_ms_max = cand_idle.max_window_cpu_ms();
+    out.failure = std::move(j);
+    return out;
+  };
+
+  for (int pair = 0;; ++pair) {
+    const bool warming = out.warmup_pairs < 2 || now_s() - start < req.warmup_s;
+    const std::string label = fmt::format("timing pair {}", pair);
+    const std::uint64_t seed = rng();
+    inputs.perturb(seed, req.perturb);
+    if (auto j = cand_idle.close(partner ? "the calls of " + partner->who() : "the timing")) return fail(*j);
+    auto c = candidate.call(0, req.call_timeout_s, label);
+    if (c.failure) return fail(*c.failure);
+    candidate.snapshot(cand_out, rng);
+    if (!candidate.settle(req.settle_s)) return fail(left_running(candidate));
+    cand_idle.open();
+
+    double p_ms = 0;
+    if (partner) {
+      inputs.perturb(seed, req.perturb);  // the same values, rewritten: the same prelude as the candidate's
+      if (partner_idle)
+        if (auto j = partner_idle->close("the calls of " + candidate.who())) return fail(*j);
+      auto p = partner->call(0, req.call_timeout_s, label);
+      if (p.failure) return fail(*p.failure);
+      p_ms = p.ms;
+      partner->snapshot(partner_out, rng);
+      // A trusted partner is waited for, not judged.
+      if (!partner->settle(req.settle_s) && !partner->trusted()) return fail(left_running(*partner));
+      if (partner_idle) partner_idle->open();
+      if (!partner->unchanged_since(partner_out)) return fail(late_write(*partner, pair));
+      for (std::size_t i = 0; i < task.outputs.size(); ++i) partner_ptrs[i] = partner_out[i].data();
+    }
+    if (!candidate.unchanged_since(cand_out)) return fail(late_write(candidate, pair));
+    if (partner)
+      if (auto mismatch = compare_pair(cand_out, partner_ptrs.data(), task, partner->who(), pair)) return fail(*mismatch);
+
+    if (warming) {
+      ++out.warmup_pairs;
+      warm_end = now_s();
+      continue;
+    }
+    out.candidate_ms.push_back(c.ms);
+    if (partner) out.partner_ms.push_back(p_ms);
+    const int n = static_cast<int>(out.candidate_ms.size());
+    if (n >= req.max_pairs) break;
+    if (n < req.min_pairs) continue;
+    std::vector<double> ratios;
+    for (int i = 0; partner && i < n; ++i) ratios.push_back(out.partner_ms[i] / std::max(out.candidate_ms[i], 1e-9));
+    const auto& series = partner ? ratios : out.candidate_ms;
+    // At the budget, stop once the median is known to ±2%; a noisy pair series may take up to
+    // three budgets (an A/A run with 30 pairs of a memory-bound kernel missed 1.00 by 4%).
+    if (const double spent = now_s() - warm_end; spent >= req.budget_s) {
+      if (spent >= 3 * req.budget_s || median_ci_relative(series) <= 0.02) break;
+    }
+    if (n >= 30 && n % 10 == 0 && median_ci_relative(series) < 0.005) break;
+  }
+  // The last window: the candidate's process must have stayed idle to the end.
+  if (auto j = cand_idle.close("the end of the timing")) return fail(*j);
+  out.idle_cpu_ms_max = cand_idle.max_window_cpu_ms();
+  return out;
+}
+
+}  // namespace kforge::eval

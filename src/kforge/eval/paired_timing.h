@@ -1,0 +1,59 @@
+#pragma once
+// Paired, interleaved timing, run from kforge's process over two kernel processes. Each pair:
+// perturb the inputs with a fresh secret draw; call the candidate (timed on kforge's clock), copy
+// its outputs, wait until its process is idle; rewrite the same inputs (the same prelude: inputs
+// just written, own outputs just poisoned, both processes idle); call the partner while reading
+// the candidate's CPU clock from outside; then check the candidate's outputs did not change since
+// the copy and compare them with the partner's. The candidate always runs first on fresh data, so
+// it can never find the partner's answer for that data anywhere.
+
+#include <optional>
+#include <vector>
+
+#include "kforge/core/task_resolve.h"
+#include "kforge/eval/kernel_process.h"
+#include "kforge/eval/runner_failure.h"
+
+namespace kforge::eval {
+
+struct PairedTimingRequest {
+  double budget_s = 2.0;
+  double warmup_s = 0.1;
+  int min_pairs = 10;
+  int max_pairs = 2000;
+  double perturb = 0.05;
+  double call_timeout_s = 30;
+  double settle_s = 1.0;  // how long a process may stay busy after a return before it counts as work left running
+};
+
+struct PairedTiming {
+  std::vector<double> candidate_ms, partner_ms;  // per measured pair, kforge's clock
+  int warmup_pairs = 0;
+  double idle_cpu_ms_max = 0;   // the most CPU the candidate's process used between a return and its next call
+  std::optional<Judgement> failure;
+};
+
+// The timing inputs: kforge's writable view of a sealed set (the kernels map it read-only) and the
+// pristine values each perturbation starts from.
+class TimingInputs {
+ public:
+  explicit TimingInputs(SharedSet& set, const core::ResolvedTask& task);
+  void perturb(std::uint64_t seed, double spread);
+  const SharedSet& set() const { return *set_; }
+
+ private:
+  SharedSet* set_;
+  const core::ResolvedTask* task_;
+  std::vector<std::vector<unsigned char>> pristine_;
+};
+
+// `partner` may be null (timed alone). The comparison of timed outputs allows twice the task's
+// tolerance: both sides approximate the exact result.
+PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, TimingInputs& inputs, const core::ResolvedTask& task,
+                         const PairedTimingRequest& request);
+
+// The CPU a settled process may use in a window of `window_ms` (between its return and its next
+// call): wake-ups, never work. A thread that steals 1% of a core moves a ratio by at most ~1%.
+double idle_cpu_allowance_ms(double window_ms);
+
+}  // namespace kforge::eval
