@@ -76,7 +76,9 @@ std::string sandbox_limit_hit(const std::string& out, const SandboxLimits& limit
 }
 
 std::string sandbox_refusal_note(const std::string& out) {
-  if (!contains(out, "Permission denied")) return {};
+  // Landlock refuses with EACCES; gcc says so, but as reports any unopenable .incbin or .include
+  // as "file not found".
+  if (!contains(out, "Permission denied") && !contains(out, "Error: file not found")) return {};
   return "note: the compiler runs in a sandbox: it reads only the system headers and libraries, kforge_task.h and "
          "the kernel's own file";
 }
