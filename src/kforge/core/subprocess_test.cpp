@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -93,9 +94,17 @@ TEST(Subprocess, FileSizeLimitStopsTheWriter) {
 }
 
 TEST(Subprocess, LimitsReachTheChild) {
+  // Allow core files here, so that the child's 0 is run_process's doing.
+  rlimit saved{};
+  getrlimit(RLIMIT_CORE, &saved);
+  rlimit cores{saved.rlim_max, saved.rlim_max};
+  setrlimit(RLIMIT_CORE, &cores);
   auto r = run_process({"/bin/sh", "-c", "ulimit -f; ulimit -v; ulimit -c"},
                        {.limits = {.file_size = 4 << 20, .address_space = 1ULL << 30}});
+  auto with_cores = run_process({"/bin/sh", "-c", "ulimit -c"}, {.limits = {.core_dumps = true}});
+  setrlimit(RLIMIT_CORE, &saved);
   EXPECT_EQ(r.out, "8192\n1048576\n0\n");  // in 512-byte blocks and KiB
+  if (saved.rlim_max != 0) EXPECT_NE(with_cores.out, "0\n");  // control
 }
 
 // Kills a process that started a long child, as an OOM kill or `kill -9 kforge` would; returns
