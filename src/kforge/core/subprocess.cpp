@@ -81,6 +81,7 @@ struct ChildPlan {
   const char* cwd;  // null: inherit
   int stdin_fd, stdout_fd, stderr_fd, status_fd;
   pid_t parent;
+  int max_fd;  // RLIMIT_NOFILE: where the fallback for kernels without close_range stops
   bool die_with_parent;
   const ProcessLimits* limits;
   const LandlockRuleset* landlock;  // null: unconfined
@@ -109,6 +110,12 @@ struct ChildFailure {
   ChildFailure f{stage, error};
   (void)!write(plan.status_fd, &f, sizeof f);
   _exit(127);
+}
+
+int open_files_limit() {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur > (1U << 20)) return 1 << 20;
+  return static_cast<int>(lim.rlim_cur);
 }
 
 bool set_limit(int resource, std::uint64_t value) {
@@ -142,7 +149,10 @@ bool set_limit(int resource, std::uint64_t value) {
   // No inherited descriptor beyond 0-2 reaches the program (kforge's sockets, cache files, the
   // other children's pipes). Marked close-on-exec rather than closed, so the status pipe stays
   // open until execve succeeds; the effect on the program is the same.
-  if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) child_fail(plan, ChildStage::close_fds, errno);
+  if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+    if (errno != ENOSYS && errno != EINVAL) child_fail(plan, ChildStage::close_fds, errno);
+    for (int fd = 3; fd < plan.max_fd; ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);  // Linux < 5.11
+  }
   execve(plan.program, plan.argv, plan.envp);
   child_fail(plan, ChildStage::exec, errno);
 }
@@ -187,7 +197,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   if (pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC) || pipe2(in_pipe, O_CLOEXEC) || pipe2(status_pipe, O_CLOEXEC))
     return spawn_failure(std::strerror(errno));
   ChildPlan plan{program->c_str(), args.data(), envp.data(), options.cwd.empty() ? nullptr : options.cwd.c_str(),
-                 in_pipe[0], out_pipe[1], err_pipe[1], status_pipe[1], getpid(), options.die_with_parent, &options.limits,
+                 in_pipe[0], out_pipe[1], err_pipe[1], status_pipe[1], getpid(), open_files_limit(), options.die_with_parent, &options.limits,
                  landlock ? &*landlock : nullptr};
 
   auto start = std::chrono::steady_clock::now();
