@@ -167,6 +167,36 @@ std::optional<ChildFailure> await_exec(int status_fd) {
   return std::nullopt;
 }
 
+// Everything the child needs, built before fork, where allocating and failing are allowed.
+struct Launch {
+  std::vector<std::string> env, argv;
+  std::string program;
+  std::optional<LandlockRuleset> landlock;  // unset: unconfined
+  int landlock_abi = 0;
+  std::vector<char*> envp, args;  // point into env and argv: filled once the Launch stays put
+
+  void point() {
+    for (auto& e : env) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+  }
+};
+
+Result<Launch> prepare_launch(const std::vector<std::string>& argv, const ProcessOptions& options) {
+  Launch launch{.env = child_environment(options), .argv = argv};
+  auto program = resolve_program(argv.at(0), launch.env);
+  if (!program) return program.error();
+  launch.program = std::move(*program);
+  if (options.landlock) {
+    auto prepared = LandlockRuleset::prepare(*options.landlock);
+    if (!prepared) return with_context(prepared.error(), "preparing the Landlock sandbox");
+    launch.landlock_abi = prepared->abi();
+    if (prepared->abi() > 0) launch.landlock.emplace(std::move(*prepared));
+  }
+  return launch;
+}
+
 }  // namespace
 
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
@@ -176,29 +206,17 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     result.err = std::move(message);
     return result;
   };
-  std::vector<std::string> env_strings = child_environment(options);
-  auto program = resolve_program(argv.at(0), env_strings);
-  if (!program) return spawn_failure(program.error().message);
-  std::optional<LandlockRuleset> landlock;
-  if (options.landlock) {
-    auto prepared = LandlockRuleset::prepare(*options.landlock);
-    if (!prepared) return spawn_failure("preparing the Landlock sandbox: " + prepared.error().message);
-    result.landlock_abi = prepared->abi();
-    if (prepared->abi() > 0) landlock.emplace(std::move(*prepared));
-  }
-  std::vector<char*> envp, args;
-  for (auto& e : env_strings) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_copy = argv;
-  for (auto& a : argv_copy) args.push_back(a.data());
-  args.push_back(nullptr);
+  auto launch = prepare_launch(argv, options);
+  if (!launch) return spawn_failure(launch.error().message);
+  launch->point();
+  result.landlock_abi = launch->landlock_abi;
 
   int out_pipe[2], err_pipe[2], in_pipe[2], status_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC) || pipe2(in_pipe, O_CLOEXEC) || pipe2(status_pipe, O_CLOEXEC))
     return spawn_failure(std::strerror(errno));
-  ChildPlan plan{program->c_str(), args.data(), envp.data(), options.cwd.empty() ? nullptr : options.cwd.c_str(),
+  ChildPlan plan{launch->program.c_str(), launch->args.data(), launch->envp.data(), options.cwd.empty() ? nullptr : options.cwd.c_str(),
                  in_pipe[0], out_pipe[1], err_pipe[1], status_pipe[1], getpid(), open_files_limit(), options.die_with_parent, &options.limits,
-                 landlock ? &*landlock : nullptr};
+                 launch->landlock ? &*launch->landlock : nullptr};
 
   auto start = std::chrono::steady_clock::now();
   pid_t pid = fork();
@@ -219,7 +237,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    const char* what = failure->stage == ChildStage::chdir ? options.cwd.c_str() : failure->stage == ChildStage::exec ? program->c_str() : "";
+    const char* what = failure->stage == ChildStage::chdir ? options.cwd.c_str() : failure->stage == ChildStage::exec ? launch->program.c_str() : "";
     return spawn_failure(fmt::format("{}{}{}: {}", stage_name(failure->stage), *what ? " " : "", what, std::strerror(failure->error)));
   }
   if (options.stdin_data) {
