@@ -21,13 +21,14 @@ struct CppCompilerOptions {
   std::filesystem::path scratch_root;
   std::chrono::seconds timeout{60};
   std::chrono::seconds baseline_timeout{600};  // the first ATen compile builds the PCH
-  // A compiler installed outside /usr (e.g. /opt/gcc-14): its trees, readable in the sandbox.
+  // A compiler installed outside /usr (e.g. /opt/gcc-14): its trees, readable in the sandbox
+  // ($KFORGE_TOOLCHAIN_DIRS in the CLI).
   std::vector<std::filesystem::path> toolchain_dirs;
   // Candidates: a 64 MiB object is already absurd for a kernel. Address space: cc1plus peaks at
-  // ~0.94 GiB building the ATen PCH and ~0.63 GiB compiling a baseline with it (g++ 12, libtorch
-  // 1.13), far below 4 GiB.
+  // ~940 MiB (VmPeak) building the ATen PCH and ~630 MiB compiling a baseline with it (g++ 12,
+  // libtorch 1.13); 4 GiB leaves a wide margin and still stops a template bomb.
   SandboxLimits candidate_limits{.output_bytes = 64ULL << 20, .address_space = 4ULL << 30};
-  // Trusted roles: the ATen PCH is ~276 MiB (g++ 12, libtorch 1.13); 1 GiB leaves room to grow.
+  // Trusted roles: the ATen PCH is ~275 MiB (g++ 12, libtorch 1.13); 1 GiB leaves room to grow.
   SandboxLimits trusted_limits{.output_bytes = 1ULL << 30, .address_space = 4ULL << 30};
 };
 
