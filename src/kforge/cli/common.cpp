@@ -25,6 +25,16 @@ std::unique_ptr<toolchain::CppCompiler> make_compiler() {
   const char* cache = std::getenv("KFORGE_CACHE_DIR");
   o.cache_dir = cache && *cache ? std::filesystem::path(cache) : core::state_dir() / "cache";
   o.include_dir = core::source_dir() / "bench" / "include";
+  // $KFORGE_TOOLCHAIN_DIRS (colon-separated): the trees of a compiler installed outside /usr
+  // (KFORGE_CXX=/opt/gcc-14/bin/g++ needs /opt/gcc-14), readable inside the compile sandbox.
+  if (const char* dirs = std::getenv("KFORGE_TOOLCHAIN_DIRS")) {
+    std::string_view rest = dirs;
+    while (!rest.empty()) {
+      auto colon = rest.find(':');
+      if (colon != 0) o.toolchain_dirs.emplace_back(rest.substr(0, colon));
+      rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
+    }
+  }
   return std::make_unique<toolchain::CppCompiler>(o);
 }
 

@@ -1,5 +1,5 @@
-// Compiles in a scratch folder, then moves the artifact into the cache under its content key.
-// Failed compiles are cached too: re-evaluating a broken kernel costs nothing.
+// Compiles in a private scratch folder, sandboxed, then moves the artifact into the cache under
+// its content key. Failed compiles are cached too: re-evaluating a broken kernel costs nothing.
 #include "kforge/toolchain/cpp_compiler.h"
 
 #include <fmt/format.h>
@@ -8,11 +8,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <random>
 
 #include "kforge/core/fs.h"
 #include "kforge/core/hash.h"
 #include "kforge/core/subprocess.h"
+#include "kforge/toolchain/compile_scratch.h"
 
 namespace kforge::toolchain {
 
@@ -31,8 +31,12 @@ namespace {
 
 // Baselines include ATen; this header is precompiled once per compiler and flag set.
 constexpr const char* kTorchPchHeader = "#include <ATen/ATen.h>\n";
+// Part of every cache key: an artifact built before the sandbox may hold what it now refuses.
+constexpr const char* kSandboxGeneration = "sandbox 1";
 
 std::vector<std::string> baseline_flags() { return {"-std=c++20", "-O2", "-fPIC", "-fopenmp", "-w"}; }
+
+bool trusted(Role role) { return role != Role::candidate; }
 
 std::string host_cpu_signature() {
   auto text = core::read_text("/proc/cpuinfo");
@@ -47,17 +51,18 @@ std::string host_cpu_signature() {
   return model + "|" + flags;
 }
 
-std::filesystem::path make_scratch(const std::filesystem::path& cache_dir) {
-  std::random_device rd;
-  auto dir = cache_dir / "tmp" / fmt::format("compile-{}-{:08x}", ::getpid(), rd());
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
 std::string shell_join(const std::vector<std::string>& argv) {
   std::string s;
   for (const auto& a : argv) s += (s.empty() ? "" : " ") + a;
   return s;
+}
+
+// The compiler names the file as it was written; the user knows it by the display name.
+std::string rename_in_output(std::string text, const std::string& written, const std::string& display) {
+  if (written == display) return text;
+  const std::string from = written + ":", to = display + ":";
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+  return text;
 }
 
 nlohmann::json result_to_json(const CompileResult& r) {
@@ -82,6 +87,16 @@ bool load_cached(const std::filesystem::path& entry, CompileResult& r) {
   }
 }
 
+// Puts what the sandbox did first in the log, and as an error the verdict will show.
+void explain_sandbox(CompileResult& result, const std::string& raw_output, const SandboxLimits& limits) {
+  if (auto hit = sandbox_limit_hit(raw_output, limits); !hit.empty()) {
+    result.log = hit + "\n" + result.log;
+    result.diagnostics.insert(result.diagnostics.begin(), Diagnostic{"kforge", 0, 0, "error", hit, {}});
+  } else if (auto note = sandbox_refusal_note(raw_output); !note.empty()) {
+    result.log += note + "\n";
+  }
+}
+
 }  // namespace
 
 CppCompiler::CppCompiler(CppCompilerOptions options) : options_(std::move(options)) {
@@ -89,6 +104,8 @@ CppCompiler::CppCompiler(CppCompilerOptions options) : options_(std::move(option
     const char* env = std::getenv("KFORGE_CXX");
     options_.cxx = env && *env ? env : "g++";
   }
+  // The compiler runs in its scratch folder: a relative path would resolve there.
+  if (options_.cxx.find('/') != std::string::npos) options_.cxx = std::filesystem::absolute(options_.cxx).string();
 }
 
 std::vector<std::string> CppCompiler::flags_for(Role role) const {
@@ -107,11 +124,28 @@ std::vector<std::string> CppCompiler::flags_for(Role role) const {
 std::string CppCompiler::identity() {
   std::lock_guard lock(mu_);
   if (identity_.empty()) {
-    auto r = core::run_process({options_.cxx, "--version"}, {.timeout = std::chrono::seconds(20)});
+    auto r = core::run_process({options_.cxx, "--version"},
+                               {.timeout = std::chrono::seconds(20), .clean_env = std::vector<std::string>{"PATH=/usr/bin:/bin", "LANG=C"}});
     std::string version = r.out.substr(0, r.out.find('\n'));
     identity_ = options_.cxx + "|" + version + "|" + host_cpu_signature();
   }
   return identity_;
+}
+
+Result<std::filesystem::path> CppCompiler::new_scratch() {
+  auto root = private_scratch_root(options_.scratch_root);
+  if (!root) return root.error();
+  return make_scratch(*root);
+}
+
+CompileSandbox CppCompiler::sandbox_for(Role role, const std::filesystem::path& scratch, const std::filesystem::path& pch_dir) const {
+  CompileSandbox sb{.scratch = scratch, .compiler = options_.cxx, .toolchain_dirs = options_.toolchain_dirs};
+  sb.limits = trusted(role) ? options_.trusted_limits : options_.candidate_limits;
+  sb.timeout = role == Role::baseline ? options_.baseline_timeout : options_.timeout;
+  // Candidates read neither bench/include nor anything else of the repository or the state folder.
+  if (trusted(role) && !options_.include_dir.empty()) sb.trusted_reads.push_back(options_.include_dir);
+  if (trusted(role) && !pch_dir.empty()) sb.trusted_reads.push_back(pch_dir);
+  return sb;
 }
 
 std::filesystem::path CppCompiler::precompiled_torch_header(std::string& error) {
@@ -121,32 +155,47 @@ std::filesystem::path CppCompiler::precompiled_torch_header(std::string& error) 
   auto dir = options_.cache_dir / "pch" / h.hex();
   auto header = dir / "kforge_torch.h";
   if (std::filesystem::exists(dir / "kforge_torch.h.gch")) return header;
-  auto scratch = make_scratch(options_.cache_dir);
-  (void)core::write_atomic(scratch / "kforge_torch.h", kTorchPchHeader);
+  auto scratch = new_scratch();
+  if (!scratch) {
+    error = "precompiling ATen: " + scratch.error().message;
+    return {};
+  }
+  (void)core::write_atomic(*scratch / "kforge_torch.h", kTorchPchHeader);
   std::vector<std::string> argv = {options_.cxx};
   for (const auto& f : baseline_flags()) argv.push_back(f);
   for (const auto& a : {"-x", "c++-header", "kforge_torch.h", "-o", "kforge_torch.h.gch"}) argv.push_back(a);
-  auto r = core::run_process(argv, {.timeout = options_.baseline_timeout, .cwd = scratch});
+  auto sandbox = sandbox_for(Role::baseline, *scratch, {});
+  auto r = core::run_process(argv, sandboxed(sandbox, 256 << 10));
   if (!r.success()) {
-    error = fmt::format("precompiling ATen failed ({}): {}", r.describe(), r.err.substr(0, 2000));
-    std::filesystem::remove_all(scratch);
+    auto why = sandbox_limit_hit(r.err + r.out, sandbox.limits);
+    error = fmt::format("precompiling ATen failed ({}): {}{}", r.describe(), why.empty() ? "" : why + ": ", r.err.substr(0, 2000));
+    std::filesystem::remove_all(*scratch);
     return {};
   }
-  std::error_code ec;
-  std::filesystem::create_directories(dir.parent_path(), ec);
-  std::filesystem::rename(scratch, dir, ec);  // another process may have won the race: fine
-  if (ec) std::filesystem::remove_all(scratch, ec);
+  if (auto stored = publish_scratch(*scratch, dir); !stored) {  // a concurrent winner is fine
+    error = "precompiling ATen: " + stored.error().message;
+    return {};
+  }
   return header;
 }
 
-CompileResult CppCompiler::compile(const CompileRequest& request) {
-  std::vector<std::string> flags = flags_for(request.role);
-  for (const auto& f : request.extra_flags) flags.push_back(f);
+std::vector<std::string> CppCompiler::compile_argv(const CompileRequest& request, const std::string& file) const {
+  std::vector<std::string> argv = {options_.cxx};
+  for (const auto& f : flags_for(request.role)) argv.push_back(f);
+  for (const auto& f : request.extra_flags) argv.push_back(f);
+  argv.push_back("-I.");
+  if (trusted(request.role) && !options_.include_dir.empty()) argv.push_back("-I" + options_.include_dir.string());
+  return argv;
+}
 
+CompileResult CppCompiler::compile(const CompileRequest& request) {
   core::Hasher key;
   key.add(identity()).add(role_name(request.role)).add(request.source).add(request.file_name).add(request.task_header);
-  for (const auto& f : flags) key.add(f);
+  for (const auto& f : flags_for(request.role)) key.add(f);
+  for (const auto& f : request.extra_flags) key.add(f);
   if (!options_.include_dir.empty()) key.add(options_.include_dir.string());
+  const auto& limits = trusted(request.role) ? options_.trusted_limits : options_.candidate_limits;
+  key.add(fmt::format("{} fsize {} as {}", kSandboxGeneration, limits.output_bytes, limits.address_space));
   CompileResult result;
   result.key = key.hex();
   auto entry = options_.cache_dir / "obj" / result.key.substr(0, 2) / result.key;
@@ -155,66 +204,72 @@ CompileResult CppCompiler::compile(const CompileRequest& request) {
     return result;
   }
 
-  auto scratch = make_scratch(options_.cache_dir);
-  (void)core::write_atomic(scratch / request.file_name, request.source);
-  (void)core::write_atomic(scratch / "kforge_task.h", request.task_header);
-  std::vector<std::string> argv = {options_.cxx};
-  argv.insert(argv.end(), flags.begin(), flags.end());
-  argv.push_back("-I.");
-  if (!options_.include_dir.empty()) argv.push_back("-I" + options_.include_dir.string());
-  if (request.role == Role::baseline) {
-    std::string pch_error;
-    auto pch = precompiled_torch_header(pch_error);
-    if (!pch.empty()) argv.insert(argv.end(), {"-include", pch.string()});
+  auto scratch = new_scratch();
+  if (!scratch) {
+    result.log = "cannot prepare a folder to compile in: " + scratch.error().message;
+    return result;
   }
-  argv.insert(argv.end(), {"-shared", request.file_name, "-o", "kernel.so"});
+  // The file name is only a name for diagnostics: never a path, never an option.
+  const std::string file = scratch_file_name(request.file_name);
+  (void)core::write_atomic(*scratch / file, request.source);
+  (void)core::write_atomic(*scratch / "kforge_task.h", request.task_header);
+  std::vector<std::string> argv = compile_argv(request, file);
+  std::filesystem::path pch_dir;
+  if (request.role == Role::baseline) {
+    std::string pch_error;  // without the PCH the baseline still compiles, only slower
+    auto pch = precompiled_torch_header(pch_error);
+    if (!pch.empty()) {
+      argv.insert(argv.end(), {"-include", pch.string()});
+      pch_dir = pch.parent_path();
+    }
+  }
+  argv.insert(argv.end(), {"-shared", file, "-o", "kernel.so"});
   if (request.role == Role::baseline) argv.insert(argv.end(), {"-ltorch_cpu", "-lc10"});
   if (request.role == Role::expert) argv.insert(argv.end(), {"-Wl,--as-needed", "-ldnnl", "-lopenblas"});
   result.command = shell_join(argv);
 
-  auto timeout = request.role == Role::baseline ? options_.baseline_timeout : options_.timeout;
-  auto run = core::run_process(argv, {.timeout = timeout, .cwd = scratch, .capture_limit = 256 << 10});
+  auto sandbox = sandbox_for(request.role, *scratch, pch_dir);
+  auto run = core::run_process(argv, sandboxed(sandbox, 256 << 10));
+  const std::string raw = run.err + run.out;
   result.seconds = run.wall_ms / 1000.0;
   result.timed_out = run.timed_out;
-  result.log = run.err + run.out;
-  result.diagnostics = parse_diagnostics(result.log, {{request.file_name, request.source}, {"kforge_task.h", request.task_header}});
-  result.ok = run.success() && std::filesystem::exists(scratch / "kernel.so");
+  result.log = rename_in_output(raw, file, request.file_name);
+  result.diagnostics = parse_diagnostics(raw, {{file, request.source}, {"kforge_task.h", request.task_header}});
+  for (auto& d : result.diagnostics)
+    if (d.file == file) d.file = request.file_name;
+  result.ok = run.success() && std::filesystem::exists(*scratch / "kernel.so");
   if (run.timed_out)
-    result.log = fmt::format("the compiler did not finish within {} s (a constexpr loop or template blow-up?)\n", timeout.count()) + result.log;
+    result.log = fmt::format("the compiler did not finish within {} s (a constexpr loop or template blow-up?)\n", sandbox.timeout.count() / 1000) + result.log;
   else if (!result.ok && run.spawn_failed)
     result.log = fmt::format("cannot run the compiler '{}': {}", options_.cxx, run.err);
+  else if (!result.ok)
+    explain_sandbox(result, raw, sandbox.limits);
 
   // Cache the outcome (timeouts excepted: they may pass on a quieter machine).
   if (!run.timed_out && !run.spawn_failed) {
-    (void)core::write_atomic(scratch / "result.json", result_to_json(result).dump());
-    std::filesystem::remove(scratch / request.file_name);
-    std::error_code ec;
-    std::filesystem::create_directories(entry.parent_path(), ec);
-    std::filesystem::rename(scratch, entry, ec);
-    if (ec) std::filesystem::remove_all(scratch, ec);  // a concurrent compile stored it first
-    if (!load_cached(entry, result)) result.ok = false;
+    (void)core::write_atomic(*scratch / "result.json", result_to_json(result).dump());
+    std::filesystem::remove(*scratch / file);
+    if (!publish_scratch(*scratch, entry) || !load_cached(entry, result)) result.ok = false;
     result.cached = false;
   } else {
-    std::filesystem::remove_all(scratch);
+    std::filesystem::remove_all(*scratch);
   }
   return result;
 }
 
 std::string CppCompiler::vectorization_output(const CompileRequest& request) {
-  auto scratch = make_scratch(options_.cache_dir);
-  (void)core::write_atomic(scratch / request.file_name, request.source);
-  (void)core::write_atomic(scratch / "kforge_task.h", request.task_header);
-  std::vector<std::string> argv = {options_.cxx};
-  for (const auto& f : flags_for(request.role)) argv.push_back(f);
-  for (const auto& f : request.extra_flags) argv.push_back(f);
-  argv.push_back("-I.");
-  if (!options_.include_dir.empty()) argv.push_back("-I" + options_.include_dir.string());
+  auto scratch = new_scratch();
+  if (!scratch) return {};
+  const std::string file = scratch_file_name(request.file_name);
+  (void)core::write_atomic(*scratch / file, request.source);
+  (void)core::write_atomic(*scratch / "kforge_task.h", request.task_header);
+  std::vector<std::string> argv = compile_argv(request, file);
   for (const char* a : {"-fopt-info-vec-optimized", "-fopt-info-vec-missed", "-c", "-o", "/dev/null"}) argv.push_back(a);
-  argv.push_back(request.file_name);
-  auto r = core::run_process(argv, {.timeout = options_.timeout, .cwd = scratch, .capture_limit = 4 << 20});
+  argv.push_back(file);
+  auto r = core::run_process(argv, sandboxed(sandbox_for(request.role, *scratch, {}), 4 << 20));
   std::error_code ec;
-  std::filesystem::remove_all(scratch, ec);
-  return r.err + r.out;
+  std::filesystem::remove_all(*scratch, ec);
+  return rename_in_output(r.err + r.out, file, request.file_name);
 }
 
 }  // namespace kforge::toolchain

@@ -1,21 +1,35 @@
 #pragma once
 // The cpu target's compiler: g++ (or clang++, via KFORGE_CXX) to a shared object, with a
-// timeout, a content-hash artifact cache, and a precompiled ATen header for baselines.
+// timeout, a content-hash artifact cache, and a precompiled ATen header for baselines. Every
+// compiler run is sandboxed (compile_sandbox.h): sources are untrusted input.
 
 #include <chrono>
 #include <filesystem>
 #include <mutex>
 
+#include "kforge/toolchain/compile_sandbox.h"
 #include "kforge/toolchain/compiler.h"
 
 namespace kforge::toolchain {
 
 struct CppCompilerOptions {
-  std::string cxx;                    // empty: $KFORGE_CXX or g++
+  std::string cxx;                    // empty: $KFORGE_CXX or g++ (looked up on /usr/bin:/bin)
   std::filesystem::path cache_dir;    // artifacts live in cache_dir/obj
   std::filesystem::path include_dir;  // bench/include: helpers for baselines and experts
+  // Where compiles run, one fresh folder each; empty: $TMPDIR/kforge-build-<uid> (0700). Keep it
+  // outside the state folder, so no relative path from a compile leads anywhere of kforge's.
+  std::filesystem::path scratch_root;
   std::chrono::seconds timeout{60};
   std::chrono::seconds baseline_timeout{600};  // the first ATen compile builds the PCH
+  // A compiler installed outside /usr (e.g. /opt/gcc-14): its trees, readable in the sandbox
+  // ($KFORGE_TOOLCHAIN_DIRS in the CLI).
+  std::vector<std::filesystem::path> toolchain_dirs;
+  // Candidates: a 64 MiB object is already absurd for a kernel. Address space: cc1plus peaks at
+  // ~940 MiB (VmPeak) building the ATen PCH and ~630 MiB compiling a baseline with it (g++ 12,
+  // libtorch 1.13); 4 GiB leaves a wide margin and still stops a template bomb.
+  SandboxLimits candidate_limits{.output_bytes = 64ULL << 20, .address_space = 4ULL << 30};
+  // Trusted roles: the ATen PCH is ~275 MiB (g++ 12, libtorch 1.13); 1 GiB leaves room to grow.
+  SandboxLimits trusted_limits{.output_bytes = 1ULL << 30, .address_space = 4ULL << 30};
 };
 
 class CppCompiler : public Compiler {
@@ -30,6 +44,9 @@ class CppCompiler : public Compiler {
  private:
   std::string identity();  // compiler version + host CPU, part of every cache key
   std::filesystem::path precompiled_torch_header(std::string& error);
+  Result<std::filesystem::path> new_scratch();
+  CompileSandbox sandbox_for(Role role, const std::filesystem::path& scratch, const std::filesystem::path& pch_dir) const;
+  std::vector<std::string> compile_argv(const CompileRequest& request, const std::string& file) const;
 
   CppCompilerOptions options_;
   std::mutex mu_;
