@@ -1,9 +1,8 @@
-// rlimits, Landlock and the two seccomp filters.
+// rlimits, Landlock (through core/landlock.h) and the seccomp filter.
 #include "kforge/runner/sandbox.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <linux/landlock.h>
 #include <seccomp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -18,38 +17,6 @@
 
 namespace kforge::runner {
 namespace {
-
-// Landlock structures up to ABI 6, declared here because older kernel headers stop at ABI 2.
-struct RulesetAttr {
-  std::uint64_t handled_access_fs;
-  std::uint64_t handled_access_net;
-  std::uint64_t scoped;
-};
-constexpr std::uint64_t kFsTruncate = 1ULL << 14;   // ABI 3
-constexpr std::uint64_t kFsIoctlDev = 1ULL << 15;   // ABI 5
-constexpr std::uint64_t kNetBindTcp = 1ULL << 0;    // ABI 4
-constexpr std::uint64_t kNetConnectTcp = 1ULL << 1;
-constexpr std::uint64_t kScopeAbstractUnix = 1ULL << 0;  // ABI 6
-constexpr std::uint64_t kScopeSignal = 1ULL << 1;
-
-std::uint64_t handled_fs(int abi) {
-  std::uint64_t all = (1ULL << 13) - 1;  // ABI 1: EXECUTE .. MAKE_SYM
-  if (abi >= 2) all |= LANDLOCK_ACCESS_FS_REFER;
-  if (abi >= 3) all |= kFsTruncate;
-  if (abi >= 5) all |= kFsIoctlDev;
-  return all;
-}
-
-bool add_path_rule(int ruleset, const std::string& path, std::uint64_t access) {
-  int fd = open(path.c_str(), O_PATH | O_CLOEXEC);
-  if (fd < 0) return false;  // a missing optional path is not an error
-  landlock_path_beneath_attr rule{};
-  rule.allowed_access = access;
-  rule.parent_fd = fd;
-  long r = syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
-  close(fd);
-  return r == 0;
-}
 
 char g_syscall_names[512][32];
 
@@ -101,39 +68,21 @@ Status load_filter(const std::function<int(scmp_filter_ctx)>& rules, const char*
 
 }  // namespace
 
-int restrict_filesystem(const FilesystemView& view, std::string& error) {
-  long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
-  if (abi <= 0) {
-    error = fmt::format("Landlock unavailable ({})", std::strerror(errno));
+int restrict_filesystem(const core::LandlockView& view, std::string& error) {
+  auto ruleset = core::LandlockRuleset::prepare(view);
+  if (!ruleset) {
+    error = ruleset.error().message;
     return 0;
   }
-  RulesetAttr attr{handled_fs(static_cast<int>(abi)), 0, 0};
-  std::size_t attr_size = sizeof(std::uint64_t);
-  if (abi >= 4) {
-    attr.handled_access_net = kNetBindTcp | kNetConnectTcp;
-    attr_size = 2 * sizeof(std::uint64_t);
-  }
-  if (abi >= 6) {
-    attr.scoped = kScopeAbstractUnix | kScopeSignal;
-    attr_size = sizeof(RulesetAttr);
-  }
-  int ruleset = static_cast<int>(syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0));
-  if (ruleset < 0) {
-    error = fmt::format("landlock_create_ruleset: {}", std::strerror(errno));
+  if (ruleset->abi() == 0) {
+    error = "Landlock unavailable on this kernel";
     return 0;
   }
-  const std::uint64_t read_dir = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_EXECUTE;
-  const std::uint64_t read_file = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_EXECUTE;
-  for (const auto& d : view.read_dirs) add_path_rule(ruleset, d, read_dir);
-  for (const auto& f : view.read_files) add_path_rule(ruleset, f, read_file);
-  prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-  if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) {
-    error = fmt::format("landlock_restrict_self: {}", std::strerror(errno));
-    close(ruleset);
+  if (int e = ruleset->apply(); e != 0) {
+    error = fmt::format("landlock_restrict_self: {}", std::strerror(e));
     return 0;
   }
-  close(ruleset);
-  return static_cast<int>(abi);
+  return ruleset->abi();
 }
 
 void set_static_limits() {

@@ -15,17 +15,14 @@
 #include <string>
 #include <vector>
 
+#include "kforge/core/landlock.h"
 #include "kforge/core/result.h"
 
 namespace kforge::runner {
 
-struct FilesystemView {
-  std::vector<std::string> read_dirs;   // readable (and executable) trees
-  std::vector<std::string> read_files;  // single readable files
-};
-
-// Landlock ABI version in force, or 0 when the kernel has no Landlock (then only seccomp holds).
-int restrict_filesystem(const FilesystemView& view, std::string& error);
+// Confines this process (single-threaded still) to `view` for good. Returns the Landlock ABI in
+// force, or 0 when the kernel has no Landlock (then only seccomp holds), with why in `error`.
+int restrict_filesystem(const core::LandlockView& view, std::string& error);
 
 void set_static_limits();                                   // no core files
 void forbid_file_growth();                                  // no file may grow (RLIMIT_FSIZE 0)

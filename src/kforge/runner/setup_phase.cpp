@@ -22,15 +22,15 @@ namespace {
 // An untrusted one does not: the libraries it may use are loaded before the walls go up (see
 // preload_libraries), so at run time it cannot dlopen OpenBLAS or anything else the link check refused.
 // /proc/self/maps: glibc reads it for the main thread's stack.
-FilesystemView runner_view(const KernelSetup& setup) {
-  FilesystemView v;
+core::LandlockView runner_view(const KernelSetup& setup) {
+  core::LandlockView v;
   v.read_dirs = {"/sys/devices/system/cpu", "/sys/devices/system/node"};
   v.read_files = {"/proc/cpuinfo", "/proc/self/maps", "/proc/self/stat", "/proc/self/status", "/dev/null", "/dev/urandom"};
   if (setup.trusted) {
     for (const char* d : {"/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib"}) v.read_dirs.push_back(d);
     v.read_files.push_back("/etc/ld.so.cache");
   }
-  for (const auto& path : setup.readable) v.read_files.push_back(path);
+  for (const auto& path : setup.readable) v.read_dirs.push_back(path);
   return v;
 }
 
