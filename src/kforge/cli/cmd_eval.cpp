@@ -56,6 +56,12 @@ std::string print_human(const eval::Evaluation& e) {
     std::string perf = fmt::format("{:.2f} GFLOP/s, {:.2f} GB/s", e.gflops, e.gbps);
     if (e.roofline > 0) perf += fmt::format(", {} of the roofline", format_percent(e.roofline));
     rows.push_back({"throughput", perf});
+    // Every call is started and seen to end from kforge's process: that round trip is in both
+    // sides' times, and pulls the ratio of very short kernels toward 1.
+    if (e.call_overhead_ms > 0 && e.candidate->median_ms < 20 * e.call_overhead_ms)
+      rows.push_back({"note", fmt::format("each call includes kforge's round trip of {} ms ({} of this kernel's median): ratios of "
+                                          "kernels this short are pulled toward 1; a larger --size measures the kernel itself",
+                                          format_ms(e.call_overhead_ms), format_percent(e.call_overhead_ms / e.candidate->median_ms))});
     if (e.machine_busy)
       rows.push_back({"warning", fmt::format("the machine was busy (load {:.1f} on {} CPUs): absolute times are unreliable; the paired "
                                              "speedup less so",

@@ -300,8 +300,8 @@ TEST_F(Adversarial, SpoilerThreadFromAConstructor) {
   EXPECT_THAT(e.reason, AnyOf(HasSubstr("ms of CPU"), HasSubstr("kept using CPU"), HasSubstr("kept running")));
 }
 
-TEST_F(Adversarial, SpoilerThatWakesWhileThePartnerRuns) {
-  auto e = run("spoiler_wakes.cpp", timed());
+TEST_F(Adversarial, SpoilerWithALowDutyCycle) {
+  auto e = run("spoiler_duty_cycle.cpp", timed());
   EXPECT_EQ(e.verdict, Verdict::sandbox_violation) << e.reason;
   EXPECT_THAT(e.reason, AnyOf(HasSubstr("ms of CPU"), HasSubstr("kept using CPU"), HasSubstr("kept running")));
 }

@@ -36,21 +36,21 @@ std::optional<Judgement> compare_sets(const std::vector<OutputSnapshot>& results
 
 }  // namespace
 
-std::optional<Judgement> run_check_calls(KernelProcess& p, std::size_t sets, double timeout_s, std::vector<OutputSnapshot>& results,
-                                         std::vector<double>* ms) {
+std::optional<Judgement> run_check_calls(KernelProcess& p, std::uint32_t out, std::size_t sets, double timeout_s,
+                                         std::vector<OutputSnapshot>& results, std::vector<double>* ms) {
   std::mt19937_64 rng{std::random_device{}()};
   results.resize(sets);
   for (std::size_t k = 1; k <= sets; ++k) {
-    auto c = p.call(static_cast<std::uint32_t>(k), timeout_s, fmt::format("check set {}", k));
+    auto c = p.call(static_cast<std::uint32_t>(k), out, timeout_s, fmt::format("check set {}", k));
     if (c.failure) return c.failure;
     if (ms) ms->push_back(c.ms);
-    p.snapshot(results[k - 1], rng);
+    p.snapshot(out, results[k - 1], rng);
     if (!p.settle(1.0))
       return Judgement{Verdict::sandbox_violation,
                        fmt::format("{}: threads it started kept running after its call on check set {} returned (a kernel must finish "
                                    "before it returns)",
                                    p.who(), k)};
-    if (!p.unchanged_since(results[k - 1]))
+    if (!p.unchanged_since(out, results[k - 1]))
       return Judgement{Verdict::sandbox_violation,
                        fmt::format("{}: the output changed after the call for check set {} had returned: work was left running in the "
                                    "background (a kernel must finish before it returns)",

@@ -121,10 +121,11 @@ std::vector<std::string> needed_libraries(const std::filesystem::path& library) 
 }
 
 // What a kernel process of this evaluation gets, apart from its library and its input sets.
-KernelProcessSpec process_spec(const core::ResolvedTask& task, const Evaluation& e, const EvalOptions& opt) {
+KernelProcessSpec process_spec(const core::ResolvedTask& task, std::vector<SharedSet>& outputs, const Evaluation& e, const EvalOptions& opt) {
   KernelProcessSpec s;
   s.task = &task;
   s.threads = e.threads;
+  for (auto& o : outputs) s.output_sets.push_back(&o);
   s.memory_bytes = memory_budget(task, opt.memory_bytes);
   s.cpu_seconds = static_cast<long>((opt.call_timeout_s * opt.check_sets + opt.time_budget_s * 4 + 120) * e.threads);
   return s;
@@ -180,6 +181,12 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
   e.phases.prepare_s = since(prepare_start);
   std::vector<const SharedSet*> all_sets = {&*timing_set};
   for (const auto& s : check_inputs) all_sets.push_back(&s);
+  std::vector<SharedSet> output_sets;
+  for (int k = 0; k < 2; ++k) {
+    auto o = SharedSet::create(task.outputs, 1, "kforge-outputs");
+    if (!o) return finish(std::move(e), {Verdict::runtime_error, o.error().message}, start);
+    output_sets.push_back(std::move(*o));
+  }
 
   // 4. The compiler's and the link check's verdicts.
   e.compile = compiling.get();
@@ -197,7 +204,7 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
   }
 
   // 5. One process per kernel, each alone with its own library.
-  KernelProcessSpec cand_spec = process_spec(task, e, opt);
+  KernelProcessSpec cand_spec = process_spec(task, output_sets, e, opt);
   cand_spec.who = "the kernel";
   cand_spec.trusted = is_trusted(opt.role);
   cand_spec.library = scratch.place(e.compile.artifact, "candidate");
@@ -208,7 +215,7 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
   if (!candidate) return finish(std::move(e), {Verdict::runtime_error, candidate.error().message}, start);
   std::optional<KernelProcess> partner;
   if (!partner_library.empty()) {
-    KernelProcessSpec p = process_spec(task, e, opt);
+    KernelProcessSpec p = process_spec(task, output_sets, e, opt);
     p.who = against ? "the --against kernel" : "the " + e.partner;
     p.trusted = partner_trusted;
     p.library = partner_library;
@@ -229,7 +236,7 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
   say(fmt::format("checking on {} secret input sets", check_inputs.size()));
   auto check_start = Clock::now();
   std::vector<OutputSnapshot> results, partner_results;
-  auto check_failed = run_check_calls(*candidate, check_inputs.size(), opt.call_timeout_s, results, &e.check_ms);
+  auto check_failed = run_check_calls(*candidate, 0, check_inputs.size(), opt.call_timeout_s, results, &e.check_ms);
   e.phases.check_s = since(check_start);
   e.kernel_output = candidate->printed();
   if (!check_failed) check_failed = candidate->channel_untouched("the check");
@@ -239,7 +246,8 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
       return finish(std::move(e), {Verdict::runtime_error, "--dump: " + st.error().message}, start);
   if (auto j = judge_check(results, references, task, "the kernel", e)) return finish(std::move(e), *j, start);
   if (partner && !partner->trusted()) {
-    if (auto j = run_check_calls(*partner, check_inputs.size(), opt.call_timeout_s, partner_results, nullptr)) return finish(std::move(e), *j, start);
+    if (auto j = run_check_calls(*partner, 1, check_inputs.size(), opt.call_timeout_s, partner_results, nullptr))
+      return finish(std::move(e), *j, start);
     if (auto j = judge_check(partner_results, references, task, "the --against kernel", e)) return finish(std::move(e), *j, start);
   }
 
@@ -257,6 +265,7 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
     e.load_average = load_average();
     // This evaluation's own threads are part of the average: "busy" means clearly more than them.
     e.machine_busy = e.load_average > static_cast<double>(std::thread::hardware_concurrency()) + 1.0;
+    e.call_overhead_ms = candidate->round_trip_ms(21);
     TimingInputs inputs(*timing_set, task);
     PairedTimingRequest request{opt.time_budget_s, opt.warmup_s, opt.min_pairs, opt.max_pairs, opt.perturb, opt.call_timeout_s};
     auto time_start = Clock::now();

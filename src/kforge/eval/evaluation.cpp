@@ -40,6 +40,7 @@ nlohmann::json to_json(const Evaluation& e) {
                   {"diagnostics", e.compile.diagnostics},
                   {"command", e.compile.command}};
   j["idle_cpu_ms_max"] = e.idle_cpu_ms_max;
+  j["call_overhead_ms"] = e.call_overhead_ms;
   j["timing_window"] = {{"start", e.timing_start}, {"end", e.timing_end}, {"lock_wait_s", e.lock_wait_s}};
   j["profile"] = e.profile ? to_json(*e.profile) : nlohmann::json(nullptr);
   j["kernel_output"] = e.kernel_output;

@@ -38,6 +38,7 @@ struct Evaluation {
   std::optional<SpeedupStats> speedup;
   int warmup_pairs = 0;
   double gflops = 0, gbps = 0, roofline = 0;
+  double call_overhead_ms = 0;                  // the median round trip of an empty call (in both sides' times)
   double idle_cpu_ms_max = 0;                   // the most CPU the candidate's process used while the partner ran
   double timing_start = 0, timing_end = 0;      // CLOCK_MONOTONIC seconds: the measured window
   double lock_wait_s = 0;                       // time spent waiting for the machine (search)

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "kforge/runner/job.h"
@@ -67,10 +68,9 @@ struct ControlMemory {
 struct KernelProcess::State {
   KernelProcessSpec spec;
   std::optional<RunnerProcess> proc;
-  std::optional<SharedSet> outputs;
   ControlMemory control;
-  std::vector<unsigned char*> out_ptrs;
-  std::vector<const unsigned char*> out_cptrs;
+  std::vector<std::vector<unsigned char*>> out_ptrs;       // per output set, per tensor
+  std::vector<std::vector<const unsigned char*>> out_cptrs;
   std::vector<std::size_t> out_bytes;
   clockid_t cpu_clock = CLOCK_MONOTONIC;
   bool has_cpu_clock = false;
@@ -94,14 +94,15 @@ Result<KernelProcess> KernelProcess::start(const KernelProcessSpec& spec) {
   auto s = std::make_unique<State>();
   s->spec = spec;
   const auto& task = *spec.task;
-  auto outputs = SharedSet::create(task.outputs, 1, "kforge-outputs");
-  if (!outputs) return outputs.error();
-  s->outputs.emplace(std::move(*outputs));
-  for (std::size_t i = 0; i < task.outputs.size(); ++i) {
-    s->out_ptrs.push_back(s->outputs->tensor(i));
-    s->out_cptrs.push_back(s->outputs->tensor(i));
-    s->out_bytes.push_back(task.outputs[i].bytes);
+  for (const SharedSet* set : spec.output_sets) {
+    s->out_ptrs.emplace_back();
+    s->out_cptrs.emplace_back();
+    for (std::size_t i = 0; i < task.outputs.size(); ++i) {
+      s->out_ptrs.back().push_back(set->tensor(i));
+      s->out_cptrs.back().push_back(set->tensor(i));
+    }
   }
+  for (const auto& t : task.outputs) s->out_bytes.push_back(t.bytes);
   auto fd = runner::create_shared_file("kforge-control", sizeof(runner::ControlPage));
   if (!fd) return fd.error();
   s->control.fd = *fd;
@@ -120,6 +121,7 @@ Result<KernelProcess> KernelProcess::start(const KernelProcessSpec& spec) {
   setup.inputs = runner::tensor_infos(task.inputs);
   setup.outputs = runner::tensor_infos(task.outputs);
   setup.input_sets = static_cast<int>(spec.input_sets.size());
+  setup.output_sets = static_cast<int>(spec.output_sets.size());
   setup.threads = spec.threads;
   setup.readable = {spec.folder.string()};
   setup.preload = spec.preload;
@@ -127,7 +129,7 @@ Result<KernelProcess> KernelProcess::start(const KernelProcessSpec& spec) {
   setup.cpu_seconds = spec.cpu_seconds;
   std::vector<int> fds;
   for (const auto* set : spec.input_sets) fds.push_back(set->fd());
-  fds.push_back(s->outputs->fd());
+  for (const auto* set : spec.output_sets) fds.push_back(set->fd());
   fds.push_back(s->control.fd);
   s->proc->send(runner::to_json(setup), fds);
   return KernelProcess(std::move(s));
@@ -174,6 +176,7 @@ CallOutcome KernelProcess::run_command(runner::Command command, std::uint32_t se
   runner::ControlPage* c = s_->control.page;
   c->command = static_cast<std::uint32_t>(command);
   c->input_set = set;
+  if (command != runner::Command::call && command != runner::Command::prepare) c->output_set = 0;
   const std::uint32_t seq = ++s_->sequence;
   const auto deadline = after(timeout_s);
   const double t0 = now_ms();
@@ -190,16 +193,32 @@ CallOutcome KernelProcess::run_command(runner::Command command, std::uint32_t se
   }
 }
 
-CallOutcome KernelProcess::call(std::uint32_t set, double timeout_s, const std::string& phase) {
-  poison_outputs(s_->out_ptrs, s_->spec.task->outputs);
+CallOutcome KernelProcess::call(std::uint32_t set, std::uint32_t out, double timeout_s, const std::string& phase) {
+  poison_outputs(s_->out_ptrs.at(out), s_->spec.task->outputs);
+  s_->control.page->output_set = out;
+  // Untimed: the threads wake (see runner::Command::prepare), then the timed call starts at once.
+  if (auto prepared = run_command(runner::Command::prepare, set, timeout_s, phase); prepared.failure) return prepared;
   return run_command(runner::Command::call, set, timeout_s, phase);
 }
 
-void KernelProcess::snapshot(OutputSnapshot& into, std::mt19937_64& rng) const { take_snapshot(s_->out_cptrs, s_->out_bytes, rng, into); }
+double KernelProcess::round_trip_ms(int n) {
+  std::vector<double> ms;
+  for (int i = 0; i < n; ++i) {
+    auto r = run_command(runner::Command::noop, 0, 5, "an empty call");
+    if (r.failure) return 0;
+    ms.push_back(r.ms);
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms.empty() ? 0 : ms[ms.size() / 2];
+}
 
-bool KernelProcess::unchanged_since(const OutputSnapshot& snapshot) const { return eval::unchanged_since(s_->out_cptrs, snapshot); }
+void KernelProcess::snapshot(std::uint32_t out, OutputSnapshot& into, std::mt19937_64& rng) const {
+  take_snapshot(s_->out_cptrs.at(out), s_->out_bytes, rng, into);
+}
 
-const unsigned char* KernelProcess::output(std::size_t i) const { return s_->out_cptrs.at(i); }
+bool KernelProcess::unchanged_since(std::uint32_t out, const OutputSnapshot& snapshot) const {
+  return eval::unchanged_since(s_->out_cptrs.at(out), snapshot);
+}
 
 double KernelProcess::cpu_ms() const {
   timespec ts{};

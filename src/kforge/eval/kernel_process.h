@@ -40,6 +40,11 @@ struct KernelProcessSpec {
   std::vector<std::string> preload;  // sonames an untrusted library needs (its DT_NEEDED)
   const core::ResolvedTask* task = nullptr;
   std::vector<const SharedSet*> input_sets;  // [0]: the timing inputs, then the check sets it runs
+  // Two output sets, mapped by both processes of a pair, which trade them every pair: which
+  // physical pages a buffer got made one set a few percent faster, and that must not be credited
+  // to either side. A process writes one only during its own call: kforge poisons a set right
+  // before each call, and reads every process's CPU clock between its calls.
+  std::vector<SharedSet*> output_sets;
   int threads = 1;
   std::size_t memory_bytes = 0;
   long cpu_seconds = 600;
@@ -56,12 +61,13 @@ class KernelProcess {
 
   // Waits until the process has loaded its kernel (a trusted one has also run it once).
   std::optional<Judgement> wait_ready(double timeout_s);
-  // Poisons the outputs, runs one call on input set `set` and waits for it to return.
-  CallOutcome call(std::uint32_t set, double timeout_s, const std::string& phase);
+  // Poisons output set `out`, runs one call on input set `set` and waits for it to return.
+  CallOutcome call(std::uint32_t set, std::uint32_t out, double timeout_s, const std::string& phase);
+  // The median round trip of `n` empty commands: the harness's cost per call, in milliseconds.
+  double round_trip_ms(int n);
   // Copies the outputs as they are now (see output_snapshot.h).
-  void snapshot(OutputSnapshot& into, std::mt19937_64& rng) const;
-  bool unchanged_since(const OutputSnapshot& snapshot) const;
-  const unsigned char* output(std::size_t i) const;
+  void snapshot(std::uint32_t out, OutputSnapshot& into, std::mt19937_64& rng) const;
+  bool unchanged_since(std::uint32_t out, const OutputSnapshot& snapshot) const;
 
   // The process's CPU time so far (all its threads), read from outside.
   double cpu_ms() const;

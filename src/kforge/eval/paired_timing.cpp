@@ -78,7 +78,7 @@ void TimingInputs::perturb(std::uint64_t seed, double spread) {
   }
 }
 
-double idle_cpu_allowance_ms(double window_ms) { return std::max(0.05, 0.01 * window_ms); }
+double idle_cpu_allowance_ms(double window_ms) { return std::max(0.02, 0.01 * window_ms); }
 
 namespace {
 
@@ -104,7 +104,7 @@ class IdleWatch {
     total_wall_ += wall;
     ++windows_;
     if (cpu > idle_cpu_allowance_ms(wall)) return used(cpu, wall, while_what);
-    if (total_cpu_ > 0.01 * total_wall_ + 0.02 * windows_) return used(total_cpu_, total_wall_, "the timing, over all pairs");
+    if (total_cpu_ > 0.01 * total_wall_ + 0.005 * windows_) return used(total_cpu_, total_wall_, "the timing, over all pairs");
     return std::nullopt;
   }
   double max_window_cpu_ms() const { return cpu_; }
@@ -148,28 +148,39 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
     const std::uint64_t seed = rng();
     inputs.perturb(seed, req.perturb);
     if (auto j = cand_idle.close(partner ? "the calls of " + partner->who() : "the timing")) return fail(*j);
-    auto c = candidate.call(0, req.call_timeout_s, label);
+    // The two output sets change owners every pair (see KernelProcessSpec::output_sets).
+    const std::uint32_t cand_set = static_cast<std::uint32_t>(pair % 2), partner_set = 1 - cand_set;
+    auto c = candidate.call(0, cand_set, req.call_timeout_s, label);
     if (c.failure) return fail(*c.failure);
-    candidate.snapshot(cand_out, rng);
+    candidate.snapshot(cand_set, cand_out, rng);
     if (!candidate.settle(req.settle_s)) return fail(left_running(candidate));
     cand_idle.open();
+    if (!candidate.unchanged_since(cand_set, cand_out)) return fail(late_write(candidate, pair));
 
     double p_ms = 0;
     if (partner) {
       inputs.perturb(seed, req.perturb);  // the same values, rewritten: the same prelude as the candidate's
       if (partner_idle)
         if (auto j = partner_idle->close("the calls of " + candidate.who())) return fail(*j);
-      auto p = partner->call(0, req.call_timeout_s, label);
+      auto p = partner->call(0, partner_set, req.call_timeout_s, label);
       if (p.failure) return fail(*p.failure);
       p_ms = p.ms;
-      partner->snapshot(partner_out, rng);
+      partner->snapshot(partner_set, partner_out, rng);
       // A trusted partner is waited for, not judged.
       if (!partner->settle(req.settle_s) && !partner->trusted()) return fail(left_running(*partner));
       if (partner_idle) partner_idle->open();
-      if (!partner->unchanged_since(partner_out)) return fail(late_write(*partner, pair));
+      if (!partner->unchanged_since(partner_set, partner_out)) return fail(late_write(*partner, pair));
+      // Unchanged before the partner's call: a change since is the candidate's leftover work, or an
+      // untrusted partner writing the set it does not own this pair.
+      if (!candidate.unchanged_since(cand_set, cand_out))
+        return fail(partner->trusted() ? late_write(candidate, pair)
+                                       : Judgement{Verdict::sandbox_violation,
+                                                   fmt::format("the outputs of {} changed while {} was timed on pair {}: one of them "
+                                                               "writes memory outside its own call",
+                                                               candidate.who(), partner->who(), pair)});
       for (std::size_t i = 0; i < task.outputs.size(); ++i) partner_ptrs[i] = partner_out[i].data();
     }
-    if (!candidate.unchanged_since(cand_out)) return fail(late_write(candidate, pair));
+    if (!partner && !candidate.unchanged_since(cand_set, cand_out)) return fail(late_write(candidate, pair));
     if (partner)
       if (auto mismatch = compare_pair(cand_out, partner_ptrs.data(), task, partner->who(), pair)) return fail(*mismatch);
 

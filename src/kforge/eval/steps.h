@@ -20,8 +20,8 @@ std::optional<Judgement> judge_link(const toolchain::CompileResult& compile, too
 
 // check_step.cpp: one call per check set (kforge copies the outputs; nothing may run on or write
 // late), then the comparison of those copies with the reference outputs.
-std::optional<Judgement> run_check_calls(KernelProcess& p, std::size_t sets, double timeout_s, std::vector<OutputSnapshot>& results,
-                                         std::vector<double>* ms);
+std::optional<Judgement> run_check_calls(KernelProcess& p, std::uint32_t out, std::size_t sets, double timeout_s,
+                                         std::vector<OutputSnapshot>& results, std::vector<double>* ms);
 std::optional<Judgement> judge_check(const std::vector<OutputSnapshot>& results, const std::vector<SharedSet>& references,
                                      const core::ResolvedTask& task, const std::string& who, Evaluation& e);
 

@@ -12,13 +12,19 @@
 
 namespace kforge::runner {
 
-enum class Command : std::uint32_t { call = 1, profile = 2, stop = 3 };
+// prepare: reset the state and wake the OpenMP workers (an empty parallel region), then watch for
+// the next command without sleeping for a moment, so the timed call that follows starts with its
+// threads awake, as a call inside a model's forward pass does. Untimed.
+// noop: everything a call does but the call: its round trip is the harness's own cost per call,
+// included in every time kforge measures, candidate and partner alike.
+enum class Command : std::uint32_t { call = 1, profile = 2, stop = 3, noop = 4, prepare = 5 };
 
 struct ControlPage {
   std::atomic<std::uint32_t> go{0};    // kforge: the sequence number of the latest command
   std::atomic<std::uint32_t> done{0};  // runner: the sequence number of the latest finished command
   std::uint32_t command = 0;           // a Command
   std::uint32_t input_set = 0;         // which input set the call reads (0: the timing inputs)
+  std::uint32_t output_set = 0;        // which output set it writes
   double profile_seconds = 0;
 };
 

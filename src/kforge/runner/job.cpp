@@ -93,7 +93,7 @@ Result<std::vector<TensorInfo>> tensors_from_json(const nlohmann::json& j) {
 nlohmann::json to_json(const KernelSetup& s) {
   return {{"op", "kernel"},          {"trusted", s.trusted},   {"library", s.library},
           {"inputs", tensors_to_json(s.inputs)}, {"outputs", tensors_to_json(s.outputs)},
-          {"input_sets", s.input_sets}, {"threads", s.threads}, {"readable", s.readable}, {"preload", s.preload},
+          {"input_sets", s.input_sets}, {"output_sets", s.output_sets}, {"threads", s.threads}, {"readable", s.readable}, {"preload", s.preload},
           {"memory_bytes", s.memory_bytes}, {"cpu_seconds", s.cpu_seconds}};
 }
 
@@ -109,6 +109,8 @@ Result<KernelSetup> parse_setup(const nlohmann::json& j) {
     s.trusted = j.at("trusted");
     s.library = j.at("library");
     s.input_sets = j.at("input_sets");
+    s.output_sets = j.at("output_sets");
+    if (s.output_sets < 1 || s.output_sets > 2) return Error{"output_sets out of range"};
     s.threads = j.at("threads");
     s.readable = j.at("readable").get<std::vector<std::string>>();
     s.preload = j.at("preload").get<std::vector<std::string>>();

@@ -30,7 +30,8 @@ struct KernelSetup {
   std::string library;            // the .so, copied into the evaluation's scratch folder
   std::vector<TensorInfo> inputs;
   std::vector<TensorInfo> outputs;
-  int input_sets = 1;             // descriptors: that many input files (0: timing), the outputs file, the control page
+  int input_sets = 1;             // descriptors: that many input files (0: timing), then the output files, then the control page
+  int output_sets = 2;            // two sets that the candidate and its partner trade every pair
   int threads = 1;
   std::vector<std::string> readable;  // extra readable paths (the scratch folder)
   std::vector<std::string> preload;   // sonames the kernel needs, loaded before the sandbox closes

@@ -78,7 +78,7 @@ void profile_phase(RunState& s, double seconds) {
   int calls = 0;
   const double start = now_seconds();
   while (now_seconds() - start < seconds || calls < 3) {
-    s.kernel->call(s.args(0));
+    s.kernel->call(s.args(0, 0));
     ++calls;
   }
   itimerval off{};

@@ -5,10 +5,10 @@
 
 namespace kforge::runner {
 
-std::vector<void*> RunState::args(std::size_t input_set) const {
+std::vector<void*> RunState::args(std::size_t input_set, std::size_t output_set) const {
   std::vector<void*> a;
   for (const auto& b : input_sets.at(input_set)) a.push_back(b.data);
-  for (const auto& b : outputs) a.push_back(b.data);
+  for (const auto& b : output_sets.at(output_set)) a.push_back(b.data);
   return a;
 }
 

@@ -20,14 +20,14 @@ struct RunState {
   KernelSetup setup;
   int channel = 3;
   std::vector<std::vector<GuardedBuffer>> input_sets;  // read-only views; 0: the timing inputs
-  std::vector<GuardedBuffer> outputs;                  // shared with kforge, which poisons and reads them
+  std::vector<std::vector<GuardedBuffer>> output_sets; // shared with kforge, which poisons and reads them
   ControlPage* control = nullptr;
   std::optional<KernelLibrary> kernel;
   // The state every call starts from, captured before any kernel code ran.
   cpu_set_t start_affinity{};
   fenv_t start_fp{};
 
-  std::vector<void*> args(std::size_t input_set) const;
+  std::vector<void*> args(std::size_t input_set, std::size_t output_set) const;
 };
 
 double now_seconds();

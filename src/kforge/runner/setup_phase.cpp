@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include <sched.h>
 #include <cstring>
 
 #include "kforge/runner/fault_report.h"
@@ -56,12 +59,17 @@ Status map_inputs(RunState& s, const std::vector<int>& fds) {
   return ok_status();
 }
 
-Status map_outputs(RunState& s, int fd) {
+Status map_outputs(RunState& s, const std::vector<int>& fds) {
   core::SetLayout layout = core::layout_tensors(byte_sizes(s.setup.outputs));
-  for (std::size_t i = 0; i < s.setup.outputs.size(); ++i) {
-    auto b = map_guarded_shared(fd, layout.slots[i], PROT_READ | PROT_WRITE, RegionKind::output, s.setup.outputs[i].name);
-    if (!b) return b.error();
-    s.outputs.push_back(*b);
+  for (int k = 0; k < s.setup.output_sets; ++k) {
+    std::vector<GuardedBuffer> set;
+    for (std::size_t i = 0; i < s.setup.outputs.size(); ++i) {
+      auto b = map_guarded_shared(fds[static_cast<std::size_t>(s.setup.input_sets + k)], layout.slots[i], PROT_READ | PROT_WRITE,
+                                  RegionKind::output, s.setup.outputs[i].name);
+      if (!b) return b.error();
+      set.push_back(*b);
+    }
+    s.output_sets.push_back(std::move(set));
   }
   return ok_status();
 }
@@ -83,11 +91,31 @@ std::size_t current_vm_bytes() {
   return pages * core::page_size();
 }
 
-// Starts the OpenMP pool now, while sigaltstack is still allowed, and gives each worker a fault stack.
+// Starts the OpenMP pool now, while sigaltstack is still allowed, gives each worker a fault stack,
+// and pins thread i to the i-th CPU kforge may use. Between two timed calls kforge's own process
+// runs (copies, comparisons, perturbation); unpinned, the scheduler then often stacked a kernel's
+// two threads on one CPU of two until the next balancing tick: a 2.4 ms call read 6 or 8 ms at
+// random, A/A ratios 0.3-2.2 per pair. Pinned, calls read 2.3-2.6 ms and A/A 0.98-1.00 (libtorch
+// 12p and 8p too). Both sides of a pair are pinned alike. A user's OMP_PROC_BIND or OMP_PLACES
+// replaces this with OpenMP's own binding.
 void warm_up_threads(int threads) {
   omp_set_num_threads(threads);
+  cpu_set_t allowed;
+  sched_getaffinity(0, sizeof allowed, &allowed);
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+  const bool pin = !std::getenv("OMP_PROC_BIND") && !std::getenv("OMP_PLACES");
 #pragma omp parallel num_threads(threads)
-  { prepare_thread_for_faults(); }
+  {
+    prepare_thread_for_faults();
+    if (pin && !cpus.empty()) {
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(cpus[static_cast<std::size_t>(omp_get_thread_num()) % cpus.size()], &one);
+      sched_setaffinity(0, sizeof one, &one);
+    }
+  }
 }
 
 }  // namespace
@@ -96,7 +124,7 @@ Status setup_phase(RunState& s, Message& message) {
   auto setup = parse_setup(message.body);
   if (!setup) return setup.error();
   s.setup = std::move(*setup);
-  const int expected_fds = s.setup.input_sets + 2;
+  const int expected_fds = s.setup.input_sets + s.setup.output_sets + 1;
   if (static_cast<int>(message.fds.size()) != expected_fds)
     return Error{fmt::format("setup: expected {} descriptors, got {}", expected_fds, message.fds.size())};
 
@@ -108,7 +136,7 @@ Status setup_phase(RunState& s, Message& message) {
   if (auto st = map_control(s, message.fds.back()); !st) return st;
   install_fault_handlers(s.channel, &s.control->done);
   if (auto st = map_inputs(s, message.fds); !st) return st;
-  if (auto st = map_outputs(s, message.fds[static_cast<std::size_t>(s.setup.input_sets)]); !st) return st;
+  if (auto st = map_outputs(s, message.fds); !st) return st;
   for (int fd : message.fds) close(fd);  // the mappings stay; the kernel cannot map them anew
   message.fds.clear();
   forbid_file_growth();
@@ -125,7 +153,7 @@ Status setup_phase(RunState& s, Message& message) {
     if (!kernel) return kernel.error();
     s.kernel = std::move(*kernel);
     set_fault_phase("warming up the trusted kernel");
-    s.kernel->call(s.args(0));
+    s.kernel->call(s.args(0, 0));
   }
   // Address space: what the runner holds now plus the budget, plus room per thread for glibc's
   // malloc arenas (64 MiB reservations) and stacks.
