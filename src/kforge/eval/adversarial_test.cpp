@@ -198,6 +198,13 @@ TEST_F(Adversarial, ExitsInsteadOfReturning) {
   EXPECT_THAT(e.reason, HasSubstr("exit status 0"));
 }
 
+TEST_F(Adversarial, KilledBySigkillIsReportedAsSuch) {
+  auto e = run("killed_by_sigkill.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::runtime_error) << e.reason;
+  EXPECT_THAT(e.reason, HasSubstr("signal 9 (SIGKILL) during check set 1"));
+  EXPECT_THAT(e.reason, Not(HasSubstr("out of memory?")));
+}
+
 TEST_F(Adversarial, Aborts) {
   auto e = run("calls_abort.cpp", checked());
   EXPECT_EQ(e.verdict, Verdict::runtime_error);

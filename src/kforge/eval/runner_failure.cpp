@@ -64,7 +64,13 @@ Judgement judge_runner_silence(const std::string& why, const RunnerExit& exit, c
       std::string hint = output.find("bad_alloc") != std::string::npos ? " (an allocation failed: the memory limit was reached)" : "";
       return {Verdict::runtime_error, with_output(fmt::format("the kernel aborted during {}{}", phase, hint), output)};
     }
-    if (sig == SIGKILL) return {Verdict::runtime_error, with_output(fmt::format("killed (SIGKILL) during {}: out of memory?", phase), output)};
+    // SIGKILL says nothing of who sent it: another process, the kernel itself, or the system's
+    // out-of-memory killer (kforge's own memory limit makes allocations fail instead).
+    if (sig == SIGKILL)
+      return {Verdict::runtime_error,
+              with_output(fmt::format("killed by signal 9 (SIGKILL) during {}: sent by another process or by the system's out-of-memory killer",
+                                      phase),
+                          output)};
     return {Verdict::runtime_error, with_output(fmt::format("{} during {}", exit.describe(), phase), output)};
   }
   if (exit.code == 127 && phase == "the runner's setup")

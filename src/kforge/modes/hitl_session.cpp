@@ -239,6 +239,7 @@ void HitlSession::check() {
   if (e.correct()) {
     state_.attempts.clear();
     state_.last_failure.clear();
+    state_.passed_version = state_.current;
   } else {
     state_.last_failure = agents::describe_failure(e);
     human_.show("`fix` asks the debugger\n");
@@ -259,6 +260,7 @@ void HitlSession::time(bool profile) {
     record(fmt::format("v{}: {}", state_.current, eval::verdict_name(e.verdict)));
     return;
   }
+  state_.passed_version = state_.current;
   human_.show(timing_text(e));
   if (e.profile) human_.show(e.profile->summary() + toolchain::format_vector_remarks(e.profile->vectorization));
   bool best = !state_.best || !state_.best->candidate || e.candidate->median_ms < state_.best->candidate->median_ms;
@@ -351,8 +353,21 @@ void HitlSession::revert(const std::string& arg) {
   human_.show(fmt::format("v{} is v{}'s kernel again\n", state_.current, n));
 }
 
-bool HitlSession::accept(const std::string& path_arg) {
+bool HitlSession::accept(const std::string& args) {
   if (!need_kernel()) return true;
+  // A kernel leaves the session only after the judge has passed it, unless the human insists.
+  std::string path_arg = args;
+  bool force = false;
+  if (auto at = path_arg.find("--force"); at != std::string::npos) {
+    force = true;
+    path_arg.erase(at, 7);
+    path_arg = trim(path_arg);
+  }
+  if (state_.passed_version != state_.current && !force) {
+    human_.show(fmt::format("v{} has not passed the check (run `check` or `time`; `accept --force` writes it anyway)\n", state_.current));
+    record(fmt::format("accept refused: v{} not checked", state_.current));
+    return true;
+  }
   std::filesystem::path path = path_arg.empty() ? std::filesystem::path(state_.task + ".cpp") : std::filesystem::path(path_arg);
   if (auto st = core::write_atomic(path, current_source()); !st) {
     human_.show(st.error().message + "\n");
@@ -405,7 +420,8 @@ diff [A] [B]    differences between versions (default: the previous and the curr
 history         versions and what happened
 show [N]        a version's source
 revert N        make version N the current kernel again
-accept [FILE]   write the current kernel out (default TASK.cpp) and end
+accept [FILE]   write the current kernel out (default TASK.cpp) and end; only once it passed
+                `check` or `time` (`accept --force [FILE]` writes it anyway)
 status, cost    where things stand; model use by role
 help, quit
 )");

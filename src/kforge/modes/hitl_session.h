@@ -46,6 +46,7 @@ struct HitlState {
   std::vector<agents::DebugAttempt> attempts;  // the debugger's memory since the last success
   std::optional<eval::Evaluation> best;  // the fastest correct timed version
   int best_version = 0;
+  int passed_version = 0;                // the latest version that passed the check (0 = none)
   double baseline_ms = 0;
   std::vector<std::string> history;      // one line per command and its outcome
 

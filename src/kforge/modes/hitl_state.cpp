@@ -13,7 +13,7 @@ nlohmann::json HitlState::to_json() const {
   return {{"run_id", run_id},     {"task", task},           {"size", size},
           {"plan", plan},         {"rejected", rejected},   {"versions", versions_json},
           {"current", current},   {"last_failure", last_failure}, {"attempts", attempts_json},
-          {"best", best ? eval::to_json(*best) : nlohmann::json(nullptr)}, {"best_version", best_version},
+          {"best", best ? eval::to_json(*best) : nlohmann::json(nullptr)}, {"best_version", best_version}, {"passed_version", passed_version},
           {"baseline_ms", baseline_ms}, {"history", history}};
 }
 
@@ -32,6 +32,7 @@ HitlState HitlState::from_json(const nlohmann::json& j) {
     s.attempts.push_back({a.value("failure", ""), {a.value("error", ""), a.value("cause", ""), a.value("fix", "")}});
   if (j.contains("best") && j["best"].is_object()) s.best = eval::evaluation_from_json(j["best"]);
   s.best_version = j.value("best_version", 0);
+  s.passed_version = j.value("passed_version", 0);
   s.baseline_ms = j.value("baseline_ms", 0.0);
   s.history = j.value("history", std::vector<std::string>{});
   return s;

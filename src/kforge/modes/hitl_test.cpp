@@ -22,7 +22,8 @@ TEST_F(HitlTest, ScriptedSessionFromPlanToAccept) {
           {"coder", {rms::block(rms::kBroken)}},
           {"debugger", {rms::fix(rms::kFast, "an undeclared name")}},
           {"profiler", {rms::kProfiled}}});
-  std::string commands = "plan\nr the plan forgets the scale vector\na\nimplement\ncompile\nfix\ny\ncheck\ntime\naccept out.cpp\n";
+  std::string commands =
+      "plan\nr the plan forgets the scale vector\na\nimplement\naccept early.cpp\ncompile\nfix\ny\ncheck\ntime\naccept out.cpp\n";
   auto r = run({"hitl", "12p_rmsnorm", "--size", "ci", "--model", model(), "--budget", "0.2"}, commands);
   ASSERT_TRUE(r.success()) << r.out << r.err;
   const std::string& out = r.out;
@@ -44,6 +45,9 @@ TEST_F(HitlTest, ScriptedSessionFromPlanToAccept) {
   EXPECT_THAT(out, HasSubstr("--- v1"));
   EXPECT_THAT(out, HasSubstr("+++ proposed"));
   EXPECT_THAT(out, HasSubstr("kept as v2"));
+  // A kernel that has not passed the check is not accepted (the session went on).
+  EXPECT_THAT(out, HasSubstr("v1 has not passed the check"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "early.cpp"));
   // The check's verdict, the timing with its spread and speedup, the accepted file.
   EXPECT_THAT(out, HasSubstr("verdict   correct"));
   EXPECT_THAT(out, HasSubstr("speedup"));
