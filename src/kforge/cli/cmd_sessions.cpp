@@ -38,15 +38,24 @@ int run_sessions(bool json) {
       for (const auto& n : *nodes)
         if (r.best_node && n.id == *r.best_node && n.speedup) best = n.speedup;
     }
-    t.add({r.id, r.mode, r.task, r.size, r.state, std::to_string(count), best ? format_ratio(*best) : "—", std::to_string(tokens[r.id]),
+    const std::string state = store::effective_state(r);
+    t.add({r.id, r.mode, r.task, r.size, state, std::to_string(count), best ? format_ratio(*best) : "—", std::to_string(tokens[r.id]),
            fmt::format("{:.4f}", cost[r.id]), r.created_at});
-    out.push_back({{"session", r.id}, {"mode", r.mode}, {"task", r.task}, {"size", r.size}, {"state", r.state}, {"stop_reason", r.stop_reason},
+    out.push_back({{"session", r.id}, {"mode", r.mode}, {"task", r.task}, {"size", r.size}, {"state", state}, {"stop_reason", r.stop_reason},
                    {"nodes", count}, {"best_node", r.best_node ? nlohmann::json(*r.best_node) : nlohmann::json(nullptr)},
                    {"best_speedup", best ? nlohmann::json(*best) : nlohmann::json(nullptr)}, {"tokens", tokens[r.id]},
                    {"cost_usd", cost[r.id]}, {"created_at", r.created_at}, {"updated_at", r.updated_at}});
   }
-  if (json) fmt::print("{}\n", out.dump(2));
-  else fmt::print("{}{} run(s) in {}\n", t.render(), runs->size(), store::store_path(core::state_dir()).string());
+  if (json) {
+    fmt::print("{}\n", out.dump(2));
+    return 0;
+  }
+  fmt::print("{}{} run(s) in {}\n", t.render(), runs->size(), store::store_path(core::state_dir()).string());
+  for (const auto& r : *runs)
+    if (store::effective_state(r) == "interrupted" && (r.mode == "search" || r.mode == "hitl")) {
+      fmt::print("interrupted runs go on with `kforge search --resume ID` or `kforge hitl --resume ID`\n");
+      break;
+    }
   return 0;
 }
 

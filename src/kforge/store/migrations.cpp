@@ -86,6 +86,9 @@ CREATE TABLE nodes (
 CREATE INDEX nodes_by_run ON nodes(run_id);
 CREATE INDEX nodes_by_hash ON nodes(run_id, source_hash);
 )sql"},
+    {3, "the process that owns a running run (a killed one shows as interrupted)", R"sql(
+ALTER TABLE runs ADD COLUMN owner TEXT NOT NULL DEFAULT '';  -- host|boot id|pid|start ticks
+)sql"},
 };
 
 Result<int> read_version(Database& db) {

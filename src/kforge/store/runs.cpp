@@ -3,11 +3,13 @@
 
 #include <ctime>
 
+#include "kforge/store/process_owner.h"
+
 namespace kforge::store {
 namespace {
 
 constexpr const char* kRunColumns =
-    "SELECT id, mode, task, size, state, options, search_state, best_node, stop_reason, created_at, updated_at FROM runs ";
+    "SELECT id, mode, task, size, state, options, search_state, best_node, stop_reason, created_at, updated_at, owner FROM runs ";
 constexpr const char* kNodeColumns =
     "SELECT id, run_id, parent_id, depth, iteration, strategy, plan, source, source_hash, state, verdict, reason, median_ms, baseline_ms, "
     "speedup, roofline, profile, diagnosis, needs_improvement, tokens_in, tokens_out, cost_usd, extra, created_at, finished_at FROM nodes ";
@@ -31,6 +33,7 @@ RunRecord read_run(const Statement& st) {
   r.stop_reason = st.text(8);
   r.created_at = st.text(9);
   r.updated_at = st.text(10);
+  r.owner = st.text(11);
   return r;
 }
 
@@ -96,6 +99,10 @@ Result<std::vector<T>> collect(Statement& st, Read read) {
 
 }  // namespace
 
+std::string effective_state(const RunRecord& run) {
+  return run.state == "running" && !owner_alive(run.owner) ? "interrupted" : run.state;
+}
+
 std::string now_iso8601() {
   std::time_t t = std::time(nullptr);
   char buf[32];
@@ -105,21 +112,24 @@ std::string now_iso8601() {
 
 Status insert_run(Database& db, const RunRecord& r) {
   auto st = db.prepare(
-      "INSERT INTO runs (id, mode, task, size, state, options, search_state, best_node, stop_reason, created_at, updated_at) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      "INSERT INTO runs (id, mode, task, size, state, options, search_state, best_node, stop_reason, created_at, updated_at, owner) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   if (!st) return st.error();
   st->bind(1, r.id).bind(2, r.mode).bind(3, r.task).bind(4, r.size).bind(5, r.state).bind(6, r.options).bind(7, r.search_state);
   bind_optional(*st, 8, r.best_node);
   st->bind(9, r.stop_reason).bind(10, r.created_at.empty() ? now_iso8601() : r.created_at).bind(11, now_iso8601());
+  st->bind(12, r.owner.empty() ? current_process_owner() : r.owner);
   return st->run();
 }
 
 Status update_run(Database& db, const RunRecord& r) {
-  auto st = db.prepare("UPDATE runs SET state = ?, search_state = ?, best_node = ?, stop_reason = ?, updated_at = ? WHERE id = ?");
+  auto st = db.prepare(
+      "UPDATE runs SET state = ?, search_state = ?, best_node = ?, stop_reason = ?, updated_at = ?, "
+      "owner = CASE WHEN ? = 'running' THEN ? ELSE owner END WHERE id = ?");
   if (!st) return st.error();
   st->bind(1, r.state).bind(2, r.search_state);
   bind_optional(*st, 3, r.best_node);
-  st->bind(4, r.stop_reason).bind(5, now_iso8601()).bind(6, r.id);
+  st->bind(4, r.stop_reason).bind(5, now_iso8601()).bind(6, r.state).bind(7, current_process_owner()).bind(8, r.id);
   return st->run();
 }
 

@@ -23,7 +23,11 @@ struct RunRecord {
   std::optional<std::int64_t> best_node;
   std::string stop_reason;
   std::string created_at, updated_at;
+  std::string owner;  // the process that last wrote it as running (store/process_owner.h)
 };
+
+// The state to show: "interrupted" for a run still marked running whose process is gone.
+std::string effective_state(const RunRecord& run);
 
 struct NodeRecord {
   std::int64_t id = 0;
@@ -45,7 +49,8 @@ struct NodeRecord {
 };
 
 Status insert_run(Database& db, const RunRecord& run);
-// Writes state, search_state, best_node, stop_reason and updated_at.
+// Writes state, search_state, best_node, stop_reason and updated_at; a running run is owned by the
+// calling process from then on.
 Status update_run(Database& db, const RunRecord& run);
 Result<std::optional<RunRecord>> find_run(Database& db, const std::string& id);
 Result<std::vector<RunRecord>> list_runs(Database& db);  // newest first
