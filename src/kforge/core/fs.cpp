@@ -25,11 +25,19 @@ Status write_atomic(const std::filesystem::path& path, std::string_view content)
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
   std::filesystem::path tmp = path;
   tmp += fmt::format(".tmp{}.{}", ::getpid(), std::random_device{}());
+  // A failed write (a full disk, a file-size limit) leaves nothing behind: neither the target
+  // nor the temporary, which a cache would otherwise keep as a half entry.
+  auto failed = [&](const char* what) {
+    Error e{fmt::format("{}: {}: {} (is the disk full?)", path.string(), what, std::strerror(errno))};
+    std::filesystem::remove(tmp, ec);
+    return e;
+  };
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Error{fmt::format("{}: cannot write: {}", tmp.string(), std::strerror(errno))};
+    if (!out) return failed("cannot write");
     out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    if (!out.flush()) return Error{fmt::format("{}: write failed: {}", tmp.string(), std::strerror(errno))};
+    out.close();
+    if (out.fail()) return failed("write failed");
   }
   std::filesystem::rename(tmp, path, ec);
   if (ec) {

@@ -69,9 +69,18 @@ nlohmann::json result_to_json(const CompileResult& r) {
   return {{"ok", r.ok}, {"timed_out", r.timed_out}, {"diagnostics", r.diagnostics}, {"log", r.log}, {"command", r.command}, {"seconds", r.seconds}};
 }
 
+// A cached outcome, or false. An entry that exists but is not whole (no result, or a successful
+// result without its artifact: a write that failed on a full disk) is removed, so that the
+// recompile can take its place.
 bool load_cached(const std::filesystem::path& entry, CompileResult& r) {
+  std::error_code ec;
+  if (!std::filesystem::exists(entry, ec)) return false;
+  auto discard = [&] {
+    std::filesystem::remove_all(entry, ec);
+    return false;
+  };
   auto text = core::read_text(entry / "result.json");
-  if (!text) return false;
+  if (!text) return discard();
   try {
     auto j = nlohmann::json::parse(*text);
     r.ok = j.at("ok");
@@ -81,9 +90,10 @@ bool load_cached(const std::filesystem::path& entry, CompileResult& r) {
     r.command = j.value("command", "");
     r.cached = true;
     r.artifact = r.ok ? entry / "kernel.so" : std::filesystem::path{};
-    return !r.ok || std::filesystem::exists(r.artifact);
+    if (r.ok && !std::filesystem::exists(r.artifact)) return discard();
+    return true;
   } catch (const std::exception&) {
-    return false;  // a damaged entry is recompiled
+    return discard();  // a damaged entry is recompiled
   }
 }
 
@@ -211,8 +221,15 @@ CompileResult CppCompiler::compile(const CompileRequest& request) {
   }
   // The file name is only a name for diagnostics: never a path, never an option.
   const std::string file = scratch_file_name(request.file_name);
-  (void)core::write_atomic(*scratch / file, request.source);
-  (void)core::write_atomic(*scratch / "kforge_task.h", request.task_header);
+  auto wrote = core::write_atomic(*scratch / file, request.source);
+  if (wrote) wrote = core::write_atomic(*scratch / "kforge_task.h", request.task_header);
+  if (!wrote) {  // kforge's trouble, not the kernel's: say so, and cache nothing
+    std::error_code ec;
+    std::filesystem::remove_all(*scratch, ec);
+    result.log = "kforge could not prepare the compile: " + wrote.error().message;
+    result.diagnostics.push_back(Diagnostic{"kforge", 0, 0, "error", result.log, {}});
+    return result;
+  }
   std::vector<std::string> argv = compile_argv(request, file);
   std::filesystem::path pch_dir;
   if (request.role == Role::baseline) {
@@ -247,9 +264,18 @@ CompileResult CppCompiler::compile(const CompileRequest& request) {
 
   // Cache the outcome (timeouts excepted: they may pass on a quieter machine).
   if (!run.timed_out && !run.spawn_failed) {
-    (void)core::write_atomic(*scratch / "result.json", result_to_json(result).dump());
+    auto stored = core::write_atomic(*scratch / "result.json", result_to_json(result).dump());
     std::filesystem::remove(*scratch / file);
-    if (!publish_scratch(*scratch, entry) || !load_cached(entry, result)) result.ok = false;
+    if (stored) stored = publish_scratch(*scratch, entry);
+    if (!stored || !load_cached(entry, result)) {
+      std::error_code ec;
+      std::filesystem::remove_all(*scratch, ec);
+      result.ok = false;
+      result.artifact.clear();
+      std::string why = stored ? "the cache entry could not be read back" : stored.error().message;
+      result.log = "kforge could not store the compiled kernel: " + why + "\n" + result.log;
+      result.diagnostics.insert(result.diagnostics.begin(), Diagnostic{"kforge", 0, 0, "error", "kforge could not store the compiled kernel: " + why, {}});
+    }
     result.cached = false;
   } else {
     std::filesystem::remove_all(*scratch);

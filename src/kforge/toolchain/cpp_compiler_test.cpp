@@ -38,6 +38,27 @@ TEST_F(CppCompilerTest, CompilesAndCachesByContent) {
   EXPECT_FALSE(flagged.cached);
 }
 
+// A cache entry that is not whole (a full disk once left one holding only a temporary file) is
+// recompiled and replaced, not served as "compile_error: 0 compile errors" for ever.
+TEST_F(CppCompilerTest, AHalfWrittenCacheEntryIsRecompiled) {
+  const std::string src = "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* x, float* y) { y[0] = x[0]; }\n";
+  auto first = compile(src);
+  ASSERT_TRUE(first.ok) << first.log;
+  const auto entry = first.artifact.parent_path();
+  std::filesystem::remove_all(entry);
+  std::filesystem::create_directories(entry);
+  std::ofstream(entry / "result.json.tmp123.456") << "{\"ok\": tr";
+  auto again = compile(src);
+  ASSERT_TRUE(again.ok) << again.log;
+  EXPECT_FALSE(again.cached);
+  EXPECT_TRUE(std::filesystem::exists(entry / "result.json"));
+  // A successful result whose artifact vanished is not served either.
+  std::filesystem::remove(entry / "kernel.so");
+  auto third = compile(src);
+  ASSERT_TRUE(third.ok) << third.log;
+  EXPECT_TRUE(std::filesystem::exists(third.artifact));
+}
+
 TEST_F(CppCompilerTest, DiagnosticsCarryFileLineColumnAndSource) {
   const std::string src = "#include \"kforge_task.h\"\n\nextern \"C\" void kernel(const float* x, float* y) {\n  y[0] = undeclared_thing * x[0];\n}\n";
   auto r = compile(src);
