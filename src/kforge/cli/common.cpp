@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 
+#include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/task_loader.h"
 
@@ -62,6 +63,19 @@ std::string format_count(double v) {
   if (v >= 1e6) return fmt::format("{:.2f} M", v / 1e6);
   if (v >= 1e3) return fmt::format("{:.2f} k", v / 1e3);
   return fmt::format("{:.0f}", v);
+}
+
+void require_writable_state_dir() {
+  const auto dir = core::state_dir();
+  auto fail = [&](const std::string& why) {
+    throw UsageError(fmt::format("the state folder {} cannot be used: {}; set KFORGE_DIR to a folder you can write, or run kforge "
+                                 "from one", dir.string(), why));
+  };
+  if (auto st = core::ensure_dir(dir); !st) fail(st.error().message);
+  const auto probe = dir / fmt::format(".write-test-{}", ::getpid());
+  if (auto st = core::write_atomic(probe, "ok"); !st) fail(st.error().message);
+  std::error_code ec;
+  std::filesystem::remove(probe, ec);
 }
 
 }  // namespace kforge::cli

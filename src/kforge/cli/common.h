@@ -12,6 +12,10 @@
 
 namespace kforge::cli {
 
+// Creates the state folder (KFORGE_DIR, or .kforge in the working folder) and makes sure kforge can
+// write in it; a UsageError that names the folder and the fix when it cannot.
+void require_writable_state_dir();
+
 // A problem with how kforge was called (or with its inputs): printed, exit status 2.
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;

@@ -11,6 +11,12 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_status = 0;
   for (const auto& command : kforge::cli::kCommands) command.add(*app.add_subcommand(command.name, command.help), exit_status);
+  // Every command but the read-only ones keeps state: check its folder once, before any work.
+  app.parse_complete_callback([&app] {
+    for (const char* read_only : {"list", "show"})
+      if (app.got_subcommand(read_only)) return;
+    kforge::cli::require_writable_state_dir();
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
