@@ -4,6 +4,7 @@
 
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
+#include "kforge/llm/interrupt.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"kforge: writes fast, verified compute kernels, and judges them honestly", "kforge"};
@@ -29,5 +30,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "kforge: internal error (please report): {}\n", e.what());
     return 70;
   }
+  // A command stopped by Ctrl-C has saved what it had and ended cleanly; it still did not finish.
+  if (kforge::llm::interrupt_requested()) return 130;
   return exit_status;
 }

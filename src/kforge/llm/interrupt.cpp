@@ -34,4 +34,6 @@ const std::atomic<bool>* install_interrupt_handler() {
 
 void clear_interrupt() { g_interrupted = false; }
 
+bool interrupt_requested() { return g_interrupted.load(); }
+
 }  // namespace kforge::llm

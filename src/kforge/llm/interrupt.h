@@ -11,5 +11,7 @@ namespace kforge::llm {
 const std::atomic<bool>* install_interrupt_handler();
 // Lowers the flag again (a REPL that handled the interrupt and goes on).
 void clear_interrupt();
+// Whether an interrupt is pending (main turns it into exit status 130, as a shell expects).
+bool interrupt_requested();
 
 }  // namespace kforge::llm

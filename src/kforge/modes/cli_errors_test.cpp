@@ -2,6 +2,12 @@
 // folder kforge cannot create or write.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
 
 #include "kforge/modes/cli_test_util.h"
 
@@ -23,6 +29,34 @@ TEST_F(CliErrors, UnusableStateFolderIsAUsageError) {
   // Read-only commands need no state folder.
   auto list = core::run_process({kforge(), "list"}, {.timeout = std::chrono::seconds(60), .cwd = dir_, .extra_env = {"KFORGE_DIR=/dev/null/state"}});
   EXPECT_EQ(list.exit_code, 0) << list.err;
+}
+
+// Ctrl-C during a model call: the run stops cleanly (its state saved) and kforge exits 130, as an
+// interrupted command does in a shell.
+TEST_F(CliErrors, InterruptedRunExits130) {
+  script({{"latency_s", 30}, {"planner", {rms::plan("never delivered")}}});
+  std::vector<std::string> args = {kforge(), "auto", "12p_rmsnorm", "--size", "ci", "--model", model(), "--iterations", "1"};
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (chdir(dir_.c_str()) != 0) _exit(126);
+    for (const auto& kv : env()) putenv(strdup(kv.c_str()));
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  // Wait until the planner has been asked (the scripted model logs each request as it arrives).
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (prompts("planner").empty() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_FALSE(prompts("planner").empty()) << "the run never asked the planner";
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 130);
 }
 
 }  // namespace
