@@ -54,13 +54,14 @@ class CliHuman : public modes::Human {
 
 int run_hitl(const HitlCliOptions& o) {
   modes::HitlState state;
-  std::string task = o.task, size = o.size;
+  std::string task = o.task, size = o.size, model = o.model;
   if (!o.resume.empty()) {
     auto text = core::read_text(core::state_dir() / "sessions" / o.resume / "state.json");
     if (!text) throw UsageError(fmt::format("no hitl session {} to resume: {}", o.resume, text.error().message));
     state = modes::HitlState::from_json(nlohmann::json::parse(*text, nullptr, false));
     task = state.task;
     size = state.size;
+    if (model.empty()) model = state.model;  // the session remembers its model
   }
   if (task.empty()) throw UsageError("kforge hitl needs a TASK (or --resume ID)");
   auto spec = load_task_arg(task);
@@ -69,7 +70,7 @@ int run_hitl(const HitlCliOptions& o) {
   if (!ctx) throw UsageError(ctx.error().message);
   auto machine = eval::machine_profile(core::state_dir());
   if (!machine) throw UsageError(machine.error().message);
-  auto stack = make_agent_stack({fmt::format("kforge hitl {}", spec.id), o.model, o.config, o.prompts, o.resume, o.max_usd, o.max_tokens, false});
+  auto stack = make_agent_stack({fmt::format("kforge hitl {}", spec.id), model, o.config, o.prompts, o.resume, o.max_usd, o.max_tokens, false});
   auto journal = modes::RunJournal::open(core::state_dir(), stack->session->id());
   if (!journal) throw UsageError(journal.error().message);
 
@@ -81,6 +82,7 @@ int run_hitl(const HitlCliOptions& o) {
     state.run_id = stack->session->id();
     state.task = spec.id;
     state.size = ctx->task().size;
+    state.model = model;
     fmt::print("kforge hitl: session {} — {} (size {}); measuring the baseline…\n", state.run_id, spec.id, state.size);
     auto baseline = modes::measure_baseline_ms(*ctx, eo);
     if (!baseline) throw UsageError(baseline.error().message);

@@ -38,6 +38,7 @@ struct KernelVersion {
 
 struct HitlState {
   std::string run_id, task, size;
+  std::string model;                     // --model the session started with ("" = from kforge.toml)
   std::string plan;                      // the approved plan ("" = none)
   std::vector<std::string> rejected;     // reasons given for rejected plans (for the planner)
   std::vector<KernelVersion> versions;

@@ -10,7 +10,7 @@ nlohmann::json HitlState::to_json() const {
   for (const auto& v : versions) versions_json.push_back({{"number", v.number}, {"source", v.source}, {"origin", v.origin}});
   nlohmann::json attempts_json = nlohmann::json::array();
   for (const auto& a : attempts) attempts_json.push_back({{"failure", a.failure}, {"error", a.fix.error}, {"cause", a.fix.cause}, {"fix", a.fix.fix}});
-  return {{"run_id", run_id},     {"task", task},           {"size", size},
+  return {{"run_id", run_id},     {"task", task},           {"size", size},           {"model", model},
           {"plan", plan},         {"rejected", rejected},   {"versions", versions_json},
           {"current", current},   {"last_failure", last_failure}, {"attempts", attempts_json},
           {"best", best ? eval::to_json(*best) : nlohmann::json(nullptr)}, {"best_version", best_version}, {"passed_version", passed_version},
@@ -33,6 +33,7 @@ HitlState HitlState::from_json(const nlohmann::json& j) {
   if (j.contains("best") && j["best"].is_object()) s.best = eval::evaluation_from_json(j["best"]);
   s.best_version = j.value("best_version", 0);
   s.passed_version = j.value("passed_version", 0);
+  s.model = j.value("model", "");
   s.baseline_ms = j.value("baseline_ms", 0.0);
   s.history = j.value("history", std::vector<std::string>{});
   return s;

@@ -66,7 +66,7 @@ TEST_F(HitlTest, ScriptedSessionFromPlanToAccept) {
   EXPECT_EQ(j["versions"].size(), 2u);
   EXPECT_EQ(j["current"], 2);
   EXPECT_THAT(j["plan"].get<std::string>(), HasSubstr("PLAN-TWO"));
-  auto resumed = run({"hitl", "--resume", id, "--model", model()}, "status\nhistory\nquit\n");
+  auto resumed = run({"hitl", "--resume", id}, "status\nhistory\nquit\n");  // the session remembers its model
   ASSERT_TRUE(resumed.success()) << resumed.out << resumed.err;
   EXPECT_THAT(resumed.out, HasSubstr("kernel    v2 (fix: an undeclared name)"));
   EXPECT_THAT(resumed.out, HasSubstr("plan      approved"));
