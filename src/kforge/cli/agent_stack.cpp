@@ -19,10 +19,19 @@ std::unique_ptr<AgentStack> make_agent_stack(const AgentStackOptions& o) {
   so.model = o.model;
   so.budget = {o.max_usd, o.max_tokens};
   so.cancel = llm::install_interrupt_handler();
+  // Every role's model and key are checked before anything is recorded, built or measured: a
+  // missing key is a usage error now, not a failed planner after the baseline was timed, and a
+  // failed start leaves no session behind.
+  {
+    llm::SessionOptions dry = so;
+    dry.record = false;
+    auto probe = llm::LlmSession::open(*config, dry);
+    if (!probe) throw UsageError(probe.error().message);
+    for (const char* role : {"planner", "coder", "debugger", "profiler"})
+      if (auto ready = (*probe)->check_role(role); !ready) throw UsageError(ready.error().message);
+  }
   auto session = llm::LlmSession::open(*config, so);
   if (!session) throw UsageError(session.error().message);
-  for (const char* role : {"planner", "coder", "debugger", "profiler"})
-    if (auto m = (*session)->model_for(role); !m) throw UsageError(m.error().message);
 
   auto stack = std::make_unique<AgentStack>(AgentStack{std::move(*session), agents::PromptLibrary(o.prompts), std::nullopt, {}, {}});
   auto playbook = agents::KnowledgeIndex::open(core::source_dir() / "knowledge");

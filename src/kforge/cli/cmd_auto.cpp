@@ -30,10 +30,10 @@ int run_auto_command(const AutoCliOptions& o, int argc_hint) {
   auto compiler = make_compiler();
   auto ctx = eval::TaskContext::create(spec, o.size, *compiler, core::state_dir());
   if (!ctx) throw UsageError(ctx.error().message);
-  auto machine = eval::machine_profile(core::state_dir());
-  if (!machine) throw UsageError(machine.error().message);
   auto stack = make_agent_stack({fmt::format("kforge auto {} --size {}", spec.id, ctx->task().size), o.model, o.config, o.prompts, "",
                                  o.max_usd, o.max_tokens, o.stream});
+  auto machine = eval::machine_profile(core::state_dir());  // after the models are known to be usable
+  if (!machine) throw UsageError(machine.error().message);
   auto& session = stack->session;
   const std::string run_id = session->id();
   auto journal = modes::RunJournal::open(core::state_dir(), run_id);

@@ -68,9 +68,9 @@ int run_hitl(const HitlCliOptions& o) {
   auto compiler = make_compiler();
   auto ctx = eval::TaskContext::create(spec, size, *compiler, core::state_dir());
   if (!ctx) throw UsageError(ctx.error().message);
-  auto machine = eval::machine_profile(core::state_dir());
-  if (!machine) throw UsageError(machine.error().message);
   auto stack = make_agent_stack({fmt::format("kforge hitl {}", spec.id), model, o.config, o.prompts, o.resume, o.max_usd, o.max_tokens, false});
+  auto machine = eval::machine_profile(core::state_dir());  // after the models are known to be usable
+  if (!machine) throw UsageError(machine.error().message);
   auto journal = modes::RunJournal::open(core::state_dir(), stack->session->id());
   if (!journal) throw UsageError(journal.error().message);
 

@@ -178,6 +178,14 @@ LlmResultOf<std::unique_ptr<LlmSession>> LlmSession::open(LlmConfig config, Sess
   return std::unique_ptr<LlmSession>(new LlmSession(std::move(impl)));
 }
 
+LlmStatus LlmSession::check_role(const std::string& role) const {
+  auto spec = model_for(role);
+  if (!spec) return spec.error();
+  auto client = impl_->client_for(*spec);
+  if (!client) return client.error();
+  return Ok{};
+}
+
 LlmResultOf<ModelSpec> LlmSession::model_for(const std::string& role) const {
   const Impl& s = *impl_;
   auto parse = [](const std::string& text, const std::string& from) -> LlmResultOf<ModelSpec> {

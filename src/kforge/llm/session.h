@@ -56,6 +56,9 @@ class LlmSession {
 
   // The model a role uses: --model, else $KFORGE_MODEL, else [models].ROLE, else [models].default.
   LlmResultOf<ModelSpec> model_for(const std::string& role) const;
+  // Whether a role can be called at all: its model resolves and its client can be made (an API
+  // key is set). For commands that check before they build or measure anything.
+  LlmStatus check_role(const std::string& role) const;
   // For loops that want to stop before starting an expensive step (not only before a call).
   LlmStatus check_budget() const;
   SessionTotals totals() const;

@@ -31,6 +31,21 @@ TEST_F(CliErrors, UnusableStateFolderIsAUsageError) {
   EXPECT_EQ(list.exit_code, 0) << list.err;
 }
 
+// A model that cannot be called (no API key) is refused before anything is built, measured or
+// recorded: exit 2, the variable named, no session left behind.
+TEST_F(CliErrors, MissingApiKeyIsRefusedBeforeAnyWork) {
+  auto r = core::run_process({kforge(), "auto", "12p_rmsnorm", "--size", "ci", "--model", "anthropic:claude-test", "--iterations", "1"},
+                             {.timeout = std::chrono::seconds(60), .cwd = dir_, .extra_env = [&] {
+                               auto e = env();
+                               e.push_back("ANTHROPIC_API_KEY=");
+                               return e;
+                             }()});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("ANTHROPIC_API_KEY"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "state" / "sessions")) << "a failed start left a session folder";
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "state" / "hw.json")) << "the machine was measured before the key was checked";
+}
+
 // Ctrl-C during a model call: the run stops cleanly (its state saved) and kforge exits 130, as an
 // interrupted command does in a shell.
 TEST_F(CliErrors, InterruptedRunExits130) {
