@@ -22,6 +22,7 @@ void add_search(CLI::App& command, int& exit_status);
 void add_hitl(CLI::App& command, int& exit_status);
 void add_graph(CLI::App& command, int& exit_status);
 void add_sessions(CLI::App& command, int& exit_status);
+void add_export(CLI::App& command, int& exit_status);
 void add_llm(CLI::App& command, int& exit_status);
 
 inline constexpr Command kCommands[] = {
@@ -33,6 +34,7 @@ inline constexpr Command kCommands[] = {
     {"search", "Explore a graph of candidate kernels (parallel, beam or evolutionary), each expansion an auto run", add_search},
     {"graph", "Show a run's graph of kernels (dot, svg or json)", add_graph},
     {"sessions", "List auto runs and searches with their best speedup, cost and state", add_sessions},
+    {"export", "Write any node's kernel, plan and outcome out of the store (default: a run's best)", add_export},
     {"bench", "Evaluate one implementation (baseline, expert, reference or a folder of kernels) of every task", add_bench},
     {"hw", "Describe this machine and its measured peaks (FMA GFLOP/s, STREAM-triad GB/s)", add_hw},
     {"llm", "Talk to models: `ping` one, or report `usage` and cost by session, role and model", add_llm},

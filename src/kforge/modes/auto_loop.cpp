@@ -84,8 +84,11 @@ store::NodeRecord node_record(const AutoEnv& env, const AutoOptions& o, const It
   return n;
 }
 
-void write_iteration_files(const AutoEnv& env, const IterationRecord& rec) {
-  std::string dir = fmt::format("iter-{}/", rec.iteration);
+// An auto run's files go by iteration; a search's by node (all its expansions are iteration 1,
+// and each wrote over the last one's iter-1/).
+void write_iteration_files(const AutoEnv& env, const AutoOptions& o, const IterationRecord& rec) {
+  const bool search = o.parent_node.has_value() || !o.node_extra.empty();
+  std::string dir = search && rec.node ? fmt::format("node-{}/", rec.node) : fmt::format("iter-{}/", rec.iteration);
   if (!rec.plan.empty()) (void)env.journal->write(dir + "plan.md", rec.plan);
   if (!rec.source.empty()) (void)env.journal->write(dir + "kernel.cpp", rec.source);
   if (rec.evaluation) (void)env.journal->write(dir + "evaluation.json", eval::to_json(*rec.evaluation).dump(2));
@@ -172,7 +175,7 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) {
       rec.wall_s = seconds_since(start);
       rec.tokens = minus(env.agents->llm->totals(), tokens_before);
       (void)store::update_node(env.journal->db(), node_record(env, o, rec, parent, depth, true));
-      write_iteration_files(env, rec);
+      write_iteration_files(env, o, rec);
       agents::AttemptRecord a{it, rec.strategy.empty() ? "(no plan)" : rec.strategy,
                               rec.evaluation ? std::string(eval::verdict_name(rec.evaluation->verdict)) : "no kernel", std::nullopt, 0, outcome};
       if (rec.evaluation && rec.evaluation->speedup) a.speedup = rec.evaluation->speedup->median;

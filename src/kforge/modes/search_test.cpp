@@ -108,6 +108,22 @@ TEST_F(SearchTest, BeamBuildsTheGraphAndAdmitsOnlyValidNodes) {
   ASSERT_FALSE(j["best"].is_null());
   EXPECT_EQ(j["best"].get<long>(), fastest_id);
   EXPECT_EQ(nodes[fastest_id]["strategy"], "go_fast");
+
+  // Every expansion's files in a folder of its own (they all used to overwrite iter-1/), and any
+  // node's kernel comes out with `kforge export`.
+  const std::string run_id = j["session"].get<std::string>();
+  const auto session = dir_ / "state" / "sessions" / run_id;
+  for (const auto& [id, n] : nodes)
+    if (n["depth"].get<int>() > 0) EXPECT_TRUE(std::filesystem::exists(session / ("node-" + std::to_string(id)) / "kernel.cpp")) << id;
+  auto exported = run({"export", run_id, "--out", (dir_ / "exported").string(), "--json"});
+  ASSERT_TRUE(exported.success()) << exported.out << exported.err;
+  EXPECT_EQ(nlohmann::json::parse(exported.out)["node"].get<long>(), fastest_id);
+  auto kernel = core::read_text(dir_ / "exported" / "kernel.cpp");
+  ASSERT_TRUE(kernel.ok());
+  EXPECT_EQ(*kernel, core::read_text(session / ("node-" + std::to_string(fastest_id)) / "kernel.cpp").value());
+  auto missing = run({"export", run_id, "999999"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_THAT(missing.err, HasSubstr("has no node 999999"));
 }
 
 TEST_F(SearchTest, KilledSearchResumesWithoutRepeatingFinishedExpansions) {

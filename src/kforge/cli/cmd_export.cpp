@@ -1,0 +1,72 @@
+// kforge export RUN [NODE] [--out DIR] [--json]: any node's kernel, plan and outcome out of the
+// store, by its id (default: the run's best node). A search's nodes all live in the database; this
+// is how a user takes one of them away.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "kforge/cli/commands.h"
+#include "kforge/cli/common.h"
+#include "kforge/core/fs.h"
+#include "kforge/core/paths.h"
+#include "kforge/store/store.h"
+
+namespace kforge::cli {
+namespace {
+
+struct ExportOptions {
+  std::string run;
+  std::int64_t node = 0;  // 0: the best
+  std::string out;
+  bool json = false;
+};
+
+nlohmann::json describe(const store::NodeRecord& n) {
+  auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  return {{"node", n.id},        {"run", n.run_id},          {"parent", n.parent_id ? nlohmann::json(*n.parent_id) : nlohmann::json(nullptr)},
+          {"depth", n.depth},    {"iteration", n.iteration}, {"strategy", n.strategy},
+          {"verdict", n.verdict ? nlohmann::json(*n.verdict) : nlohmann::json(nullptr)},
+          {"reason", n.reason},  {"median_ms", opt(n.median_ms)}, {"baseline_ms", opt(n.baseline_ms)},
+          {"speedup", opt(n.speedup)}, {"roofline", opt(n.roofline)}, {"created_at", n.created_at}};
+}
+
+int run_export(const ExportOptions& o) {
+  auto db = store::open_store(store::store_path(core::state_dir()));
+  if (!db) throw UsageError(db.error().message);
+  auto run = store::find_run(**db, o.run);
+  if (!run) throw UsageError(run.error().message);
+  if (!*run) throw UsageError(fmt::format("no run {} in {} (see `kforge sessions`)", o.run, store::store_path(core::state_dir()).string()));
+  std::int64_t wanted = o.node ? o.node : (**run).best_node.value_or(0);
+  if (!wanted) throw UsageError(fmt::format("run {} has no best node yet: name one (see `kforge graph {}`)", o.run, o.run));
+  auto nodes = store::nodes_of_run(**db, o.run);
+  if (!nodes) throw UsageError(nodes.error().message);
+  const store::NodeRecord* node = nullptr;
+  for (const auto& n : *nodes)
+    if (n.id == wanted) node = &n;
+  if (!node) throw UsageError(fmt::format("run {} has no node {} (it has {} nodes; see `kforge graph {}`)", o.run, wanted, nodes->size(), o.run));
+  if (node->source.empty()) throw UsageError(fmt::format("node {} of run {} has no kernel (it failed before one was written)", wanted, o.run));
+
+  const std::filesystem::path dir = o.out.empty() ? std::filesystem::path(fmt::format("{}-node-{}", o.run, wanted)) : std::filesystem::path(o.out);
+  auto info = describe(*node);
+  for (const auto& [file, text] : {std::pair<const char*, std::string>{"kernel.cpp", node->source}, {"plan.md", node->plan},
+                                   {"node.json", info.dump(2) + "\n"}})
+    if (!text.empty())
+      if (auto st = core::write_atomic(dir / file, text); !st) throw UsageError(st.error().message);
+  info["dir"] = dir.string();
+  if (o.json) fmt::print("{}\n", info.dump(2));
+  else fmt::print("node {} of run {} ({}) → {}\n", wanted, o.run, node->verdict.value_or("not evaluated"), (dir / "kernel.cpp").string());
+  return 0;
+}
+
+}  // namespace
+
+void add_export(CLI::App& cmd, int& exit_status) {
+  auto o = std::make_shared<ExportOptions>();
+  cmd.add_option("run", o->run, "Run (session) id, from `kforge sessions`")->required();
+  cmd.add_option("node", o->node, "Node id (default: the run's best), from `kforge graph RUN`");
+  cmd.add_option("--out", o->out, "Folder to write kernel.cpp, plan.md and node.json into (default: RUN-node-N)");
+  cmd.add_flag("--json", o->json, "Print JSON");
+  cmd.callback([o, &exit_status] { exit_status = run_export(*o); });
+}
+
+}  // namespace kforge::cli
