@@ -21,6 +21,14 @@
 namespace kforge::cli {
 namespace {
 
+// One readable line per task of a --suite search: its best speedup, or why it has none.
+std::string suite_progress_line(const nlohmann::json& row) {
+  std::string line = row.value("task", "?");
+  if (row.contains("error")) return line + ": failed: " + row["error"].get<std::string>();
+  if (row.contains("speedup") && row["speedup"].is_number()) return line + fmt::format(": best {:.2f}x the baseline", row["speedup"].get<double>());
+  return line + ": no correct kernel";
+}
+
 struct SearchCliOptions {
   std::string task, size, model, config, prompts, strategies, start, resume, suite, tasks, out;
   modes::SearchOptions search;
@@ -98,6 +106,8 @@ SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec, 
   if (resume_id.empty()) {
     if (auto st = modes::start_search_run(env, so, spec.id, ctx->task().size); !st) throw UsageError(st.error().message);
   }
+  // The id first, so that a search interrupted in its first minute can be found and resumed.
+  if (!o.quiet) fmt::print(stderr, "kforge search {}: run {} (resume with: kforge search --resume {})\n", spec.id, env.run_id, env.run_id);
   // The baseline, once for the whole search.
   eval::EvalOptions timed = env.eval;
   timed.time_budget_s = so.expansion.time_budget_s;
@@ -167,7 +177,7 @@ int run_search_command(SearchCliOptions o) {
           }
         }
         std::lock_guard g(mu);
-        if (!o.quiet) fmt::print(stderr, "[{}/{}] {}: {}\n", summary.size() + 1, dirs.size(), row["task"].get<std::string>(), row.dump());
+        if (!o.quiet) fmt::print(stderr, "[{}/{}] {}\n", summary.size() + 1, dirs.size(), suite_progress_line(row));
         summary.push_back(row);
       }
     };

@@ -166,9 +166,16 @@ TEST_F(SearchTest, KilledSearchResumesWithoutRepeatingFinishedExpansions) {
   ASSERT_GE(before, 1);
   ASSERT_LT(before, 3) << "the search finished before it could be killed";
 
-  auto r = run({"search", "--resume", run_id, "--quiet", "--json"});
+  // The killed run is shown as interrupted (its process is gone), not as running for ever.
+  auto sessions = nlohmann::json::parse(run({"sessions", "--json"}).out, nullptr, false);
+  ASSERT_TRUE(sessions.is_array());
+  for (const auto& s : sessions)
+    if (s["session"] == run_id) EXPECT_EQ(s["state"], "interrupted");
+
+  auto r = run({"search", "--resume", run_id, "--json"});
   auto j = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_TRUE(j.is_object()) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("resume with: kforge search --resume " + run_id));
   EXPECT_EQ(j["expansions_replayed"].get<int>(), before);
   EXPECT_EQ(j["expansions_run"].get<int>(), 3 - before);
   std::map<std::string, int> done;
