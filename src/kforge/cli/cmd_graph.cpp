@@ -33,10 +33,12 @@ const char* fill_for(const store::NodeRecord& n) {
   return "#d9b8f0";  // link_refused, sandbox_violation, input_modified
 }
 
-std::string strategy_of(const store::NodeRecord& n) {
+// The strategy's id, else its text: cut to 40 characters for a picture's label only.
+std::string strategy_of(const store::NodeRecord& n, std::size_t max_chars = std::string::npos) {
   auto extra = nlohmann::json::parse(n.extra, nullptr, false);
-  std::string s = extra.is_object() ? extra.value("strategy_id", "") : "";
-  return s.empty() ? n.strategy.substr(0, 40) : s;
+  auto id = extra.is_object() ? extra.find("strategy_id") : extra.end();
+  std::string s = extra.is_object() && id != extra.end() && id->is_string() ? id->get<std::string>() : "";
+  return s.empty() ? n.strategy.substr(0, max_chars) : s;
 }
 
 std::string escape(std::string s) {
@@ -54,7 +56,7 @@ std::string to_dot(const store::RunRecord& run, const std::vector<store::NodeRec
                               "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n",
                               run.id, run.mode, escape(run.task), run.size, escape(run.state));
   for (const auto& n : nodes) {
-    std::string label = n.depth == 0 ? fmt::format("#{} root", n.id) : fmt::format("#{} {}", n.id, escape(strategy_of(n)));
+    std::string label = n.depth == 0 ? fmt::format("#{} root", n.id) : fmt::format("#{} {}", n.id, escape(strategy_of(n, 40)));
     label += "\\n" + (n.verdict ? *n.verdict : n.state);
     if (n.speedup) label += fmt::format(" {:.2f}x", *n.speedup);
     bool best = run.best_node && *run.best_node == n.id;

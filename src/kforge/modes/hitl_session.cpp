@@ -396,9 +396,18 @@ void HitlSession::status() {
 void HitlSession::cost() {
   auto usage = store::llm_usage(journal_.db(), state_.run_id);
   if (!usage) return human_.show(usage.error().message + "\n");
-  std::string s = fmt::format("{:<10} {:<36} {:>5} {:>10} {:>10} {:>10}\n", "role", "model", "calls", "tokens in", "tokens out", "cost $");
+  // Columns as wide as their widest cell, two spaces apart: a long model name (a cmd: command
+  // line) ran into the next header with fixed widths.
+  std::size_t role_w = 4, model_w = 5;
+  for (const auto& u : *usage) {
+    role_w = std::max(role_w, u.role.size());
+    model_w = std::max(model_w, u.provider.size() + 1 + u.model.size());
+  }
+  std::string s = fmt::format("{:<{}}  {:<{}}  {:>5}  {:>10}  {:>10}  {:>10}\n", "role", role_w, "model", model_w, "calls", "tokens in", "tokens out",
+                              "cost $");
   for (const auto& u : *usage)
-    s += fmt::format("{:<10} {:<36} {:>5} {:>10} {:>10} {:>10.4f}\n", u.role, u.provider + ":" + u.model, u.calls, u.input_tokens, u.output_tokens, u.cost_usd);
+    s += fmt::format("{:<{}}  {:<{}}  {:>5}  {:>10}  {:>10}  {:>10.4f}\n", u.role, role_w, u.provider + ":" + u.model, model_w, u.calls,
+                     u.input_tokens, u.output_tokens, u.cost_usd);
   auto t = agents_.llm->totals();
   s += fmt::format("total: {} calls, ${:.4f}{}\n", t.calls, t.cost_usd, t.unpriced ? " (some unpriced)" : "");
   human_.show(s);

@@ -66,12 +66,24 @@ TEST_F(HitlTest, ScriptedSessionFromPlanToAccept) {
   EXPECT_EQ(j["versions"].size(), 2u);
   EXPECT_EQ(j["current"], 2);
   EXPECT_THAT(j["plan"].get<std::string>(), HasSubstr("PLAN-TWO"));
-  auto resumed = run({"hitl", "--resume", id}, "status\nhistory\nquit\n");  // the session remembers its model
+  auto resumed = run({"hitl", "--resume", id}, "status\nhistory\ncost\nquit\n");  // the session remembers its model
   ASSERT_TRUE(resumed.success()) << resumed.out << resumed.err;
   EXPECT_THAT(resumed.out, HasSubstr("kernel    v2 (fix: an undeclared name)"));
   EXPECT_THAT(resumed.out, HasSubstr("plan      approved"));
   EXPECT_THAT(resumed.out, HasSubstr("best      v2"));
   EXPECT_TRUE(prompts("planner").size() == 2u) << "resuming must not call a model";
+  // The cost table's columns line up even with a long model name (a cmd: command line).
+  std::istringstream lines(resumed.out);
+  std::string header, planner_row;
+  for (std::string l; std::getline(lines, l);) {
+    if (l.rfind("role ", 0) == 0) header = l;
+    if (l.rfind("planner ", 0) == 0) planner_row = l;
+  }
+  ASSERT_FALSE(header.empty() || planner_row.empty()) << resumed.out;
+  const auto calls_end = header.find("calls") + 5;
+  ASSERT_LE(calls_end, planner_row.size());
+  EXPECT_EQ(planner_row[calls_end - 1], '2') << header << "\n" << planner_row;  // the planner's 2 calls, right-aligned under "calls"
+  EXPECT_EQ(planner_row[calls_end - 2], ' ');
 }
 
 TEST_F(HitlTest, InteractiveTerminalWithLineEditingAndEditor) {
