@@ -8,11 +8,22 @@
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
 #include "kforge/cli/table.h"
+#include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
 #include "kforge/store/store.h"
 
 namespace kforge::cli {
 namespace {
+
+// A hitl session keeps its best in its own state file (its versions are not graph nodes).
+std::optional<double> hitl_best_speedup(const std::string& id) {
+  auto text = core::read_text(core::state_dir() / "sessions" / id / "state.json");
+  if (!text) return std::nullopt;
+  auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (!j.is_object() || !j.contains("best") || !j["best"].is_object()) return std::nullopt;
+  auto it = j["best"].find("speedup");
+  return it != j["best"].end() && it->is_number() ? std::optional<double>(it->get<double>()) : std::nullopt;
+}
 
 int run_sessions(bool json) {
   auto db = store::open_store(store::store_path(core::state_dir()));
@@ -38,6 +49,7 @@ int run_sessions(bool json) {
       for (const auto& n : *nodes)
         if (r.best_node && n.id == *r.best_node && n.speedup) best = n.speedup;
     }
+    if (r.mode == "hitl") best = hitl_best_speedup(r.id);
     const std::string state = store::effective_state(r);
     t.add({r.id, r.mode, r.task, r.size, state, std::to_string(count), best ? format_ratio(*best) : "—", std::to_string(tokens[r.id]),
            fmt::format("{:.4f}", cost[r.id]), r.created_at});

@@ -72,6 +72,10 @@ TEST_F(HitlTest, ScriptedSessionFromPlanToAccept) {
   EXPECT_THAT(resumed.out, HasSubstr("plan      approved"));
   EXPECT_THAT(resumed.out, HasSubstr("best      v2"));
   EXPECT_TRUE(prompts("planner").size() == 2u) << "resuming must not call a model";
+  // kforge sessions shows the hitl session's best, as for auto and search runs.
+  auto sessions = nlohmann::json::parse(run({"sessions", "--json"}).out, nullptr, false);
+  ASSERT_TRUE(sessions.is_array() && !sessions.empty());
+  EXPECT_TRUE(sessions[0]["best_speedup"].is_number()) << sessions.dump(2);
   // The cost table's columns line up even with a long model name (a cmd: command line).
   std::istringstream lines(resumed.out);
   std::string header, planner_row;
