@@ -72,7 +72,8 @@ std::string print_human(const eval::Evaluation& e) {
     rows.push_back({"loops", toolchain::format_vector_remarks(e.profile->vectorization)});
   }
   if (e.verdict == eval::Verdict::compile_error && !e.compile.command.empty()) rows.push_back({"command", e.compile.command});
-  rows.push_back({"time", fmt::format("{:.2f} s (compile {:.2f}{}, check {:.2f}, timing {:.2f})", e.phases.total_s, e.compile.seconds,
+  std::string partner = e.phases.partner_s >= 0.05 ? fmt::format("building the {} {:.2f}, ", e.partner, e.phases.partner_s) : "";
+  rows.push_back({"time", fmt::format("{:.2f} s ({}compile {:.2f}{}, check {:.2f}, timing {:.2f})", e.phases.total_s, partner, e.compile.seconds,
                                       e.compile.cached ? " cached" : "", e.phases.check_s, e.phases.time_s)});
   return key_values(rows);
 }

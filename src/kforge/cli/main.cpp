@@ -11,9 +11,14 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("kforge ") + KFORGE_VERSION);
   app.require_subcommand(1);
   int exit_status = 0;
+  // --quiet, for every command (before or after the command's name): no progress lines.
+  bool quiet = false;
+  app.add_flag("--quiet,-q", quiet, "No progress lines on stderr (also KFORGE_PROGRESS=0)");
+  app.fallthrough();
   for (const auto& command : kforge::cli::kCommands) command.add(*app.add_subcommand(command.name, command.help), exit_status);
   // Every command but the read-only ones keeps state: check its folder once, before any work.
-  app.parse_complete_callback([&app] {
+  app.parse_complete_callback([&app, &quiet] {
+    if (quiet) setenv("KFORGE_PROGRESS", "0", 1);
     for (const char* read_only : {"list", "show"})
       if (app.got_subcommand(read_only)) return;
     kforge::cli::require_writable_state_dir();

@@ -162,8 +162,10 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
   bool partner_trusted = true;
   if (opt.time && !against) {
     bool baseline = opt.partner == EvalOptions::Partner::baseline;
-    say(baseline ? "building the baseline" : "building the reference");
+    say(baseline ? "building the baseline (the first time in a cache: about a minute)" : "building the reference");
+    auto partner_start = Clock::now();
     auto partner = baseline ? ctx.baseline_library() : ctx.reference_library();
+    e.phases.partner_s = since(partner_start);
     if (!partner) return finish(std::move(e), {Verdict::runtime_error, partner.error().message}, start);
     partner_library = scratch.place(*partner, "partner");
     e.partner = baseline ? "baseline" : "reference";

@@ -46,7 +46,7 @@ nlohmann::json to_json(const Evaluation& e) {
   j["kernel_output"] = e.kernel_output;
   j["sandbox"] = {{"landlock_abi", e.landlock_abi}};
   j["machine_load"] = {{"load_1min", e.load_average}, {"busy", e.machine_busy}};
-  j["phases"] = {{"compile_s", e.phases.compile_s}, {"prepare_s", e.phases.prepare_s}, {"check_s", e.phases.check_s},
+  j["phases"] = {{"compile_s", e.phases.compile_s}, {"partner_s", e.phases.partner_s}, {"prepare_s", e.phases.prepare_s}, {"check_s", e.phases.check_s},
                  {"time_s", e.phases.time_s}, {"total_s", e.phases.total_s}};
   return j;
 }

@@ -17,7 +17,7 @@
 namespace kforge::eval {
 
 struct PhaseTimes {
-  double compile_s = 0, prepare_s = 0, check_s = 0, time_s = 0, total_s = 0;
+  double compile_s = 0, partner_s = 0, prepare_s = 0, check_s = 0, time_s = 0, total_s = 0;  // partner_s: building the baseline or reference
 };
 
 struct Evaluation {

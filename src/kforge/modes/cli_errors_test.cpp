@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -44,6 +45,28 @@ TEST_F(CliErrors, MissingApiKeyIsRefusedBeforeAnyWork) {
   EXPECT_THAT(r.err, HasSubstr("ANTHROPIC_API_KEY"));
   EXPECT_FALSE(std::filesystem::exists(dir_ / "state" / "sessions")) << "a failed start left a session folder";
   EXPECT_FALSE(std::filesystem::exists(dir_ / "state" / "hw.json")) << "the machine was measured before the key was checked";
+}
+
+// Progress goes to stderr in a pipe as on a terminal, each line with the seconds since the start;
+// --quiet (before or after the command's name) silences it.
+TEST_F(CliErrors, ProgressShowsInAPipeAndQuietSilencesIt) {
+  const std::string kernel = (core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm" / "expert.cpp").string();
+  auto no_progress_override = [&] {
+    auto e = env();
+    e.erase(std::remove_if(e.begin(), e.end(), [](const std::string& v) { return v.rfind("KFORGE_PROGRESS=", 0) == 0; }), e.end());
+    e.push_back("KFORGE_PROGRESS=");  // unset in effect: the default applies
+    return e;
+  }();
+  auto loud = core::run_process({kforge(), "eval", "12p_rmsnorm", kernel, "--size", "ci", "--no-time"},
+                                {.timeout = std::chrono::seconds(300), .cwd = dir_, .extra_env = no_progress_override});
+  ASSERT_TRUE(loud.success()) << loud.err;
+  EXPECT_THAT(loud.err, ::testing::ContainsRegex("… \\[ *[0-9]+\\.[0-9] s\\] checking on 3 secret input sets"));
+  for (auto args : {std::vector<std::string>{kforge(), "eval", "12p_rmsnorm", kernel, "--size", "ci", "--no-time", "--quiet"},
+                    std::vector<std::string>{kforge(), "--quiet", "eval", "12p_rmsnorm", kernel, "--size", "ci", "--no-time"}}) {
+    auto quiet = core::run_process(args, {.timeout = std::chrono::seconds(300), .cwd = dir_, .extra_env = no_progress_override});
+    ASSERT_TRUE(quiet.success()) << quiet.err;
+    EXPECT_THAT(quiet.err, ::testing::Not(HasSubstr("…")));
+  }
 }
 
 // Ctrl-C during a model call: the run stops cleanly (its state saved) and kforge exits 130, as an
