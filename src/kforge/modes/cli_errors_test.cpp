@@ -69,6 +69,17 @@ TEST_F(CliErrors, ProgressShowsInAPipeAndQuietSilencesIt) {
   }
 }
 
+// kforge list --tag: only the tasks that have every tag given.
+TEST_F(CliErrors, ListFiltersByTag) {
+  auto r = run({"list", "--tag", "attention", "--json"});
+  ASSERT_TRUE(r.success()) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_GE(j.size(), 5u);
+  for (const auto& t : j) EXPECT_NE(std::find(t["tags"].begin(), t["tags"].end(), "attention"), t["tags"].end()) << t["id"];
+  auto none = nlohmann::json::parse(run({"list", "--tag", "attention", "--tag", "no-such-tag", "--json"}).out);
+  EXPECT_TRUE(none.empty());
+}
+
 // Ctrl-C during a model call: the run stops cleanly (its state saved) and kforge exits 130, as an
 // interrupted command does in a shell.
 TEST_F(CliErrors, InterruptedRunExits130) {
