@@ -23,6 +23,7 @@ void add_hitl(CLI::App& command, int& exit_status);
 void add_graph(CLI::App& command, int& exit_status);
 void add_sessions(CLI::App& command, int& exit_status);
 void add_export(CLI::App& command, int& exit_status);
+void add_compare(CLI::App& command, int& exit_status);
 void add_llm(CLI::App& command, int& exit_status);
 
 inline constexpr Command kCommands[] = {
@@ -36,6 +37,7 @@ inline constexpr Command kCommands[] = {
     {"sessions", "List auto runs and searches with their best speedup, cost and state", add_sessions},
     {"export", "Write any node's kernel, plan and outcome out of the store (default: a run's best)", add_export},
     {"bench", "Evaluate one implementation (baseline, expert, reference or a folder of kernels) of every task", add_bench},
+    {"compare", "Compare two saved bench results task by task: ratio of speedups and whether their intervals overlap", add_compare},
     {"hw", "Describe this machine and its measured peaks (FMA GFLOP/s, STREAM-triad GB/s)", add_hw},
     {"llm", "Talk to models: `ping` one, or report `usage` and cost by session, role and model", add_llm},
 };

@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   // Every command but the read-only ones keeps state: check its folder once, before any work.
   app.parse_complete_callback([&app, &quiet] {
     if (quiet) setenv("KFORGE_PROGRESS", "0", 1);
-    for (const char* read_only : {"list", "show"})
+    for (const char* read_only : {"list", "show", "compare"})
       if (app.got_subcommand(read_only)) return;
     kforge::cli::require_writable_state_dir();
   });

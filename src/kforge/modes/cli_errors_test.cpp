@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include "kforge/modes/cli_test_util.h"
@@ -78,6 +79,33 @@ TEST_F(CliErrors, ListFiltersByTag) {
   for (const auto& t : j) EXPECT_NE(std::find(t["tags"].begin(), t["tags"].end(), "attention"), t["tags"].end()) << t["id"];
   auto none = nlohmann::json::parse(run({"list", "--tag", "attention", "--tag", "no-such-tag", "--json"}).out);
   EXPECT_TRUE(none.empty());
+}
+
+// kforge compare: per task the ratio of speedups, whether the intervals overlap, verdict changes.
+TEST_F(CliErrors, CompareTwoBenchResults) {
+  auto task = [](const char* id, const char* verdict, double s, double lo, double hi) {
+    return nlohmann::json{{"task", id}, {"status", "evaluated"},
+                          {"evaluation", {{"task", id}, {"verdict", verdict}, {"speedup", s}, {"speedup_ci95", {lo, hi}}}}};
+  };
+  nlohmann::json a = {{"tasks", {task("t_faster", "correct", 1.0, 0.98, 1.02), task("t_noise", "correct", 2.0, 1.9, 2.1),
+                                 task("t_broke", "correct", 1.5, 1.4, 1.6)}}};
+  nlohmann::json b = {{"tasks", {task("t_faster", "correct", 1.5, 1.45, 1.55), task("t_noise", "correct", 2.05, 1.95, 2.15),
+                                 task("t_broke", "incorrect", 0, 0, 0)}}};
+  ASSERT_TRUE(core::write_atomic(dir_ / "a.json", a.dump()).ok());
+  ASSERT_TRUE(core::write_atomic(dir_ / "b.json", b.dump()).ok());
+  auto r = run({"compare", (dir_ / "a.json").string(), (dir_ / "b.json").string(), "--json"});
+  ASSERT_TRUE(r.success()) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  std::map<std::string, nlohmann::json> rows;
+  for (const auto& row : j["tasks"]) rows[row["task"]] = row;
+  EXPECT_NEAR(rows["t_faster"]["ratio"].get<double>(), 1.5, 1e-9);
+  EXPECT_EQ(rows["t_faster"]["outcome"], "B faster");
+  EXPECT_EQ(rows["t_noise"]["outcome"], "within noise");
+  EXPECT_TRUE(rows["t_broke"]["ratio"].is_null());
+  EXPECT_EQ(rows["t_broke"]["outcome"], "correct → incorrect");
+  EXPECT_EQ(j["summary"]["compared"], 2);
+  auto bad = run({"compare", (dir_ / "a.json").string(), (dir_ / "missing.json").string()});
+  EXPECT_EQ(bad.exit_code, 2);
 }
 
 // Ctrl-C during a model call: the run stops cleanly (its state saved) and kforge exits 130, as an
