@@ -31,4 +31,15 @@ Result<GuardedBuffer> map_guarded_shared(int fd, const core::TensorSlot& slot, i
   return b;
 }
 
+Result<std::vector<GuardedBuffer>> map_tensor_set(int fd, const std::vector<TensorInfo>& tensors, int prot, RegionKind kind) {
+  core::SetLayout layout = core::layout_tensors(byte_sizes(tensors));
+  std::vector<GuardedBuffer> set;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    auto b = map_guarded_shared(fd, layout.slots[i], prot, kind, tensors[i].name);
+    if (!b) return b.error();
+    set.push_back(*b);
+  }
+  return set;
+}
+
 }  // namespace kforge::runner

@@ -45,31 +45,17 @@ Status preload_libraries(const KernelSetup& setup) {
   return ok_status();
 }
 
-Status map_inputs(RunState& s, const std::vector<int>& fds) {
-  core::SetLayout layout = core::layout_tensors(byte_sizes(s.setup.inputs));
+// Input sets read-only, output sets read-write: the descriptors kforge sent, in that order.
+Status map_sets(RunState& s, const std::vector<int>& fds) {
   for (int k = 0; k < s.setup.input_sets; ++k) {
-    std::vector<GuardedBuffer> set;
-    for (std::size_t i = 0; i < s.setup.inputs.size(); ++i) {
-      auto b = map_guarded_shared(fds[k], layout.slots[i], PROT_READ, RegionKind::input, s.setup.inputs[i].name);
-      if (!b) return b.error();
-      set.push_back(*b);
-    }
-    s.input_sets.push_back(std::move(set));
+    auto set = map_tensor_set(fds[static_cast<std::size_t>(k)], s.setup.inputs, PROT_READ, RegionKind::input);
+    if (!set) return set.error();
+    s.input_sets.push_back(std::move(*set));
   }
-  return ok_status();
-}
-
-Status map_outputs(RunState& s, const std::vector<int>& fds) {
-  core::SetLayout layout = core::layout_tensors(byte_sizes(s.setup.outputs));
   for (int k = 0; k < s.setup.output_sets; ++k) {
-    std::vector<GuardedBuffer> set;
-    for (std::size_t i = 0; i < s.setup.outputs.size(); ++i) {
-      auto b = map_guarded_shared(fds[static_cast<std::size_t>(s.setup.input_sets + k)], layout.slots[i], PROT_READ | PROT_WRITE,
-                                  RegionKind::output, s.setup.outputs[i].name);
-      if (!b) return b.error();
-      set.push_back(*b);
-    }
-    s.output_sets.push_back(std::move(set));
+    auto set = map_tensor_set(fds[static_cast<std::size_t>(s.setup.input_sets + k)], s.setup.outputs, PROT_READ | PROT_WRITE, RegionKind::output);
+    if (!set) return set.error();
+    s.output_sets.push_back(std::move(*set));
   }
   return ok_status();
 }
@@ -135,8 +121,7 @@ Status setup_phase(RunState& s, Message& message) {
   int landlock_abi = restrict_filesystem(runner_view(s.setup), landlock_error);
   if (auto st = map_control(s, message.fds.back()); !st) return st;
   install_fault_handlers(s.channel, &s.control->done);
-  if (auto st = map_inputs(s, message.fds); !st) return st;
-  if (auto st = map_outputs(s, message.fds); !st) return st;
+  if (auto st = map_sets(s, message.fds); !st) return st;
   for (int fd : message.fds) close(fd);  // the mappings stay; the kernel cannot map them anew
   message.fds.clear();
   forbid_file_growth();

@@ -15,13 +15,10 @@ namespace kforge::runner {
 namespace {
 
 Result<std::vector<void*>> map_set(int fd, const std::vector<TensorInfo>& tensors, int prot, RegionKind kind) {
-  core::SetLayout layout = core::layout_tensors(byte_sizes(tensors));
+  auto set = map_tensor_set(fd, tensors, prot, kind);
+  if (!set) return set.error();
   std::vector<void*> ptrs;
-  for (std::size_t i = 0; i < tensors.size(); ++i) {
-    auto b = map_guarded_shared(fd, layout.slots[i], prot, kind, tensors[i].name);
-    if (!b) return b.error();
-    ptrs.push_back(b->data);
-  }
+  for (const auto& b : *set) ptrs.push_back(b.data);
   return ptrs;
 }
 
