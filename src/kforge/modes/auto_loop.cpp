@@ -84,10 +84,13 @@ store::NodeRecord node_record(const AutoEnv& env, const AutoOptions& o, const It
   return n;
 }
 
+// An auto run started by a search, as one of its expansions.
+bool in_search(const AutoOptions& o) { return o.parent_node.has_value() || !o.node_extra.empty(); }
+
 // An auto run's files go by iteration; a search's by node (all its expansions are iteration 1,
 // and each wrote over the last one's iter-1/).
 void write_iteration_files(const AutoEnv& env, const AutoOptions& o, const IterationRecord& rec) {
-  const bool search = o.parent_node.has_value() || !o.node_extra.empty();
+  const bool search = in_search(o);
   std::string dir = search && rec.node ? fmt::format("node-{}/", rec.node) : fmt::format("iter-{}/", rec.iteration);
   if (!rec.plan.empty()) (void)env.journal->write(dir + "plan.md", rec.plan);
   if (!rec.source.empty()) (void)env.journal->write(dir + "kernel.cpp", rec.source);
@@ -308,7 +311,7 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) {
     bool improved = !state.best || better_than_best(*final_eval, state.best->evaluation);
     std::string outcome = fmt::format("correct, {:.4g} ms, {:.2f}x the baseline, {:.0f}% of the roofline{}", final_eval->candidate->median_ms,
                                       final_eval->speedup ? final_eval->speedup->median : 0.0, 100 * final_eval->roofline,
-                                      improved ? " — new best" : "");
+                                      !improved ? "" : in_search(o) ? " — best of this expansion" : " — new best");
     if (improved) {
       state.best = agents::BestKernel{rec.source, *final_eval, rec.diagnosis, it};
       result.best_node = rec.node;
