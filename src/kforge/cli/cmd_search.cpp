@@ -113,6 +113,11 @@ SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec, 
 
 int run_search_command(SearchCliOptions o) {
   // Mistakes in what was asked for are refused before the machine is profiled or locked.
+  if (!o.start.empty()) {
+    auto text = core::read_source(o.start);
+    if (!text) throw UsageError(text.error().message);
+    o.search.start_source = *text;
+  }
   if (!o.suite.empty()) {
     eval::SuiteRunOptions selection;
     selection.suite = o.suite;
@@ -125,11 +130,6 @@ int run_search_command(SearchCliOptions o) {
   eval::MachineLock lock;
   o.search.model = o.model;
   o.search.strategies_file = o.strategies.empty() ? "" : std::filesystem::absolute(o.strategies).string();
-  if (!o.start.empty()) {
-    auto text = core::read_text(o.start);
-    if (!text) throw UsageError(text.error().message);
-    o.search.start_source = *text;
-  }
 
   if (!o.resume.empty()) {
     auto so = modes::prepare_resume(core::state_dir(), o.resume, o.search.jobs);
