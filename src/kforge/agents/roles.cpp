@@ -3,6 +3,7 @@
 
 #include "kforge/agents/agent_call.h"
 #include "kforge/core/task_header.h"
+#include "kforge/core/utf8.h"
 #include "kforge/toolchain/cpp_compiler.h"
 #include "kforge/toolchain/diagnostics.h"
 
@@ -110,7 +111,7 @@ std::string describe_failure(const eval::Evaluation& e) {
   }
   s += "reason: " + e.reason + "\n";
   if (e.mismatch) s += "mismatch analysis:\n" + e.mismatch->summary();
-  if (!e.kernel_output.empty()) s += "the kernel printed:\n" + e.kernel_output.substr(0, 2000) + "\n";
+  if (!e.kernel_output.empty()) s += "the kernel printed:\n" + core::valid_utf8(e.kernel_output.substr(0, 2000)) + "\n";  // cut mid-character?
   return s;
 }
 

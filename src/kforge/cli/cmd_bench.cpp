@@ -64,6 +64,20 @@ std::string csv_escape(const std::string& s) {
   return out + "\"";
 }
 
+// 0 only when something was evaluated and all of it was correct: a run that evaluated nothing,
+// or a task that could not be loaded, is not a success.
+int bench_status(const std::vector<eval::SuiteTaskResult>& results, const eval::SuiteSummary& summary) {
+  int errors = 0;
+  for (const auto& r : results) errors += r.status.rfind("error:", 0) == 0;
+  if (summary.evaluated == 0) {
+    fmt::print(stderr, "kforge: nothing was evaluated ({} task{} selected, {} could not be loaded or set up)\n", results.size(),
+               results.size() == 1 ? "" : "s", errors);
+    return 1;
+  }
+  if (errors) fmt::print(stderr, "kforge: {} task{} could not be loaded or set up (see above)\n", errors, errors == 1 ? "" : "s");
+  return errors == 0 && summary.evaluated == summary.correct ? 0 : 1;
+}
+
 int run_bench(const BenchOptions& o) {
   eval::SuiteRunOptions so;
   so.suite = o.suite.empty() ? core::default_suite_dir() : std::filesystem::path(o.suite);
@@ -74,6 +88,8 @@ int run_bench(const BenchOptions& o) {
     throw UsageError(fmt::format("--impl must be baseline, expert, reference or a folder of <id>.cpp kernels, not '{}'", so.impl));
   so.size = o.size;
   so.dump_dir = o.dump;
+  // Before the machine is profiled or anything compiled: a typo must not cost a run.
+  if (auto st = eval::check_selection(so); !st) throw UsageError(st.error().message);
   auto machine = eval::machine_profile(core::state_dir());
   if (!machine) throw UsageError(machine.error().message);
   so.eval.threads = o.threads;
@@ -122,7 +138,7 @@ int run_bench(const BenchOptions& o) {
     for (const auto& r : results)
       if (r.evaluation && !r.evaluation->correct()) fmt::print("  {}: {}\n", r.id, r.evaluation->reason.substr(0, 300));
   }
-  return summary.evaluated == summary.correct ? 0 : 1;
+  return bench_status(results, summary);
 }
 
 }  // namespace

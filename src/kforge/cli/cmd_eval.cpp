@@ -80,7 +80,8 @@ std::string print_human(const eval::Evaluation& e) {
 
 int run_eval(const EvalCliOptions& o) {
   auto spec = load_task_arg(o.task);
-  auto source = core::read_text(o.kernel);
+  // A folder or a binary is a usage error here, not a compile_error (or a crash) later.
+  auto source = core::read_source(o.kernel);
   if (!source) throw UsageError(source.error().message);
   auto compiler = make_compiler();
   auto ctx = eval::TaskContext::create(spec, o.size, *compiler, core::state_dir());
@@ -100,7 +101,7 @@ int run_eval(const EvalCliOptions& o) {
   opt.dump_dir = o.dump;
   if (o.profile) opt.profile_seconds = 1.0;
   if (!o.against.empty()) {
-    auto b = core::read_text(o.against);
+    auto b = core::read_source(o.against);
     if (!b) throw UsageError(b.error().message);
     opt.against_source = *b;
     opt.against_name = std::filesystem::path(o.against).filename().string();
@@ -125,7 +126,7 @@ int run_eval(const EvalCliOptions& o) {
 void add_eval(CLI::App& cmd, int& exit_status) {
   auto o = std::make_shared<EvalCliOptions>();
   cmd.add_option("task", o->task, "Task folder or id")->required();
-  cmd.add_option("kernel", o->kernel, "Kernel source (C++, defines the signature of `kforge show TASK`)")->required();
+  cmd.add_option("kernel", o->kernel, "Kernel source (C++, defines the signature of `kforge show TASK`); a name starting with '-' goes after `--` or as ./-x.cpp")->required();
   cmd.add_option("--size", o->size, "Size preset (default: the task's)");
   cmd.add_option("--threads", o->threads, "Threads for the kernel and the baseline (default: all CPUs)")->check(CLI::Range(1, 1024));
   cmd.add_option("--against", o->against, "Time against this kernel instead of the baseline (both are checked)");

@@ -16,6 +16,7 @@
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/task_loader.h"
+#include "kforge/eval/suite_run.h"
 #include "kforge/modes/search_session.h"
 
 namespace kforge::cli {
@@ -121,16 +122,24 @@ SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec, 
 }
 
 int run_search_command(SearchCliOptions o) {
+  // Mistakes in what was asked for are refused before the machine is profiled or locked.
+  if (!o.start.empty()) {
+    auto text = core::read_source(o.start);
+    if (!text) throw UsageError(text.error().message);
+    o.search.start_source = *text;
+  }
+  if (!o.suite.empty()) {
+    eval::SuiteRunOptions selection;
+    selection.suite = o.suite;
+    selection.tasks = split_list(o.tasks);
+    selection.size = o.size;
+    if (auto st = eval::check_selection(selection); !st) throw UsageError(st.error().message);
+  }
   auto machine = eval::machine_profile(core::state_dir());
   if (!machine) throw UsageError(machine.error().message);
   eval::MachineLock lock;
   o.search.model = o.model;
   o.search.strategies_file = o.strategies.empty() ? "" : std::filesystem::absolute(o.strategies).string();
-  if (!o.start.empty()) {
-    auto text = core::read_text(o.start);
-    if (!text) throw UsageError(text.error().message);
-    o.search.start_source = *text;
-  }
 
   if (!o.resume.empty()) {
     auto so = modes::prepare_resume(core::state_dir(), o.resume, o.search.jobs);

@@ -11,6 +11,9 @@
 namespace kforge::core {
 
 Result<std::string> read_text(const std::filesystem::path& path);
+// A source file named by a user (a kernel to evaluate): refused, before anything is compiled,
+// when it is missing, a folder, not a regular file, or not text (a NUL byte, invalid UTF-8).
+Result<std::string> read_source(const std::filesystem::path& path);
 Status write_atomic(const std::filesystem::path& path, std::string_view content);
 Status ensure_dir(const std::filesystem::path& path);
 

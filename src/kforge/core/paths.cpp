@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "kforge/core/suggest.h"
+
 namespace kforge::core {
 
 std::filesystem::path state_dir() {
@@ -69,8 +71,12 @@ Result<std::filesystem::path> find_task_dir(const std::string& task) {
     if (name.rfind(task + "_", 0) == 0 || name.rfind(task, 0) == 0) matches.push_back(dir);
   }
   if (matches.size() == 1) return matches.front();
-  if (matches.empty())
-    return Error{fmt::format("task '{}' not found: not a folder with task.toml, nor an id in {} (try `kforge list`)", task, suite.string())};
+  if (matches.empty()) {
+    std::vector<std::string> ids;
+    for (const auto& dir : list_task_dirs(suite)) ids.push_back(dir.filename().string());
+    return Error{fmt::format("task '{}' not found: not a folder with task.toml, nor an id in {}{} (try `kforge list`)", task,
+                             suite.string(), did_you_mean(task, ids))};
+  }
   std::string names;
   for (const auto& m : matches) names += (names.empty() ? "" : ", ") + m.filename().string();
   return Error{fmt::format("task '{}' is ambiguous: {}", task, names)};

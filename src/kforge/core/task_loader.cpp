@@ -74,6 +74,14 @@ class Checker {
     return 0;
   }
 
+  // A tolerance: TOML allows inf and nan, but either would make every comparison pass (or fail).
+  double tolerance(const toml::node* n, const std::string& field) {
+    double v = number(n, field);
+    if (!std::isfinite(v)) fail(n, field, fmt::format("must be a finite number, not {}", v));
+    else if (v < 0) fail(n, field, fmt::format("must not be negative, is {}", v));
+    return v;
+  }
+
  private:
   std::filesystem::path file_;
   std::string error_;
@@ -265,9 +273,8 @@ void parse_tensors(Checker& c, const toml::table& root, std::string_view key, bo
 
 void parse_check_and_cost(Checker& c, const toml::table& root, TaskSpec& spec) {
   if (const toml::table* check = table_at(c, root, "check")) {
-    if (const toml::node* n = check->get("rtol")) spec.rtol = c.number(n, "check.rtol");
-    if (const toml::node* n = check->get("atol")) spec.atol = c.number(n, "check.atol");
-    if (spec.rtol < 0 || spec.atol < 0) c.fail(check, "check", "rtol and atol must not be negative");
+    if (const toml::node* n = check->get("rtol")) spec.rtol = c.tolerance(n, "check.rtol");
+    if (const toml::node* n = check->get("atol")) spec.atol = c.tolerance(n, "check.atol");
     // [check.<size>] tables override the tolerance for one size.
     for (const auto& [key, node] : *check) {
       std::string k(key.str());
@@ -280,9 +287,8 @@ void parse_check_and_cost(Checker& c, const toml::table& root, TaskSpec& spec) {
       const toml::table& t = *node.as_table();
       c.only_keys(t, field, {"rtol", "atol"});
       double rtol = spec.rtol, atol = spec.atol;
-      if (const toml::node* n = t.get("rtol")) rtol = c.number(n, field + ".rtol");
-      if (const toml::node* n = t.get("atol")) atol = c.number(n, field + ".atol");
-      if (rtol < 0 || atol < 0) c.fail(&node, field, "rtol and atol must not be negative");
+      if (const toml::node* n = t.get("rtol")) rtol = c.tolerance(n, field + ".rtol");
+      if (const toml::node* n = t.get("atol")) atol = c.tolerance(n, field + ".atol");
       spec.size_tolerance[k] = {rtol, atol};
     }
   } else {
@@ -316,6 +322,18 @@ void check_names(Checker& c, const TaskSpec& spec) {
   for (const auto& sym : symbols) claim(sym, "sizes");
 }
 
+// The id names files under .kforge/ (secret seeds, caches, sessions): it must be a plain name,
+// and the folder's, so that `kforge eval ID` and the task's own id agree.
+void check_id(Checker& c, const toml::node* node, const std::string& id, const std::filesystem::path& dir) {
+  if (!is_safe_task_id(id)) {
+    c.fail(node, "id",
+           fmt::format("'{}' is not a valid task id (letters, digits, '_', '.' and '-', not starting with '.' or '-', no '..')", id));
+    return;
+  }
+  std::string folder = (dir.filename().empty() ? dir.parent_path() : dir).filename().string();
+  if (id != folder) c.fail(node, "id", fmt::format("'{}' must match the task's folder name '{}'", id, folder));
+}
+
 }  // namespace
 
 Result<TaskSpec> load_task(const std::filesystem::path& dir) {
@@ -333,6 +351,7 @@ Result<TaskSpec> load_task(const std::filesystem::path& dir) {
   spec.dir = std::filesystem::absolute(dir).lexically_normal();
   c.only_keys(root, "", {"id", "title", "origin", "notes", "tags", "default_size", "sizes", "params", "inputs", "outputs", "check", "cost"});
   spec.id = c.require_string(root, "id", "id");
+  if (!c.failed()) check_id(c, root.get("id"), spec.id, spec.dir);
   spec.title = c.optional_string(root, "title", "title");
   spec.origin = c.optional_string(root, "origin", "origin");
   spec.notes = c.optional_string(root, "notes", "notes");
@@ -361,8 +380,9 @@ Result<TaskSpec> load_task(const std::filesystem::path& dir) {
   if (c.failed()) return c.error();
 
   // Every shape and cost formula must resolve for every size: an error here names the size.
+  // Whether a size fits this machine's memory is asked when it is used, not here.
   for (const auto& size : spec.sizes) {
-    auto resolved = resolve_task(spec, size.name);
+    auto resolved = resolve_task_shapes(spec, size.name);
     if (!resolved) return Error{fmt::format("{}: {}", file.string(), resolved.error().message)};
   }
 

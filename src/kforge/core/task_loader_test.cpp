@@ -56,11 +56,12 @@ bytes = "8*N"
 class TaskLoaderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("kforge-task-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    root_ = std::filesystem::temp_directory_path() / ("kforge-task-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = root_ / "t_axpy";  // a task's folder is named after its id
     std::filesystem::create_directories(dir_);
     std::ofstream(dir_ / "reference.cpp") << "// reference\n";
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void TearDown() override { std::filesystem::remove_all(root_); }
 
   Result<TaskSpec> load(const std::string& toml) {
     std::ofstream(dir_ / "task.toml") << toml;
@@ -78,7 +79,7 @@ class TaskLoaderTest : public ::testing::Test {
     return s.replace(p, from.size(), to);
   }
 
-  std::filesystem::path dir_;
+  std::filesystem::path root_, dir_;
 };
 
 }  // namespace
@@ -189,6 +190,55 @@ TEST_F(TaskLoaderTest, CustomInputsNeedAGenerator) {
   EXPECT_TRUE(spec->has_generator());
   auto task = resolve_task(*spec, "ci");
   EXPECT_EQ(generator_signature(*task), "extern \"C\" void generate(std::uint64_t seed, float* x, int32_t* idx)");
+}
+
+TEST_F(TaskLoaderTest, IdIsAPlainNameAndTheFolders) {
+  // An id names files under .kforge/: "../../../x" would put the secret seeds outside it.
+  expect_error(replace(kGood, "id = \"t_axpy\"", "id = \"../../../x\""), {"task.toml:1:6: id", "'../../../x' is not a valid task id"});
+  expect_error(replace(kGood, "id = \"t_axpy\"", "id = \"a/b\""), {"id", "not a valid task id"});
+  expect_error(replace(kGood, "id = \"t_axpy\"", "id = \"t..axpy\""), {"id", "not a valid task id"});
+  expect_error(replace(kGood, "id = \"t_axpy\"", "id = \".hidden\""), {"id", "not a valid task id"});
+  expect_error(replace(kGood, "id = \"t_axpy\"", "id = \"t_other\""), {"id", "'t_other' must match the task's folder name 't_axpy'"});
+  EXPECT_TRUE(is_safe_task_id("12p_rms-norm.v2"));
+  EXPECT_FALSE(is_safe_task_id(""));
+  EXPECT_FALSE(is_safe_task_id("-x"));
+  EXPECT_FALSE(is_safe_task_id("x y"));
+}
+
+TEST_F(TaskLoaderTest, NonFiniteTolerancesAndCostsAreRefused) {
+  expect_error(replace(kGood, "rtol = 1e-5", "rtol = inf"), {"task.toml:", "check.rtol", "must be a finite number, not inf"});
+  expect_error(replace(kGood, "atol = 1e-6", "atol = nan"), {"task.toml:", "check.atol", "must be a finite number, not"});
+  expect_error(replace(kGood, "atol = 1e-6\n", "atol = 1e-6\n[check.cpu]\natol = -inf\n"), {"check.cpu.atol", "finite"});
+  expect_error(replace(kGood, "rtol = 1e-5", "rtol = -1e-5"), {"check.rtol", "must not be negative"});
+  expect_error(replace(kGood, "flops = \"2*N\"", "flops = \"10**400*N\""), {"task.toml", "sizes.ci: cost.flops", "not a finite number"});
+  expect_error(replace(kGood, "bytes = \"8*N\"", "bytes = \"sqrt(0-N)\""), {"task.toml", "sizes.ci: cost.bytes", "not a finite number"});
+}
+
+TEST_F(TaskLoaderTest, SizesThatDoNotFitInMemoryAreRefusedWhenUsed) {
+  // 2^40 f32 elements: 4 TiB for x alone. The task loads (another machine may run it); resolving that size here is refused.
+  auto spec = load(replace(kGood, "[sizes.cpu]\nN = 4096", "[sizes.cpu]\nN = 4096\n[sizes.huge]\nN = 1099511627776"));
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_TRUE(resolve_task(*spec, "ci").ok());
+  auto huge = resolve_task(*spec, "huge");
+  ASSERT_FALSE(huge.ok());
+  for (const char* f : {"size 'huge'", "the buffers need 10.0 TiB (inputs 6.0 TiB, outputs 4.0 TiB)", "this machine has", "smaller size"})
+    EXPECT_NE(huge.error().message.find(f), std::string::npos) << huge.error().message;
+  auto shapes = resolve_task_shapes(*spec, "huge");
+  ASSERT_TRUE(shapes.ok()) << shapes.error().message;
+  EXPECT_TRUE(check_fits_memory(*shapes, std::uint64_t{16} << 40).ok());
+  auto ci = resolve_task_shapes(*spec, "ci");
+  auto small = check_fits_memory(*ci, 100);  // 64 + 32 B of inputs, 64 B of outputs
+  ASSERT_FALSE(small.ok());
+  EXPECT_NE(small.error().message.find("need 160 B (inputs 96 B, outputs 64 B) but this machine has 100 B"), std::string::npos)
+      << small.error().message;
+}
+
+TEST_F(TaskLoaderTest, UnknownSizeSuggestsTheClosest) {
+  auto spec = load(kGood);
+  ASSERT_TRUE(spec.ok());
+  auto r = resolve_task(*spec, "cpuu");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("no size 'cpuu' (it has: ci, cpu); did you mean 'cpu'?"), std::string::npos) << r.error().message;
 }
 
 TEST_F(TaskLoaderTest, TomlSyntaxErrorsHaveAPosition) {

@@ -35,7 +35,18 @@ struct ResolvedTask {
   std::size_t output_bytes() const;
 };
 
-// Resolves `size` ("" means the task's default). Errors name the size and the field.
+// Resolves `size` ("" means the task's default) to be run here: a size whose buffers exceed this
+// machine's memory is refused before anything is mapped. Errors name the size and the field.
 Result<ResolvedTask> resolve_task(const TaskSpec& spec, const std::string& size);
+
+// The shapes, tolerance and cost at `size` on any machine: what the loader checks for every size.
+Result<ResolvedTask> resolve_task_shapes(const TaskSpec& spec, const std::string& size);
+
+// Refuses a task whose inputs and outputs (one set of each: the least an evaluation maps) do not
+// fit in `machine_bytes`, saying how much was asked and how much there is.
+Status check_fits_memory(const ResolvedTask& task, std::uint64_t machine_bytes);
+
+// Physical memory of this machine, in bytes.
+std::uint64_t physical_memory_bytes();
 
 }  // namespace kforge::core

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -77,5 +78,8 @@ struct TaskSpec {
   bool has_generator() const;
   const SizePreset* find_size(std::string_view name) const;
 };
+
+// Task ids name folders and files: [A-Za-z0-9_][A-Za-z0-9_.-]*, without "..".
+bool is_safe_task_id(std::string_view id);
 
 }  // namespace kforge::core

@@ -374,5 +374,21 @@ TEST_F(Adversarial, ConstructorCannotReadSecretsOrCache) {
   EXPECT_THAT(e.kernel_output, HasSubstr("secrets_opened=0 cache_opened=0"));
 }
 
+TEST_F(Adversarial, OutputThatIsNotUtf8IsRepairedNotFatal) {
+  // Bytes that are not UTF-8, then a euro sign cut after its second byte: every JSON writer threw.
+  auto dir = std::filesystem::path(KFORGE_TEST_DATA) / "adversarial";
+  auto prelude = core::read_text(dir / "prelude.h");
+  ASSERT_TRUE(prelude.ok());
+  auto e = evaluate(*ctx_,
+                    *prelude + "#include <cstdio>\nextern \"C\" void kernel(const float* x, const float* s, float* y) {\n"
+                               "  std::fputs(\"bytes \\xff\\xfe cut \\xe2\\x82\", stdout);\n  std::fflush(stdout);\n  rmsnorm_correct(x, s, y);\n}\n",
+                    "prints_bytes.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::correct) << e.reason;
+  EXPECT_THAT(e.kernel_output, HasSubstr("bytes \xEF\xBF\xBD\xEF\xBF\xBD cut \xEF\xBF\xBD"));
+  std::string json;
+  EXPECT_NO_THROW(json = to_json(e).dump());
+  EXPECT_THAT(json, HasSubstr("bytes \xEF\xBF\xBD\xEF\xBF\xBD cut"));
+}
+
 }  // namespace
 }  // namespace kforge::eval

@@ -1,6 +1,8 @@
 // JSON form of an evaluation (what `kforge eval --json` prints).
 #include "kforge/eval/evaluation.h"
 
+#include "kforge/core/utf8.h"
+
 namespace kforge::eval {
 namespace {
 
@@ -15,7 +17,7 @@ nlohmann::json side(const std::optional<TimingStats>& t) {
 nlohmann::json to_json(const Evaluation& e) {
   nlohmann::json j;
   j["verdict"] = verdict_name(e.verdict);
-  j["reason"] = e.reason;
+  j["reason"] = core::valid_utf8(e.reason);
   j["task"] = e.task_id;
   j["size"] = e.size;
   j["role"] = e.role;
@@ -43,7 +45,7 @@ nlohmann::json to_json(const Evaluation& e) {
   j["call_overhead_ms"] = e.call_overhead_ms;
   j["timing_window"] = {{"start", e.timing_start}, {"end", e.timing_end}, {"lock_wait_s", e.lock_wait_s}};
   j["profile"] = e.profile ? to_json(*e.profile) : nlohmann::json(nullptr);
-  j["kernel_output"] = e.kernel_output;
+  j["kernel_output"] = core::valid_utf8(e.kernel_output);  // nlohmann::json throws on invalid UTF-8
   j["sandbox"] = {{"landlock_abi", e.landlock_abi}};
   j["machine_load"] = {{"load_1min", e.load_average}, {"busy", e.machine_busy}};
   j["phases"] = {{"compile_s", e.phases.compile_s}, {"partner_s", e.phases.partner_s}, {"prepare_s", e.phases.prepare_s}, {"check_s", e.phases.check_s},

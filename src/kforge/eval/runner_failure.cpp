@@ -6,6 +6,8 @@
 
 #include <cstring>
 
+#include "kforge/core/utf8.h"
+
 namespace kforge::eval {
 namespace {
 
@@ -15,7 +17,7 @@ std::string last_lines(const std::string& text, std::size_t max_chars = 600) {
 }
 
 std::string with_output(std::string reason, const std::string& output) {
-  std::string tail = last_lines(output);
+  std::string tail = core::valid_utf8(last_lines(output));  // the cut may split a character
   while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
   if (!tail.empty()) reason += "; it printed: " + tail;
   return reason;
@@ -33,7 +35,7 @@ Judgement judge_runner_message(const nlohmann::json& body, const std::string& ph
   auto text = [&](const char* key) {
     auto it = body.find(key);
     std::string v = it != body.end() && it->is_string() ? it->get<std::string>() : "";
-    return v.size() > 500 ? v.substr(0, 500) + "…" : v;
+    return v.size() > 500 ? core::valid_utf8(v.substr(0, 500)) + "…" : v;
   };
   auto it = body.find("signal");
   int sig = it != body.end() && it->is_number_integer() ? it->get<int>() : 0;

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "kforge/core/paths.h"
+#include "kforge/core/utf8.h"
 
 namespace kforge::eval {
 
@@ -171,7 +172,7 @@ void RunnerProcess::kill() {
 
 std::string RunnerProcess::output() const {
   std::lock_guard lock(s_->mu);
-  return s_->output;
+  return core::valid_utf8(s_->output);  // a kernel may print any bytes, or be cut mid-character
 }
 
 RunnerProcess::~RunnerProcess() {

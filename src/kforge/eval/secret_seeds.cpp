@@ -10,10 +10,13 @@
 #include <sstream>
 
 #include "kforge/core/fs.h"
+#include "kforge/core/task_spec.h"
 
 namespace kforge::eval {
 
 Result<std::vector<std::uint64_t>> secret_seeds(const std::filesystem::path& state_dir, const std::string& task_id, int count) {
+  // The loader refuses such ids; a TaskSpec built elsewhere must not write outside secrets/ either.
+  if (!core::is_safe_task_id(task_id)) return Error{fmt::format("task id '{}': not a plain name, no secret seeds written", task_id)};
   auto dir = state_dir / "secrets";
   if (auto st = core::ensure_dir(dir); !st) return st.error();
   ::chmod(dir.c_str(), 0700);

@@ -2,13 +2,16 @@
 #include "kforge/eval/suite_run.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <set>
 
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
+#include "kforge/core/suggest.h"
 #include "kforge/core/task_loader.h"
 
 namespace kforge::eval {
@@ -38,7 +41,38 @@ std::optional<Source> source_for(const core::TaskSpec& spec, const std::string& 
   return Source{path, toolchain::Role::candidate};
 }
 
+std::vector<std::string> task_ids(const std::filesystem::path& suite) {
+  std::vector<std::string> ids;
+  for (const auto& dir : core::list_task_dirs(suite)) ids.push_back(dir.filename().string());
+  return ids;
+}
+
+// Sizes declared by the selected tasks that load (one that does not is reported when it runs).
+std::vector<std::string> declared_sizes(const std::filesystem::path& suite, const std::vector<std::string>& selected) {
+  std::vector<std::string> sizes;
+  for (const auto& id : selected) {
+    auto spec = core::load_task(suite / id);
+    if (!spec) continue;
+    for (const auto& s : spec->sizes)
+      if (std::find(sizes.begin(), sizes.end(), s.name) == sizes.end()) sizes.push_back(s.name);
+  }
+  std::sort(sizes.begin(), sizes.end());
+  return sizes;
+}
+
 }  // namespace
+
+Status check_selection(const SuiteRunOptions& o) {
+  std::vector<std::string> ids = task_ids(o.suite);
+  for (const auto& t : o.tasks)
+    if (std::find(ids.begin(), ids.end(), t) == ids.end())
+      return Error{fmt::format("--tasks: no task '{}' in {}{}", t, o.suite.string(), core::did_you_mean(t, ids))};
+  if (o.size.empty()) return ok_status();
+  auto sizes = declared_sizes(o.suite, o.tasks.empty() ? ids : o.tasks);
+  if (sizes.empty() || std::find(sizes.begin(), sizes.end(), o.size) != sizes.end()) return ok_status();
+  return Error{fmt::format("--size: no selected task has a size '{}' (they have: {}){}", o.size, fmt::join(sizes, ", "),
+                           core::did_you_mean(o.size, sizes))};
+}
 
 std::vector<SuiteTaskResult> run_suite(const SuiteRunOptions& o, toolchain::Compiler& compiler,
                                        const std::function<void(const SuiteTaskResult&, int, int)>& on_task) {

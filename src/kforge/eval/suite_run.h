@@ -39,6 +39,11 @@ struct SuiteSummary {
   double seconds = 0;
 };
 
+// Checks what the options select before anything runs: every id in `tasks` names a task folder
+// of the suite, and a `size` is declared by at least one selected task. Errors name the bad
+// value and suggest the closest known one.
+Status check_selection(const SuiteRunOptions& options);
+
 // Runs the suite; `on_task` is called after each task (for progress lines).
 std::vector<SuiteTaskResult> run_suite(const SuiteRunOptions& options, toolchain::Compiler& compiler,
                                        const std::function<void(const SuiteTaskResult&, int index, int total)>& on_task);

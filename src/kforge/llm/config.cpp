@@ -2,11 +2,15 @@
 #include "kforge/llm/config.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <vector>
 #include <toml++/toml.h>
 
 #include "kforge/core/fs.h"
+#include "kforge/core/suggest.h"
 #include "kforge/llm/model_spec.h"
 
 namespace kforge::llm {
@@ -47,9 +51,17 @@ class Checker {
   std::string error_;
 };
 
+// A misspelt role ("defualt") would otherwise be ignored, and the model meant for it never used.
+void check_role(Checker& c, const toml::node& node, const std::string& role, const std::string& field) {
+  std::vector<std::string> roles(kModelRoles.begin(), kModelRoles.end());
+  if (std::find(roles.begin(), roles.end(), role) != roles.end()) return;
+  c.fail(&node, field, fmt::format("unknown role (expected {}){}", fmt::join(roles, ", "), core::did_you_mean(role, roles)));
+}
+
 void parse_models(Checker& c, const toml::table& models, LlmConfig& config) {
   for (const auto& [key, node] : models) {
     std::string field = "models." + std::string(key.str());
+    check_role(c, node, std::string(key.str()), field);
     if (!node.is_string()) {
       c.fail(&node, field, "must be a string \"PROVIDER:MODEL\"");
       continue;

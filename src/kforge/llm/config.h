@@ -5,6 +5,7 @@
 //   [llm]     timeout_s = 600  connect_timeout_s = 10  retries = 3  cache = false
 // Other tables belong to other layers and are left alone.
 
+#include <array>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -14,6 +15,9 @@
 #include "kforge/llm/prices.h"
 
 namespace kforge::llm {
+
+// The keys [models] accepts: the agents' roles, and the model for any role not named.
+inline constexpr std::array<std::string_view, 5> kModelRoles = {"default", "planner", "coder", "debugger", "profiler"};
 
 struct LlmConfig {
   std::map<std::string, std::string> models;  // role (or "default") → PROVIDER:MODEL, already validated

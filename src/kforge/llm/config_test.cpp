@@ -86,6 +86,19 @@ TEST(Config, ErrorsNameFileLineAndKey) {
   EXPECT_EQ(error_of("models = 3\n"), "kforge.toml:1:10: models: must be a table ([models])");
 }
 
+TEST(Config, UnknownModelRolesAreTyposNotIgnored) {
+  EXPECT_EQ(error_of("[models]\ndefualt = \"cmd:cat\"\n"),
+            "kforge.toml:2:11: models.defualt: unknown role (expected default, planner, coder, debugger, profiler); did you mean 'default'?");
+  EXPECT_EQ(error_of("[models]\nplaner = \"cmd:cat\"\n"),
+            "kforge.toml:2:10: models.planer: unknown role (expected default, planner, coder, debugger, profiler); did you mean 'planner'?");
+  EXPECT_EQ(error_of("[models]\nwriter = \"cmd:cat\"\n"),
+            "kforge.toml:2:10: models.writer: unknown role (expected default, planner, coder, debugger, profiler)");
+  for (auto role : kModelRoles) {
+    auto c = parse_config("[models]\n" + std::string(role) + " = \"cmd:cat\"\n", "kforge.toml");
+    EXPECT_TRUE(c) << c.error().message;
+  }
+}
+
 TEST(Config, SyntaxErrorsNameLineAndColumn) {
   auto e = error_of("[models]\nplanner = \"openai:o3\n");
   EXPECT_EQ(e.rfind("kforge.toml:2:", 0), 0u) << e;

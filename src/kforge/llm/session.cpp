@@ -10,6 +10,7 @@
 #include <random>
 
 #include "kforge/core/paths.h"
+#include "kforge/core/utf8.h"
 #include "kforge/llm/response_cache.h"
 #include "kforge/llm/transcript.h"
 #include "kforge/store/store.h"
@@ -27,6 +28,12 @@ std::string new_session_id() {
 }
 
 bool is_free(Provider p) { return p == Provider::cmd || p == Provider::replay; }
+
+// A cmd: provider's output is any bytes; the transcript, the store and the next request are JSON.
+void repair_text(ChatReply& reply) {
+  reply.text = core::valid_utf8(reply.text);
+  reply.reasoning = core::valid_utf8(reply.reasoning);
+}
 
 }  // namespace
 
@@ -238,6 +245,7 @@ LlmResult LlmSession::complete(const ChatRequest& request, const StreamCallback*
 
   auto start = std::chrono::steady_clock::now();
   LlmResult result = (*client)->complete(request, on_delta);
+  if (result) repair_text(*result);
   double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (result) {
     s.price(*result, *spec);
@@ -251,6 +259,7 @@ LlmResult LlmSession::complete(const ChatRequest& request, const StreamCallback*
   }
   LlmError error = result.error();
   if (error.partial) {
+    repair_text(*error.partial);
     s.price(*error.partial, *spec);
     s.budget.charge(error.partial->cost_usd, error.partial->usage.input_tokens + error.partial->usage.output_tokens);
   }

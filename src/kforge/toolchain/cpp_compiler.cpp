@@ -12,6 +12,7 @@
 #include "kforge/core/fs.h"
 #include "kforge/core/hash.h"
 #include "kforge/core/subprocess.h"
+#include "kforge/core/utf8.h"
 #include "kforge/toolchain/compile_scratch.h"
 
 namespace kforge::toolchain {
@@ -247,7 +248,8 @@ CompileResult CppCompiler::compile(const CompileRequest& request) {
 
   auto sandbox = sandbox_for(request.role, *scratch, pch_dir);
   auto run = core::run_process(argv, sandboxed(sandbox, 256 << 10));
-  const std::string raw = run.err + run.out;
+  // Compilers echo the source's bytes (and cut lines): the log and diagnostics end up in JSON.
+  const std::string raw = core::valid_utf8(run.err + run.out);
   result.seconds = run.wall_ms / 1000.0;
   result.timed_out = run.timed_out;
   result.log = rename_in_output(raw, file, request.file_name);
@@ -258,7 +260,7 @@ CompileResult CppCompiler::compile(const CompileRequest& request) {
   if (run.timed_out)
     result.log = fmt::format("the compiler did not finish within {} s (a constexpr loop or template blow-up?)\n", sandbox.timeout.count() / 1000) + result.log;
   else if (!result.ok && run.spawn_failed)
-    result.log = fmt::format("cannot run the compiler '{}': {}", options_.cxx, run.err);
+    result.log = fmt::format("cannot run the compiler '{}': {}", options_.cxx, core::valid_utf8(run.err));
   else if (!result.ok)
     explain_sandbox(result, raw, sandbox.limits);
 
@@ -295,7 +297,7 @@ std::string CppCompiler::vectorization_output(const CompileRequest& request) {
   auto r = core::run_process(argv, sandboxed(sandbox_for(request.role, *scratch, {}), 4 << 20));
   std::error_code ec;
   std::filesystem::remove_all(*scratch, ec);
-  return rename_in_output(r.err + r.out, file, request.file_name);
+  return rename_in_output(core::valid_utf8(r.err + r.out), file, request.file_name);
 }
 
 }  // namespace kforge::toolchain

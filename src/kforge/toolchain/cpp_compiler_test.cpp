@@ -3,7 +3,9 @@
 #include "kforge/toolchain/cpp_compiler.h"
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 
+#include "kforge/core/utf8.h"
 #include "kforge/toolchain/toolchain_test_util.h"
 
 namespace kforge::toolchain {
@@ -76,6 +78,22 @@ TEST_F(CppCompilerTest, DiagnosticsCarryFileLineColumnAndSource) {
   EXPECT_NE(format_errors(r.diagnostics).find("kernel.cpp:4:10: error:"), std::string::npos);
   // The failure is cached too.
   EXPECT_TRUE(compile(src).cached);
+}
+
+TEST_F(CppCompilerTest, BytesThatAreNotUtf8StayOutOfLogsAndDiagnostics) {
+  // The compiler echoes the offending line, bytes and all; the result is cached as JSON, which
+  // must be UTF-8 (nlohmann::json::dump threw, leaving the scratch folder behind).
+  const std::string src = "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* x, float* y) { y[0] = nope_\xff\xfe; }\n";
+  auto r = compile(src);
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(core::first_invalid_utf8(r.log), std::string::npos) << r.log;
+  ASSERT_GE(count_errors(r.diagnostics), 1);
+  for (const auto& d : r.diagnostics) {
+    EXPECT_EQ(core::first_invalid_utf8(d.message), std::string::npos) << d.message;
+    EXPECT_EQ(core::first_invalid_utf8(d.source_line), std::string::npos) << d.source_line;
+  }
+  EXPECT_NO_THROW((void)nlohmann::json(r.diagnostics).dump());
+  EXPECT_TRUE(compile(src).cached);  // the failure was published to the cache, its scratch folder with it
 }
 
 TEST_F(CppCompilerTest, WrongSignatureFailsAgainstTheHeader) {

@@ -7,6 +7,8 @@
 #include <regex>
 #include <sstream>
 
+#include "kforge/core/utf8.h"
+
 namespace kforge::toolchain {
 namespace {
 
@@ -33,7 +35,7 @@ std::vector<Diagnostic> parse_diagnostics(const std::string& output, const std::
       std::string file = d.file;
       if (file == name || (file.size() > name.size() && file.compare(file.size() - name.size() - 1, std::string::npos, "/" + name) == 0)) {
         d.file = name;
-        d.source_line = line_of(text, d.line);
+        d.source_line = core::valid_utf8(line_of(text, d.line));  // the source may not be UTF-8
       }
     }
     out.push_back(std::move(d));

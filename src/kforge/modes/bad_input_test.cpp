@@ -1,0 +1,56 @@
+// Bad input on the command line gets a clear usage error (exit 2) and nothing is written: an
+// unknown task id or size for `bench` (with the closest known one suggested), an id that is not
+// found for `show`, a folder or a binary given as the kernel to `eval`. A kernel whose name
+// starts with '-' is a file, not an option, after `--` or as ./-x.cpp.
+#include <gmock/gmock.h>
+
+#include "kforge/modes/cli_test_util.h"
+
+namespace kforge::modes {
+namespace {
+
+using ::testing::HasSubstr;
+
+class BadInputTest : public CliScenario {
+ protected:
+  // A usage error: exit status 2, the message on stderr, no state folder created.
+  void expect_usage_error(const core::ProcessResult& r, const std::string& fragment) {
+    EXPECT_TRUE(r.exited && r.exit_code == 2) << r.describe() << "\n" << r.out << r.err;
+    EXPECT_THAT(r.err, HasSubstr(fragment));
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "state")) << "something was written";
+  }
+};
+
+}  // namespace
+
+TEST_F(BadInputTest, BenchRefusesUnknownTasksAndSizes) {
+  expect_usage_error(run({"bench", "--tasks", "12p_rmsnorm,foo", "--quiet"}), "--tasks: no task 'foo'");
+  expect_usage_error(run({"bench", "--tasks", "12p_rmsnrm", "--quiet"}), "did you mean '12p_rmsnorm'?");
+  expect_usage_error(run({"bench", "--size", "small", "--quiet"}), "--size: no selected task has a size 'small' (they have: ci, cpu, full)");
+  expect_usage_error(run({"bench", "--tasks", "12p_rmsnorm", "--size", "cpuu", "--quiet"}), "did you mean 'cpu'?");
+}
+
+TEST_F(BadInputTest, UnknownTaskIdSuggestsTheClosest) {
+  expect_usage_error(run({"show", "rmsnorm"}), "did you mean '12p_rmsnorm'?");
+  expect_usage_error(run({"eval", "rmsnorm", "k.cpp"}), "did you mean '12p_rmsnorm'?");
+}
+
+TEST_F(BadInputTest, EvalRefusesAFolderOrABinaryAsTheKernel) {
+  std::filesystem::create_directories(dir_ / "kernels");
+  expect_usage_error(run({"eval", "12p_rmsnorm", "kernels"}), "kernels: is a folder, not a source file");
+  std::ofstream(dir_ / "kernel.o", std::ios::binary) << std::string("\x7f" "ELF\x02\x01\x01\0\0\0\xff\xfe", 12);
+  expect_usage_error(run({"eval", "12p_rmsnorm", "kernel.o"}), "kernel.o: a binary file");
+  expect_usage_error(run({"eval", "12p_rmsnorm", "missing.cpp"}), "missing.cpp: no such file");
+  expect_usage_error(run({"eval", "12p_rmsnorm", "kernel.o", "--against", "kernels"}), "binary file");
+}
+
+TEST_F(BadInputTest, AKernelNamedWithALeadingDashIsAFile) {
+  std::ofstream(dir_ / "-x.cpp") << "#include \"kforge_task.h\"\n#include <cmath>\n" << rms::kFast;
+  auto dotted = run({"eval", "12p_rmsnorm", "./-x.cpp", "--size", "ci", "--no-time"});
+  EXPECT_EQ(dotted.exit_code, 0) << dotted.out << dotted.err;
+  EXPECT_THAT(dotted.out, HasSubstr("correct"));
+  auto dashed = run({"eval", "12p_rmsnorm", "--size", "ci", "--no-time", "--", "-x.cpp"});
+  EXPECT_EQ(dashed.exit_code, 0) << dashed.out << dashed.err;
+}
+
+}  // namespace kforge::modes
