@@ -78,11 +78,19 @@ void require_writable_state_dir() {
     throw UsageError(fmt::format("the state folder {} cannot be used: {}; set KFORGE_DIR to a folder you can write, or run kforge "
                                  "from one", dir.string(), why));
   };
+  // Probe by writing, then leave no trace: a command refused for bad input writes nothing.
+  std::error_code ec;
+  std::filesystem::path first_missing;
+  for (auto p = dir; !p.empty() && !std::filesystem::exists(p, ec); p = p.parent_path()) {
+    first_missing = p;
+    if (p == p.parent_path()) break;
+  }
   if (auto st = core::ensure_dir(dir); !st) fail(st.error().message);
   const auto probe = dir / fmt::format(".write-test-{}", ::getpid());
-  if (auto st = core::write_atomic(probe, "ok"); !st) fail(st.error().message);
-  std::error_code ec;
+  auto wrote = core::write_atomic(probe, "ok");
   std::filesystem::remove(probe, ec);
+  if (!first_missing.empty()) std::filesystem::remove_all(first_missing, ec);
+  if (!wrote) fail(wrote.error().message);
 }
 
 }  // namespace kforge::cli
