@@ -104,7 +104,9 @@ TEST(Subprocess, LimitsReachTheChild) {
   auto with_cores = run_process({"/bin/sh", "-c", "ulimit -c"}, {.limits = {.core_dumps = true}});
   setrlimit(RLIMIT_CORE, &saved);
   EXPECT_EQ(r.out, "8192\n1048576\n0\n");  // in 512-byte blocks and KiB
-  if (saved.rlim_max != 0) EXPECT_NE(with_cores.out, "0\n");  // control
+  if (saved.rlim_max != 0) {
+    EXPECT_NE(with_cores.out, "0\n");  // control
+  }
 }
 
 // Kills a process that started a long child, as an OOM kill or `kill -9 kforge` would; returns

@@ -113,8 +113,11 @@ TEST_F(SearchTest, BeamBuildsTheGraphAndAdmitsOnlyValidNodes) {
   // node's kernel comes out with `kforge export`.
   const std::string run_id = j["session"].get<std::string>();
   const auto session = dir_ / "state" / "sessions" / run_id;
-  for (const auto& [id, n] : nodes)
-    if (n["depth"].get<int>() > 0) EXPECT_TRUE(std::filesystem::exists(session / ("node-" + std::to_string(id)) / "kernel.cpp")) << id;
+  for (const auto& [id, n] : nodes) {
+    if (n["depth"].get<int>() > 0) {
+      EXPECT_TRUE(std::filesystem::exists(session / ("node-" + std::to_string(id)) / "kernel.cpp")) << id;
+    }
+  }
   auto exported = run({"export", run_id, "--out", (dir_ / "exported").string(), "--json"});
   ASSERT_TRUE(exported.success()) << exported.out << exported.err;
   EXPECT_EQ(nlohmann::json::parse(exported.out)["node"].get<long>(), fastest_id);
@@ -169,8 +172,11 @@ TEST_F(SearchTest, KilledSearchResumesWithoutRepeatingFinishedExpansions) {
   // The killed run is shown as interrupted (its process is gone), not as running for ever.
   auto sessions = nlohmann::json::parse(run({"sessions", "--json"}).out, nullptr, false);
   ASSERT_TRUE(sessions.is_array());
-  for (const auto& s : sessions)
-    if (s["session"] == run_id) EXPECT_EQ(s["state"], "interrupted");
+  for (const auto& s : sessions) {
+    if (s["session"] == run_id) {
+      EXPECT_EQ(s["state"], "interrupted");
+    }
+  }
 
   auto r = run({"search", "--resume", run_id, "--json"});
   auto j = nlohmann::json::parse(r.out, nullptr, false);
