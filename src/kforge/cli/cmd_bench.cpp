@@ -11,6 +11,7 @@
 #include "kforge/cli/common.h"
 #include "kforge/cli/table.h"
 #include "kforge/core/paths.h"
+#include "kforge/eval/result_row.h"
 #include "kforge/eval/suite_run.h"
 
 namespace kforge::cli {
@@ -55,13 +56,6 @@ std::vector<std::string> row(const eval::SuiteTaskResult& r) {
           fmt::format("{:.1f}", e.gbps),
           e.roofline > 0 ? format_percent(e.roofline) : "",
           e.speedup ? format_ratio(e.speedup->median) : ""};
-}
-
-std::string csv_escape(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 // 0 only when something was evaluated and all of it was correct: a run that evaluated nothing,
@@ -109,32 +103,29 @@ int run_bench(const BenchOptions& o) {
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   auto summary = eval::summarize_suite(results, seconds);
 
+  auto stamp = eval::stamp_run(*machine, o.impl, threads);
   if (o.json) {
-    nlohmann::json tasks = nlohmann::json::array();
-    for (const auto& r : results) tasks.push_back(eval::to_json(r));
-    fmt::print("{}\n", nlohmann::json{{"machine", eval::to_json(*machine)}, {"threads", threads}, {"impl", o.impl}, {"size", o.size},
-                                      {"tasks", tasks}, {"summary", eval::to_json(summary)}}
+    nlohmann::json tasks = nlohmann::json::array(), rows = nlohmann::json::array();
+    for (const auto& r : results) {
+      tasks.push_back(eval::to_json(r));
+      rows.push_back(eval::to_json(eval::make_row(stamp, r, o.size)));
+    }
+    fmt::print("{}\n", nlohmann::json{{"schema", "kforge.bench/2"}, {"kforge_version", stamp.kforge_version}, {"git_sha", stamp.git_sha},
+                                      {"timestamp", stamp.timestamp}, {"machine", eval::to_json(*machine)}, {"threads", threads},
+                                      {"impl", o.impl}, {"size", o.size}, {"rows", rows}, {"tasks", tasks},
+                                      {"summary", eval::to_json(summary)}}
                            .dump(2));
   } else if (o.csv) {
-    fmt::print("task,verdict,median_ms,p10_ms,p90_ms,gflops,gbps,roofline,speedup,baseline_median_ms,reason\n");
-    for (const auto& r : results) {
-      const auto* e = r.evaluation ? &*r.evaluation : nullptr;
-      auto num = [](bool has, double v) { return has ? fmt::format("{:.6g}", v) : std::string(); };
-      bool timed = e && e->candidate;
-      fmt::print("{},{},{},{},{},{},{},{},{},{},{}\n", r.id, e ? eval::verdict_name(e->verdict) : std::string_view(r.status),
-                 num(timed, timed ? e->candidate->median_ms : 0), num(timed, timed ? e->candidate->p10_ms : 0),
-                 num(timed, timed ? e->candidate->p90_ms : 0), num(timed, e ? e->gflops : 0), num(timed, e ? e->gbps : 0),
-                 num(timed, e ? e->roofline : 0), num(e && e->speedup, e && e->speedup ? e->speedup->median : 0),
-                 num(e && e->baseline, e && e->baseline ? e->baseline->median_ms : 0), csv_escape(e ? e->reason : r.status));
-    }
+    fmt::print("{}\n", eval::csv_header());
+    for (const auto& r : results) fmt::print("{}\n", eval::to_csv(eval::make_row(stamp, r, o.size)));
   } else {
     Table t({"task", "verdict", "median ms", "p10–p90 ms", "GFLOP/s", "GB/s", "roofline", "speedup"},
             {false, false, true, true, true, true, true, true});
     for (const auto& r : results) t.add(row(r));
     fmt::print("{}\n{}", header, t.render());
     fmt::print("\n{} tasks, {} evaluated, {} correct; fast_1 {}, fast_1.5 {}, geomean speedup {} (over correct tasks); {:.0f} s\n",
-               summary.tasks, summary.evaluated, summary.correct, format_percent(summary.fast_1), format_percent(summary.fast_1_5),
-               summary.geomean_speedup > 0 ? format_ratio(summary.geomean_speedup) : "n/a", summary.seconds);
+               summary.tasks, summary.evaluated, summary.correct, summary.fast_1 ? format_percent(*summary.fast_1) : "n/a", summary.fast_1_5 ? format_percent(*summary.fast_1_5) : "n/a",
+               summary.geomean_speedup ? format_ratio(*summary.geomean_speedup) : "n/a", summary.seconds);
     for (const auto& r : results)
       if (r.evaluation && !r.evaluation->correct()) fmt::print("  {}: {}\n", r.id, r.evaluation->reason.substr(0, 300));
   }

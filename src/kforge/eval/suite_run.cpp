@@ -60,6 +60,40 @@ std::vector<std::string> declared_sizes(const std::filesystem::path& suite, cons
   return sizes;
 }
 
+// One task, whatever happens: a task that cannot be loaded, or a fault in kforge itself while
+// judging it, is this task's row ("error: …"), never the end of the suite.
+SuiteTaskResult run_task(const SuiteRunOptions& o, toolchain::Compiler& compiler, const std::filesystem::path& dir) {
+  SuiteTaskResult r{dir.filename().string(), "evaluated", std::nullopt};
+  try {
+    auto spec = core::load_task(dir);
+    if (!spec) {
+      r.status = "error: " + spec.error().message;
+      return r;
+    }
+    r.id = spec->id;
+    auto source = source_for(*spec, o.impl, r.status);
+    if (!source) return r;
+    auto ctx = TaskContext::create(*spec, o.size, compiler, core::state_dir());
+    if (!ctx) {
+      r.status = "error: " + ctx.error().message;
+      return r;
+    }
+    auto text = core::read_text(source->path);
+    if (!text) {
+      r.status = "error: " + text.error().message;
+      return r;
+    }
+    EvalOptions eo = o.eval;
+    eo.role = source->role;
+    if (!o.dump_dir.empty()) eo.dump_dir = o.dump_dir / spec->id;
+    r.evaluation = evaluate(*ctx, *text, source->path.filename().string(), eo);
+  } catch (const std::exception& e) {
+    r.evaluation.reset();
+    r.status = fmt::format("error: internal error while judging {} (please report): {}", r.id, e.what());
+  }
+  return r;
+}
+
 }  // namespace
 
 Status check_selection(const SuiteRunOptions& o) {
@@ -83,27 +117,7 @@ std::vector<SuiteTaskResult> run_suite(const SuiteRunOptions& o, toolchain::Comp
   std::vector<SuiteTaskResult> results;
   int index = 0;
   for (const auto& dir : dirs) {
-    SuiteTaskResult r{dir.filename().string(), "evaluated", std::nullopt};
-    auto spec = core::load_task(dir);
-    if (!spec) r.status = "error: " + spec.error().message;
-    std::optional<Source> source;
-    if (spec) {
-      source = source_for(*spec, o.impl, r.status);
-      r.id = spec->id;
-    }
-    if (spec && source) {
-      auto ctx = TaskContext::create(*spec, o.size, compiler, core::state_dir());
-      auto text = core::read_text(source->path);
-      if (!ctx) r.status = "error: " + ctx.error().message;
-      else if (!text) r.status = "error: " + text.error().message;
-      else {
-        EvalOptions eo = o.eval;
-        eo.role = source->role;
-        if (!o.dump_dir.empty()) eo.dump_dir = o.dump_dir / spec->id;
-        r.evaluation = evaluate(*ctx, *text, source->path.filename().string(), eo);
-      }
-    }
-    results.push_back(std::move(r));
+    results.push_back(run_task(o, compiler, dir));
     if (on_task) on_task(results.back(), ++index, static_cast<int>(dirs.size()));
   }
   return results;
@@ -142,8 +156,11 @@ nlohmann::json to_json(const SuiteTaskResult& r) {
 }
 
 nlohmann::json to_json(const SuiteSummary& s) {
-  return {{"tasks", s.tasks},   {"evaluated", s.evaluated}, {"correct", s.correct},         {"fast_1", s.fast_1},
-          {"fast_1.5", s.fast_1_5}, {"geomean_speedup", s.geomean_speedup}, {"seconds", s.seconds}};
+  auto or_null = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  return {{"tasks", s.tasks},           {"evaluated", s.evaluated},
+          {"correct", s.correct},       {"fast_1", or_null(s.fast_1)},
+          {"fast_1.5", or_null(s.fast_1_5)}, {"geomean_speedup", or_null(s.geomean_speedup)},
+          {"seconds", s.seconds}};
 }
 
 }  // namespace kforge::eval

@@ -34,8 +34,9 @@ struct SuiteTaskResult {
 
 struct SuiteSummary {
   int tasks = 0, evaluated = 0, correct = 0;
-  double fast_1 = 0, fast_1_5 = 0;  // shares of the evaluated tasks
-  double geomean_speedup = 0;       // over the correct tasks with a speedup
+  // Shares of the evaluated tasks and the geometric mean over the correct ones with a speedup;
+  // absent (null in JSON) when there is nothing to take them over, so "none" never reads as 0.
+  std::optional<double> fast_1, fast_1_5, geomean_speedup;
   double seconds = 0;
 };
 

@@ -6,6 +6,9 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <stdexcept>
+
+#include "kforge/eval/result_row.h"
 
 namespace kforge::eval {
 namespace {
@@ -64,6 +67,81 @@ TEST_F(SuiteSelection, UnknownSizeIsNamedWithASuggestion) {
   EXPECT_NE(e.find("no selected task has a size 'full' (they have: ci, cpu)"), std::string::npos) << e;
   e = error_of({}, "cpuu");
   EXPECT_NE(e.find("did you mean 'cpu'?"), std::string::npos) << e;
+}
+
+// A fault in kforge while judging one task (here: the compiler throws) is that task's row; the
+// suite goes on to the next task and returns every row.
+class ThrowingCompiler : public toolchain::Compiler {
+ public:
+  toolchain::CompileResult compile(const toolchain::CompileRequest&) override { throw std::runtime_error("compiler exploded"); }
+};
+
+TEST_F(SuiteSelection, AFaultWhileJudgingOneTaskIsThatTasksRow) {
+  auto state = suite_ / "state";
+  std::filesystem::create_directories(state);
+  ::setenv("KFORGE_DIR", state.c_str(), 1);
+  SuiteRunOptions o;
+  o.suite = suite_;
+  o.impl = "reference";
+  o.size = "ci";
+  o.eval.time = false;  // check only: the compile is the first thing it does
+  ThrowingCompiler compiler;
+  int seen = 0;
+  auto results = run_suite(o, compiler, [&](const SuiteTaskResult&, int, int) { ++seen; });
+  ::unsetenv("KFORGE_DIR");
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(seen, 2);
+  for (const auto& r : results) {
+    EXPECT_FALSE(r.evaluation.has_value()) << (r.evaluation ? r.evaluation->reason : "");
+    EXPECT_NE(r.status.find("error: "), std::string::npos) << r.status;
+    EXPECT_NE(r.status.find("compiler exploded"), std::string::npos) << r.status;
+  }
+}
+
+// Nothing correct: the geometric mean and the fast_p shares are absent (null), not 0.
+TEST(SuiteSummary, NothingToAverageIsNullNotZero) {
+  std::vector<SuiteTaskResult> results = {{"a", "error: x", std::nullopt}};
+  auto s = summarize_suite(results, 1.0);
+  EXPECT_FALSE(s.geomean_speedup.has_value());
+  auto j = to_json(s);
+  EXPECT_TRUE(j["geomean_speedup"].is_null());
+  EXPECT_TRUE(j["fast_1"].is_null());
+}
+
+// The flat row: every CSV column is a JSON key and the reverse, each row names its schema,
+// version, commit and time, and a number that was not measured is empty or null, never 0.
+TEST(ResultRow, CsvAndJsonHoldTheSameSelfDescribingColumns) {
+  MachineProfile m;
+  m.cpu_model = "Test CPU, 4 GHz";
+  m.logical_cpus = 2;
+  RunStamp stamp = stamp_run(m, "baseline", 2);
+  SuiteTaskResult skipped{"12p_rmsnorm", "skipped: no expert.cpp", std::nullopt};
+  ResultRow row = make_row(stamp, skipped, "ci");
+  auto j = to_json(row);
+  std::string header = csv_header();
+  std::size_t commas = std::count(header.begin(), header.end(), ',');
+  EXPECT_EQ(j.size(), commas + 1);
+  for (const auto& [key, value] : j.items()) EXPECT_NE(header.find(key), std::string::npos) << key;
+  EXPECT_EQ(j["schema"], kResultRowSchema);
+  EXPECT_FALSE(j["git_sha"].get<std::string>().empty());
+  EXPECT_EQ(j["timestamp"].get<std::string>().size(), 20u);  // 2026-12-01T17:00:00Z
+  EXPECT_TRUE(j["median_ms"].is_null());
+  EXPECT_TRUE(j["speedup"].is_null());
+  std::string csv = to_csv(row);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), ','), static_cast<long>(commas) + 1);  // + the comma inside the quoted CPU name
+  EXPECT_NE(csv.find("\"Test CPU, 4 GHz\""), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",,"), std::string::npos) << "unmeasured numbers are empty cells: " << csv;
+
+  Evaluation e;
+  e.verdict = Verdict::correct;
+  e.size = "ci";
+  e.candidate = TimingStats{41, 2.0, 1.9, 2.2, 1.8};
+  e.speedup = SpeedupStats{1.5, 1.4, 1.6, 1.45, 1.55};
+  auto timed = to_json(make_row(stamp, SuiteTaskResult{"12p_rmsnorm", "evaluated", e}, ""));
+  EXPECT_EQ(timed["samples"], 41);
+  EXPECT_EQ(timed["size"], "ci");
+  EXPECT_DOUBLE_EQ(timed["speedup_ci_low"].get<double>(), 1.45);
+  EXPECT_EQ(timed["verdict"], "correct");
 }
 
 }  // namespace
