@@ -41,13 +41,52 @@ std::string strategy_of(const store::NodeRecord& n, std::size_t max_chars = std:
   return s.empty() ? n.strategy.substr(0, max_chars) : s;
 }
 
+std::string expansion_of(const store::NodeRecord& n) {
+  auto extra = nlohmann::json::parse(n.extra, nullptr, false);
+  auto key = extra.is_object() ? extra.find("expansion") : extra.end();
+  return key != extra.end() && key->is_string() ? key->get<std::string>() : "";
+}
+
+// What a reader calls a node: the iteration of an auto or hitl run ("iter 3"); in a search, the
+// expansion, numbered in the order the search began them, and its iteration ("exp 2 · iter 1").
+// The database id, which `kforge export` takes, follows in small print.
+class NodeLabels {
+ public:
+  explicit NodeLabels(const std::vector<store::NodeRecord>& nodes) {
+    for (const auto& n : nodes)  // ordered by id, so by creation
+      if (auto key = expansion_of(n); !key.empty() && !ordinal_.count(key)) ordinal_.emplace(key, static_cast<int>(ordinal_.size()) + 1);
+  }
+  std::string operator()(const store::NodeRecord& n) const {
+    if (n.depth == 0) return "root";
+    auto it = ordinal_.find(expansion_of(n));
+    if (it == ordinal_.end()) return fmt::format("iter {}", n.iteration);
+    return fmt::format("exp {} · iter {}", it->second, n.iteration);
+  }
+
+ private:
+  std::map<std::string, int> ordinal_;
+};
+
 std::string escape(std::string s) {
   std::string out;
   for (char c : s) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c == '\n' ? ' ' : c);
   return out;
 }
 
+std::string html_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '&') out += "&amp;";
+    else if (c == '"') out += "&quot;";
+    else out += c == '\n' ? ' ' : c;
+  }
+  return out;
+}
+
 std::string to_dot(const store::RunRecord& run, const std::vector<store::NodeRecord>& nodes) {
+  NodeLabels iteration_label(nodes);
   std::set<std::int64_t> best_path;
   std::map<std::int64_t, const store::NodeRecord*> by_id;
   for (const auto& n : nodes) by_id[n.id] = &n;
@@ -56,11 +95,14 @@ std::string to_dot(const store::RunRecord& run, const std::vector<store::NodeRec
                               "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n",
                               run.id, run.mode, escape(run.task), run.size, escape(run.state));
   for (const auto& n : nodes) {
-    std::string label = n.depth == 0 ? fmt::format("#{} root", n.id) : fmt::format("#{} {}", n.id, escape(strategy_of(n, 40)));
-    label += "\\n" + (n.verdict ? *n.verdict : n.state);
+    // An HTML-like label: the iteration in bold, the strategy, the outcome, the node id in small print.
+    std::string label = fmt::format("<<b>{}</b>", html_escape(iteration_label(n)));
+    if (n.depth > 0) label += "<br/>" + html_escape(strategy_of(n, 40));
+    label += "<br/>" + html_escape(n.verdict ? *n.verdict : n.state);
     if (n.speedup) label += fmt::format(" {:.2f}x", *n.speedup);
+    label += fmt::format("<br/><font point-size=\"8\">node {}</font>>", n.id);
     bool best = run.best_node && *run.best_node == n.id;
-    s += fmt::format("  n{} [label=\"{}\", fillcolor=\"{}\"{}];\n", n.id, label, fill_for(n), best ? ", peripheries=2, penwidth=2" : "");
+    s += fmt::format("  n{} [label={}, fillcolor=\"{}\"{}];\n", n.id, label, fill_for(n), best ? ", peripheries=2, penwidth=2" : "");
   }
   for (const auto& n : nodes)
     if (n.parent_id) {
@@ -82,9 +124,10 @@ int run_graph(const GraphOptions& o) {
   if (o.format == "json") {
     nlohmann::json j = {{"run", o.id}, {"mode", (*run)->mode}, {"task", (*run)->task}, {"state", (*run)->state},
                         {"best", (*run)->best_node ? nlohmann::json(*(*run)->best_node) : nlohmann::json(nullptr)}, {"nodes", nlohmann::json::array()}};
+    NodeLabels iteration_label(*nodes);
     for (const auto& n : *nodes)
       j["nodes"].push_back({{"id", n.id}, {"parent", n.parent_id ? nlohmann::json(*n.parent_id) : nlohmann::json(nullptr)}, {"depth", n.depth},
-                            {"strategy", strategy_of(n)}, {"state", n.state}, {"verdict", n.verdict ? nlohmann::json(*n.verdict) : nlohmann::json(nullptr)},
+                            {"iteration", n.iteration}, {"label", iteration_label(n)}, {"strategy", strategy_of(n)}, {"state", n.state}, {"verdict", n.verdict ? nlohmann::json(*n.verdict) : nlohmann::json(nullptr)},
                             {"median_ms", n.median_ms ? nlohmann::json(*n.median_ms) : nlohmann::json(nullptr)},
                             {"speedup", n.speedup ? nlohmann::json(*n.speedup) : nlohmann::json(nullptr)}, {"source_hash", n.source_hash}});
     text = j.dump(2) + "\n";

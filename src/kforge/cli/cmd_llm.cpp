@@ -62,6 +62,15 @@ int run_ping(const PingOptions& o) {
     }
     return 1;
   };
+  // An unknown model or a missing key is how kforge was called, not a failed call: exit 2, and no
+  // session is recorded for a request that was never sent.
+  {
+    llm::SessionOptions dry = so;
+    dry.record = false;
+    auto probe = llm::LlmSession::open(*config, dry);
+    if (!probe) throw UsageError("llm ping: " + probe.error().message);
+    if (auto ready = (*probe)->check_role("ping"); !ready) throw UsageError("llm ping: " + ready.error().message);
+  }
   auto session = llm::LlmSession::open(*config, so);
   if (!session) return fail(session.error(), o.model, 0);
   auto spec = (*session)->model_for("ping");

@@ -46,6 +46,16 @@ TEST_F(CliErrors, MissingApiKeyIsRefusedBeforeAnyWork) {
   EXPECT_THAT(r.err, HasSubstr("ANTHROPIC_API_KEY"));
   EXPECT_FALSE(std::filesystem::exists(dir_ / "state" / "sessions")) << "a failed start left a session folder";
   EXPECT_FALSE(std::filesystem::exists(dir_ / "state" / "hw.json")) << "the machine was measured before the key was checked";
+
+  // The same for `llm ping`: a request never sent leaves no session.
+  auto ping = core::run_process({kforge(), "llm", "ping", "--model", "openai:gpt-test"}, {.timeout = std::chrono::seconds(60), .cwd = dir_, .extra_env = [&] {
+                                  auto e = env();
+                                  e.push_back("OPENAI_API_KEY=");
+                                  return e;
+                                }()});
+  EXPECT_EQ(ping.exit_code, 2) << ping.out << ping.err;
+  EXPECT_THAT(ping.err, HasSubstr("OPENAI_API_KEY"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "state" / "sessions")) << "a ping that sent nothing left a session folder";
 }
 
 // Progress goes to stderr in a pipe as on a terminal, each line with the seconds since the start;

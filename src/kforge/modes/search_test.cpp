@@ -127,6 +127,19 @@ TEST_F(SearchTest, BeamBuildsTheGraphAndAdmitsOnlyValidNodes) {
   auto missing = run({"export", run_id, "999999"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_THAT(missing.err, HasSubstr("has no node 999999"));
+
+  // The graph labels nodes by expansion and iteration (the database id only in small print), and
+  // Graphviz accepts what it writes.
+  auto graph = run({"graph", run_id, "--format", "json"});
+  ASSERT_TRUE(graph.success()) << graph.err;
+  for (const auto& n : nlohmann::json::parse(graph.out)["nodes"]) {
+    if (n["depth"].get<int>() > 0) {
+      EXPECT_THAT(n["label"].get<std::string>(), ::testing::MatchesRegex("exp [0-9]+ · iter [0-9]+")) << n.dump();
+    }
+  }
+  auto svg = run({"graph", run_id, "--format", "svg"});
+  ASSERT_TRUE(svg.success()) << svg.err;
+  EXPECT_THAT(svg.out, HasSubstr("exp 1 · iter 1"));
 }
 
 TEST_F(SearchTest, KilledSearchResumesWithoutRepeatingFinishedExpansions) {
