@@ -193,6 +193,7 @@ void HitlSession::plan(const std::string& hint) {
 void HitlSession::implement() {
   if (state_.plan.empty()) return human_.show("no approved plan: run `plan` first (or `ask TEXT`)\n");
   human_.show("coder:\n");
+  streamed_ = 0;
   auto parsed = agents::parse_plan(state_.plan);
   agents::Plan p = parsed ? *parsed : agents::Plan{state_.plan, ""};
   auto code = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_}, [&] { return agents::implement(agents_, loop_state(), p, current_source()); });
@@ -202,7 +203,9 @@ void HitlSession::implement() {
     return;
   }
   add_version(*code, "implement");
-  human_.show(fmt::format("```cpp\n{}```\nv{} written: `compile` or `check` it\n", *code, state_.current));
+  // The reply was shown as it streamed; a model that does not stream gets it shown once here.
+  if (!streamed_) human_.show(fmt::format("```cpp\n{}```\n", *code));
+  human_.show(fmt::format("\nv{} written: `compile` or `check` it\n", state_.current));
 }
 
 void HitlSession::ask(const std::string& instruction) {

@@ -36,6 +36,10 @@ TEST_F(HitlTest, ScriptedSessionFromPlanToAccept) {
   auto plans = prompts("planner");
   ASSERT_EQ(plans.size(), 2u);
   EXPECT_THAT(plans[1], HasSubstr("the plan forgets the scale vector"));
+  // The coder's reply is shown once (as it streamed), not again after it.
+  std::size_t shown = 0;
+  for (auto at = out.find(rms::kBroken); at != std::string::npos; at = out.find(rms::kBroken, at + 1)) ++shown;
+  EXPECT_EQ(shown, 1u) << out;
   // The compile error with its source line; the debugger saw it; its fix was shown as a diff and kept.
   EXPECT_THAT(out, HasSubstr("undeclared_thing"));
   EXPECT_THAT(out, HasSubstr("|   y[0] = undeclared_thing;"));
