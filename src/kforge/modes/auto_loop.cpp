@@ -12,12 +12,6 @@
 namespace kforge::modes {
 namespace {
 
-// The higher paired speedup wins when both have one; else (timed alone) the lower median.
-bool better_than_best(const eval::Evaluation& e, const eval::Evaluation& best) {
-  if (e.speedup && best.speedup) return e.speedup->median > best.speedup->median;
-  return e.candidate->median_ms < best.candidate->median_ms;
-}
-
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -78,6 +72,7 @@ store::NodeRecord node_record(const AutoEnv& env, const AutoOptions& o, const It
                            {"tuning", rec.tuning},
                            {"seconds", {{"model", rec.clock.model_s}, {"compile", rec.clock.compile_s}, {"check", rec.clock.check_s},
                                         {"tune", rec.clock.tune_s}, {"time", rec.clock.time_s}, {"wall", rec.wall_s}}}});
+  if (rec.decision) extra["decision"] = rec.decision->to_json();
   if (rec.evaluation && rec.evaluation->timing_end > 0)
     extra["timing_window"] = {rec.evaluation->timing_start, rec.evaluation->timing_end};
   n.extra = extra.dump();
@@ -305,13 +300,20 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) {
     if (diagnosis) rec.diagnosis = *diagnosis;
     else if (stops_the_run(diagnosis.error())) fatal = diagnosis.error();
 
-    // Decided on paired ratios (each measured side by side with the baseline in its own run), not
-    // on absolute medians from different runs: on a shared machine the baseline itself moved
-    // 1.6–2.6 ms between two iterations and a 0.82x kernel beat a 1.20x one on its raw median.
-    bool improved = !state.best || better_than_best(*final_eval, state.best->evaluation);
-    std::string outcome = fmt::format("correct, {:.4g} ms, {:.2f}x the baseline, {:.0f}% of the roofline{}", final_eval->candidate->median_ms,
-                                      final_eval->speedup ? final_eval->speedup->median : 0.0, 100 * final_eval->roofline,
-                                      !improved ? "" : in_search(o) ? " — best of this expansion" : " — new best");
+    // A kernel becomes the best only by beating the current best side by side in one run (see
+    // paired_decision.h): never on medians or speedups measured in different runs.
+    bool improved = !state.best;
+    if (state.best) {
+      say(fmt::format("iteration {}: timing against the best (iteration {}) side by side", it, state.best->iteration));
+      auto t = Clock::now();
+      rec.decision = decide_paired(*env.ctx, rec.source, state.best->source, fmt::format("iteration {}", state.best->iteration), timed);
+      rec.clock.time_s += seconds_since(t);
+      improved = rec.decision->challenger_won();
+    }
+    std::string outcome = fmt::format("correct, {:.4g} ms, {:.2f}x the baseline, {:.0f}% of the roofline", final_eval->candidate->median_ms,
+                                      final_eval->speedup ? final_eval->speedup->median : 0.0, 100 * final_eval->roofline);
+    if (rec.decision) outcome += "; " + rec.decision->describe();
+    if (improved) outcome += in_search(o) ? " — best of this expansion" : " — new best";
     if (improved) {
       state.best = agents::BestKernel{rec.source, *final_eval, rec.diagnosis, it};
       result.best_node = rec.node;
@@ -373,6 +375,14 @@ std::string auto_report(const AutoEnv& env, const AutoOptions& o, const AutoResu
   } else {
     s += "\nNo correct kernel was found.\n";
   }
+  // How the best was chosen: each correct kernel after the first was timed side by side against
+  // the best of its time; the speedups in the table come from different runs and decide nothing.
+  std::string decisions;
+  for (const auto& it : r.iterations)
+    if (it.decision) decisions += fmt::format("- iteration {}: {}\n", it.iteration, it.decision->describe());
+  if (!decisions.empty())
+    s += "\n## How the best was chosen\n\nEach correct kernel against the best so far, side by side in one run (a tie or a busy "
+         "machine keeps the best):\n\n" + decisions;
   (void)o;
   return s;
 }
@@ -386,6 +396,8 @@ nlohmann::json to_json(const AutoResult& r) {
                         {"cost_usd", it.tokens.cost_usd},
                         {"seconds", {{"model", it.clock.model_s}, {"compile", it.clock.compile_s}, {"check", it.clock.check_s},
                                      {"tune", it.clock.tune_s}, {"time", it.clock.time_s}}}};
+    // How this iteration was judged against the best: by a side-by-side run, or as the first.
+    j["decision"] = it.decision ? it.decision->to_json() : nlohmann::json(nullptr);
     j["verdict"] = it.evaluation ? nlohmann::json(eval::verdict_name(it.evaluation->verdict)) : nlohmann::json(nullptr);
     j["speedup"] = it.evaluation && it.evaluation->speedup ? nlohmann::json(it.evaluation->speedup->median) : nlohmann::json(nullptr);
     its.push_back(j);

@@ -16,6 +16,7 @@
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/subprocess.h"
+#include "kforge/modes/paired_decision.h"
 #include "kforge/store/store.h"
 
 namespace kforge::modes {
@@ -174,6 +175,15 @@ TEST_F(AutoLoopTest, DebugsCompileAndCheckFailuresTunesAndStopsWithoutImprovemen
   EXPECT_EQ(its[1]["verdict"], "correct");
   EXPECT_EQ(j["best"]["iteration"], 1);
   EXPECT_THAT(j["stop_reason"].get<std::string>(), HasSubstr("1 iterations without improvement"));
+  // Iteration 2 lost to iteration 1 side by side in one run, not on medians from two runs (or,
+  // on a busy machine, was not compared: either way it did not become the best).
+  const auto& d = its[1]["decision"];
+  if (!d["busy"].get<bool>()) {
+    EXPECT_EQ(d["winner"], "incumbent") << its[1].dump(2);
+    EXPECT_LT(d["ratio"]["ci95"][1].get<double>(), 1.0);
+  } else {
+    EXPECT_EQ(d["winner"], "undecided") << its[1].dump(2);
+  }
 
   // The artifacts: best.cpp is the tuned kernel; report.md has the table; the store has the nodes.
   auto session = dir_ / "state" / "sessions" / j["session"].get<std::string>();
@@ -183,6 +193,8 @@ TEST_F(AutoLoopTest, DebugsCompileAndCheckFailuresTunesAndStopsWithoutImprovemen
   auto report = core::read_text(session / "report.md");
   ASSERT_TRUE(report.ok());
   EXPECT_THAT(*report, HasSubstr("| 1 | correct |"));
+  EXPECT_THAT(*report, HasSubstr("## How the best was chosen"));
+  EXPECT_THAT(*report, HasSubstr("- iteration 2: "));
   EXPECT_TRUE(std::filesystem::exists(session / "iter-1" / "plan.md"));
   EXPECT_TRUE(std::filesystem::exists(session / "iter-1" / "debug.md"));
   EXPECT_TRUE(std::filesystem::exists(session / "transcript.jsonl"));
@@ -223,11 +235,46 @@ TEST_F(AutoLoopTest, MalformedPlanGetsOneCorrectiveRetry) {
   EXPECT_EQ(j["iterations"][0]["verdict"], "correct");
 }
 
-TEST_F(AutoLoopTest, IterationLimitStopsTheRun) {
-  nlohmann::json script = {{"planner", {kPlan}}, {"coder", {kernel_block(kTunable)}}, {"debugger", {fix(kTunable, "none")}}, {"profiler", {kProfileMore}}};
-  auto j = run(script, {"--iterations", "1"});
+// A faster kernel becomes the best by beating the best side by side in one run (its interval
+// above 1), and the run stops at its iteration limit.
+TEST_F(AutoLoopTest, AFasterKernelWinsSideBySideAndTheIterationLimitStopsTheRun) {
+  nlohmann::json script = {{"planner", {kPlan, kPlan}},
+                           {"coder", {kernel_block(kSlow), kernel_block(kTunable)}},
+                           {"debugger", {fix(kTunable, "none")}},
+                           {"profiler", {kProfileMore, kProfileMore}}};
+  auto j = run(script, {"--iterations", "2", "--patience", "2"});
   ASSERT_TRUE(j.is_object()) << output_;
-  EXPECT_EQ(j["stop_reason"], "reached 1 iterations");
+  EXPECT_EQ(j["stop_reason"], "reached 2 iterations");
+  const auto& its = j["iterations"];
+  ASSERT_EQ(its.size(), 2u) << j.dump(2);
+  EXPECT_TRUE(its[0]["decision"].is_null());  // the first correct kernel is the best by default
+  const auto& d = its[1]["decision"];
+  ASSERT_TRUE(d.is_object()) << j.dump(2);
+  EXPECT_EQ(d["method"], "paired");
+  EXPECT_EQ(d["against"], "iteration 1");
+  if (d["busy"].get<bool>()) {
+    // A machine busy with other work decides nothing: the best stays (seen at load 10 on two cores).
+    EXPECT_EQ(d["winner"], "undecided") << d.dump();
+    EXPECT_EQ(j["best"]["iteration"], 1);
+  } else {
+    EXPECT_EQ(d["winner"], "challenger") << d.dump();
+    EXPECT_GT(d["ratio"]["ci95"][0].get<double>(), 1.0);
+    EXPECT_EQ(j["best"]["iteration"], 2);
+  }
+}
+
+// The interval decides: wholly above 1 the challenger, wholly below the incumbent, else a tie
+// (which keeps the incumbent).
+TEST(PairedDecision, TheIntervalDecides) {
+  EXPECT_EQ(read_interval({1.3, 1.2, 1.4, 1.05, 1.5}), Winner::challenger);
+  EXPECT_EQ(read_interval({0.8, 0.7, 0.9, 0.75, 0.95}), Winner::incumbent);
+  EXPECT_EQ(read_interval({1.04, 0.9, 1.1, 0.98, 1.08}), Winner::tie);  // a faster median alone wins nothing
+  PairedDecision tie{Winner::tie, "iteration 1", eval::SpeedupStats{1.04, 0.9, 1.1, 0.98, 1.08}};
+  EXPECT_FALSE(tie.challenger_won());
+  EXPECT_THAT(tie.describe(), HasSubstr("a tie keeps it"));
+  PairedDecision busy{Winner::undecided, "iteration 1", eval::SpeedupStats{1.5, 1.4, 1.6, 1.45, 1.55}, true, "the machine was busy"};
+  EXPECT_FALSE(busy.challenger_won());
+  EXPECT_EQ(busy.to_json()["winner"], "undecided");
 }
 
 }  // namespace kforge::modes

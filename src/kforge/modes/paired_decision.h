@@ -1,0 +1,45 @@
+#pragma once
+// Which of two correct kernels is faster, decided the only way a shared machine allows: both
+// timed side by side in one run, pair by pair (the judge's --against), and the 95% interval of the
+// per-pair ratio read. Absolute medians from different runs are never compared: on a loaded
+// machine a task's baseline moved 152 → 246 → 64 → 373 ms between iterations, and a kernel the
+// tuner measured at 13.7 ms read 71.3 ms a minute later.
+//
+// A challenger wins only when the whole interval lies above 1; the incumbent stays on a tie (the
+// interval holds 1) and when nothing could be decided (the challenger failed its re-check, or the
+// machine was busy while they were timed: a busy ratio never crowns a kernel).
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "kforge/eval/evaluate.h"
+
+namespace kforge::modes {
+
+enum class Winner { challenger, incumbent, tie, undecided };
+std::string_view winner_name(Winner w);
+
+struct PairedDecision {
+  Winner winner = Winner::undecided;
+  std::string against;                      // the incumbent, as a reader knows it ("iteration 2", "node 7")
+  std::optional<eval::SpeedupStats> ratio;  // the incumbent's time over the challenger's, per pair
+  bool busy = false;
+  std::string reason;                       // why it is undecided
+  std::optional<eval::Evaluation> evaluation;  // the side-by-side run
+
+  bool challenger_won() const { return winner == Winner::challenger; }
+  std::string describe() const;  // one line, for progress, report.md and the model
+  nlohmann::json to_json() const;
+};
+
+// The interval read: above 1 the challenger, below 1 the incumbent, else a tie.
+Winner read_interval(const eval::SpeedupStats& ratio);
+
+// Times `challenger` against `incumbent` side by side (both compiled and checked first) with the
+// options of `base` (threads, budget, machine lock), and reads the result.
+PairedDecision decide_paired(const eval::TaskContext& ctx, const std::string& challenger, const std::string& incumbent,
+                             const std::string& incumbent_label, eval::EvalOptions base);
+
+}  // namespace kforge::modes
