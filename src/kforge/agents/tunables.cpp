@@ -33,8 +33,10 @@ Result<std::vector<Tunable>> parse_tunables(const std::string& source) {
     }
     if (t.values.empty()) return Error{fmt::format("line {}: tunable {} lists no values", n, t.name)};
     if (!names.insert(t.name).second) return Error{fmt::format("line {}: tunable {} is declared twice", n, t.name)};
-    if (!std::regex_search(source, std::regex("#\\s*ifndef\\s+" + t.name + "\\b")))
+    std::smatch guard;
+    if (!std::regex_search(source, guard, std::regex("#\\s*ifndef\\s+" + t.name + "\\b[^\\n]*\\n\\s*#\\s*define\\s+" + t.name + "\\s+([^\\s/]+)")))
       return Error{fmt::format("line {}: tunable {} has no `#ifndef {} / #define {} <default> / #endif` guard", n, t.name, t.name, t.name)};
+    t.default_value = guard[1];
     out.push_back(std::move(t));
   }
   return out;
@@ -63,6 +65,12 @@ std::vector<TuneConfig> tune_configs(const std::vector<Tunable>& tunables, int b
   while (chosen.size() < static_cast<std::size_t>(budget)) chosen.insert(pick(rng));
   for (std::size_t i : chosen) out.push_back(at(i));
   return out;
+}
+
+TuneConfig default_config(const std::vector<Tunable>& tunables) {
+  TuneConfig c;
+  for (const auto& t : tunables) c[t.name] = t.default_value;
+  return c;
 }
 
 std::vector<std::string> config_flags(const TuneConfig& config) {

@@ -19,6 +19,7 @@ struct Tunable {
   std::string name;
   std::vector<std::string> values;
   int line = 0;
+  std::string default_value;  // what its `#ifndef` guard defines: the setting the tuner must beat
 };
 
 using TuneConfig = std::map<std::string, std::string>;
@@ -33,5 +34,6 @@ std::vector<TuneConfig> tune_configs(const std::vector<Tunable>& tunables, int b
 std::vector<std::string> config_flags(const TuneConfig& config);  // {"-DTILE_M=8", ...}
 std::string describe(const TuneConfig& config);                   // "TILE_M=8 KC=256"
 std::string apply_config(const std::string& source, const TuneConfig& config);
+TuneConfig default_config(const std::vector<Tunable>& tunables);  // every tunable at its guard's value
 
 }  // namespace kforge::agents

@@ -27,13 +27,16 @@ TEST(Tunables, Parse) {
   EXPECT_EQ((*t)[0].name, "TILE");
   EXPECT_EQ((*t)[0].values, (std::vector<std::string>{"4", "8", "16"}));
   EXPECT_EQ((*t)[1].line, 6);
+  // The guard's value is the setting every variant is compared against.
+  EXPECT_EQ((*t)[0].default_value, "8");
+  EXPECT_EQ(default_config(*t), (TuneConfig{{"TILE", "8"}, {"UNROLL", "1"}}));
 }
 
 TEST(Tunables, ErrorsNameTheLine) {
   EXPECT_THAT(parse_tunables("// kforge:tune TILE = 4, 8\n").error().message, HasSubstr("line 1: malformed"));
   EXPECT_THAT(parse_tunables("// kforge:tune TILE = {4}\n").error().message, HasSubstr("no `#ifndef TILE"));
   EXPECT_THAT(parse_tunables("// kforge:tune A = {}\n#ifndef A\n").error().message, HasSubstr("lists no values"));
-  EXPECT_THAT(parse_tunables("// kforge:tune A = {1}\n// kforge:tune A = {2}\n#ifndef A\n").error().message, HasSubstr("declared twice"));
+  EXPECT_THAT(parse_tunables("// kforge:tune A = {1}\n// kforge:tune A = {2}\n#ifndef A\n#define A 1\n#endif\n").error().message, HasSubstr("declared twice"));
 }
 
 TEST(Tunables, GridWhenItFitsElseASeededSample) {

@@ -1,4 +1,4 @@
-// Compile in parallel, time one at a time, write back, re-check.
+// Compile in parallel, then a king-of-the-hill of side-by-side runs, write back, re-check.
 #include "kforge/agents/tuner.h"
 
 #include <fmt/format.h>
@@ -7,19 +7,68 @@
 #include <thread>
 
 namespace kforge::agents {
+namespace {
+
+void compile_all(const eval::TaskContext& ctx, const std::string& source, const std::string& file_name, const eval::EvalOptions& base,
+                 const std::vector<TuneConfig>& configs, int jobs) {
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> workers;
+  for (int w = 0; w < std::max(1, jobs); ++w)
+    workers.emplace_back([&] {
+      for (std::size_t i; (i = next++) < configs.size();) {
+        auto shared = base.machine_lock ? base.machine_lock->share() : std::shared_lock<std::shared_mutex>();
+        // Only warms the artifact cache: a failure shows again, with its diagnostics, in the trial.
+        (void)ctx.compiler().compile({base.role, apply_config(source, configs[i]), file_name, ctx.header(), {}});
+      }
+    });
+  for (auto& w : workers) w.join();
+}
+
+// One variant against the leader, side by side; a tie gets one more run with twice the budget.
+TuneTrial duel(const eval::TaskContext& ctx, const std::string& source, const TuneConfig& variant, const TuneConfig& leader,
+               eval::EvalOptions o, double budget_s) {
+  TuneTrial t{variant, leader};
+  for (double b : {budget_s, 2 * budget_s}) {
+    o.time_budget_s = b;
+    auto d = eval::decide_paired(ctx, apply_config(source, variant), apply_config(source, leader), describe(leader), o);
+    ++t.rounds;
+    t.verdict = d.evaluation ? d.evaluation->verdict : eval::Verdict::runtime_error;
+    t.ratio = d.ratio;
+    t.winner = d.winner;
+    t.busy = d.busy;
+    t.reason = d.reason;
+    if (d.winner != eval::Winner::tie) break;
+  }
+  return t;
+}
+
+}  // namespace
 
 std::string TuneResult::summary() const {
   if (tunables.empty()) return "no tunables declared";
-  std::string s = fmt::format("tuned {} over {} trials", [&] {
-    std::string names;
-    for (const auto& t : tunables) names += (names.empty() ? "" : ", ") + t.name;
-    return names;
-  }(), trials.size());
-  if (!best) return s + ": no variant was correct";
-  s += fmt::format(": best {}", describe(*best));
+  std::string names;
+  for (const auto& t : tunables) names += (names.empty() ? "" : ", ") + t.name;
+  std::string s = fmt::format("tuned {} over {} side-by-side trials", names, trials.size());
+  if (!best) return s + ": no variant beat the declared defaults, which stay";
+  s += fmt::format(": {} beat the defaults", describe(*best));
   for (const auto& t : trials)
-    if (t.config == *best && t.median_ms) s += fmt::format(" ({:.4g} ms)", *t.median_ms);
+    if (t.config == *best && t.ratio) s += fmt::format(" ({:.2f}x its predecessor, 95% CI {:.2f}–{:.2f})", t.ratio->median, t.ratio->ci_low, t.ratio->ci_high);
   if (recheck) s += fmt::format("; re-check: {}", eval::verdict_name(recheck->verdict));
+  return s;
+}
+
+std::string TuneResult::table() const {
+  if (trials.empty()) return "";
+  std::string s = "| variant | against | verdict | speedup over it | 95% CI | outcome |\n|---|---|---|---|---|---|\n";
+  for (const auto& t : trials) {
+    std::string outcome = t.winner == eval::Winner::challenger ? "took the lead"
+                        : t.winner == eval::Winner::incumbent  ? "slower"
+                        : t.winner == eval::Winner::tie        ? fmt::format("tie after {} runs: the leader stays", t.rounds)
+                                                               : (t.reason.empty() ? "not decided" : t.reason.substr(0, 120));
+    s += fmt::format("| {} | {} | {} | {} | {} | {} |\n", describe(t.config), describe(t.against), eval::verdict_name(t.verdict),
+                     t.ratio ? fmt::format("{:.3f}x", t.ratio->median) : "–",
+                     t.ratio ? fmt::format("{:.3f}–{:.3f}", t.ratio->ci_low, t.ratio->ci_high) : "–", outcome);
+  }
   return s;
 }
 
@@ -33,42 +82,27 @@ Result<TuneResult> tune(const eval::TaskContext& ctx, const std::string& source,
   TuneResult result;
   result.tunables = *tunables;
   if (result.tunables.empty()) return result;
-  auto configs = tune_configs(result.tunables, o.budget, o.seed);
+  const TuneConfig defaults = default_config(result.tunables);
+  std::vector<TuneConfig> configs;
+  for (auto& c : tune_configs(result.tunables, o.budget, o.seed))
+    if (c != defaults) configs.push_back(std::move(c));
+  if (configs.empty()) return result;
 
-  // 1. Compile every variant, o.jobs at a time (they land in the artifact cache).
   say(fmt::format("tuning: compiling {} variants", configs.size()));
-  std::atomic<std::size_t> next{0};
-  std::vector<std::thread> workers;
-  for (int w = 0; w < std::max(1, o.jobs); ++w)
-    workers.emplace_back([&] {
-      for (std::size_t i; (i = next++) < configs.size();) {
-        auto shared = base.machine_lock ? base.machine_lock->share() : std::shared_lock<std::shared_mutex>();
-        ctx.compiler().compile({base.role, source, file_name, ctx.header(), config_flags(configs[i])});
-      }
-    });
-  for (auto& w : workers) w.join();
+  compile_all(ctx, source, file_name, base, configs, o.jobs);
 
-  // 2. Check and time each, alone.
+  eval::EvalOptions eo = base;
+  eo.progress = nullptr;
+  TuneConfig leader = defaults;
   for (std::size_t i = 0; i < configs.size(); ++i) {
-    say(fmt::format("tuning: {} ({}/{})", describe(configs[i]), i + 1, configs.size()));
-    eval::EvalOptions eo = base;
-    eo.extra_flags = config_flags(configs[i]);
-    eo.time_budget_s = o.time_budget_s;
-    eo.profile_seconds = 0;
-    eo.progress = nullptr;
-    auto e = eval::evaluate(ctx, source, file_name, eo);
-    TuneTrial t{configs[i], e.verdict, std::nullopt, std::nullopt, e.reason};
-    if (e.correct() && e.candidate) t.median_ms = e.candidate->median_ms;
-    if (e.speedup) t.speedup = e.speedup->median;
-    result.trials.push_back(std::move(t));
+    say(fmt::format("tuning: {} against {} side by side ({}/{})", describe(configs[i]), describe(leader), i + 1, configs.size()));
+    result.trials.push_back(duel(ctx, source, configs[i], leader, eo, o.time_budget_s));
+    if (result.trials.back().winner == eval::Winner::challenger) leader = configs[i];
   }
-  const TuneTrial* best = nullptr;
-  for (const auto& t : result.trials)
-    if (t.median_ms && (!best || *t.median_ms < *best->median_ms)) best = &t;
-  if (!best) return result;
-  result.best = best->config;
+  if (leader == defaults) return result;
+  result.best = leader;
 
-  // 3. Write the values in and evaluate the tuned source from scratch.
+  // The winner's values written in, and that source evaluated from scratch.
   result.tuned_source = apply_config(source, *result.best);
   say(fmt::format("tuning: re-checking {}", describe(*result.best)));
   result.recheck = eval::evaluate(ctx, result.tuned_source, file_name, base);

@@ -272,6 +272,7 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) {
       if (!tuned) rec.tuning = "tunables not usable: " + tuned.error().message;
       else {
         rec.tuning = tuned->summary();
+        if (!tuned->trials.empty()) rec.tuning += "\n" + tuned->table();  // the measurements, so the model need not guess them
         if (tuned->best && tuned->recheck && tuned->recheck->correct()) {
           rec.source = tuned->tuned_source;
           final_eval = tuned->recheck;
@@ -306,7 +307,7 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) {
     if (state.best) {
       say(fmt::format("iteration {}: timing against the best (iteration {}) side by side", it, state.best->iteration));
       auto t = Clock::now();
-      rec.decision = decide_paired(*env.ctx, rec.source, state.best->source, fmt::format("iteration {}", state.best->iteration), timed);
+      rec.decision = eval::decide_paired(*env.ctx, rec.source, state.best->source, fmt::format("iteration {}", state.best->iteration), timed);
       rec.clock.time_s += seconds_since(t);
       improved = rec.decision->challenger_won();
     }

@@ -20,7 +20,7 @@
 #include "kforge/agents/agents.h"
 #include "kforge/agents/tuner.h"
 #include "kforge/modes/iteration_steps.h"
-#include "kforge/modes/paired_decision.h"
+#include "kforge/eval/paired_decision.h"
 #include "kforge/modes/run_journal.h"
 
 namespace kforge::modes {
@@ -56,7 +56,7 @@ struct IterationRecord {
   double wall_s = 0;
   llm::SessionTotals tokens;  // spent during this iteration
   std::string outcome;      // one line: what this iteration gave
-  std::optional<PairedDecision> decision;  // against the best so far, side by side (none for the first correct kernel)
+  std::optional<eval::PairedDecision> decision;  // against the best so far, side by side (none for the first correct kernel)
 };
 
 struct AutoResult {

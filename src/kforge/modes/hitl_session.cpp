@@ -289,10 +289,7 @@ void HitlSession::tune() {
   auto r = agents::tune(ctx_, current_source(), "kernel.cpp", o, {}, [&](std::string_view m) { human_.show(std::string(m) + "\n"); });
   if (!r) return human_.show("tunables not usable: " + r.error().message + "\n");
   if (r->tunables.empty()) return human_.show("the kernel declares no tunables (`// kforge:tune NAME = {a, b, c}`)\n");
-  for (const auto& t : r->trials)
-    human_.show(fmt::format("  {:<30} {:<14} {}\n", agents::describe(t.config), eval::verdict_name(t.verdict),
-                            t.median_ms ? fmt::format("{:.4g} ms", *t.median_ms) : t.reason.substr(0, 60)));
-  human_.show(r->summary() + "\n");
+  human_.show(r->table() + r->summary() + "\n");
   if (!r->best || !r->recheck || !r->recheck->correct()) return;
   propose(r->tuned_source, "tune: " + agents::describe(*r->best));
 }

@@ -2,12 +2,13 @@
 // expansion an auto run recorded as nodes of the run.
 #include "kforge/modes/search.h"
 
+#include "kforge/eval/paired_decision.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <limits>
 #include <map>
 #include <mutex>
 #include <set>
@@ -15,8 +16,6 @@
 
 namespace kforge::modes {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 class Driver {
  public:
@@ -41,6 +40,8 @@ class Driver {
     for (const auto& [id, n] : nodes_)
       if (n.depth == 0 && n.strategy == "root") root_ = id;
     if (!root_) return Error{fmt::format("run {} has no root node", env_.run_id)};
+    auto run = store::find_run(journal->db(), env_.run_id);
+    if (run && *run && (*run)->best_node && nodes_.count(*(*run)->best_node)) best_ = *(*run)->best_node;
     return ok_status();
   }
 
@@ -53,13 +54,28 @@ class Driver {
     const auto& n = node(id);
     return n.verdict && *n.verdict == "correct" && n.median_ms;
   }
-  // The time a child must beat: a correct node's median, the root's (or the baseline's).
-  double time_of(std::int64_t id) const {
-    const auto& n = node(id);
-    if (correct(id)) return *n.median_ms;
-    if (id == root()) return baseline_ms_ > 0 ? baseline_ms_ : kInf;
-    return kInf;
+  // A node's speedup over its parent, measured side by side in one run (see paired_decision.h);
+  // absent for the root and for nodes that failed or were never compared.
+  std::optional<double> ratio_to_parent(std::int64_t id) const {
+    auto extra = nlohmann::json::parse(node(id).extra, nullptr, false);
+    if (!extra.is_object() || !extra.contains("vs_parent")) return std::nullopt;
+    const auto& r = extra["vs_parent"]["ratio"];
+    if (!r.is_object() || !r["median"].is_number()) return std::nullopt;
+    return r["median"].get<double>();
   }
+  // How a node ranks: the product of the paired ratios along its path from the root (each factor
+  // measured side by side with the node's parent), times the root's own paired speedup over the
+  // baseline. No two absolute medians from different runs are ever compared. Invalid nodes: 0.
+  double score_of(std::int64_t id) const {
+    if (id == root()) {
+      const auto& r = node(id);
+      return r.speedup && *r.speedup > 0 ? *r.speedup : 1.0;
+    }
+    auto ratio = ratio_to_parent(id);
+    if (!correct(id) || !ratio || !node(id).parent_id) return 0.0;
+    return score_of(*node(id).parent_id) * *ratio;
+  }
+  std::optional<std::int64_t> best() const { return best_; }
   std::string strategy_id(std::int64_t id) const {
     auto extra = nlohmann::json::parse(node(id).extra, nullptr, false);
     return extra.is_object() ? extra.value("strategy_id", "") : "";
@@ -161,12 +177,70 @@ class Driver {
     auto r = run_auto(ae, ao);
     if (r.state == "interrupted" || r.state == "stopped" || r.state == "failed") stop(r.stop_reason, r.state);
     std::int64_t node = r.best_node ? *r.best_node : (r.iterations.empty() ? 0 : r.iterations.back().node);
-    if (node) mark_result(*journal, node, r.state == "finished" || !r.iterations.empty());
+    nlohmann::json decisions = nlohmann::json::object();
+    if (node && r.best && !stopped_) {
+      decisions["vs_parent"] = compare_with_parent(x, r.best->source, r.best->evaluation);
+      decisions["vs_best"] = contend_for_best(x, node, r.best->source);
+    }
+    if (node) mark_result(*journal, node, r.state == "finished" || !r.iterations.empty(), decisions);
     return node;
   }
 
-  // Flags the node that stands for the whole expansion (replays look for it).
-  void mark_result(RunJournal& journal, std::int64_t id, bool finished) {
+  // The child against its parent, side by side. A root without a kernel is the baseline itself:
+  // the child's own paired speedup over the baseline is that comparison.
+  nlohmann::json compare_with_parent(const Expansion& x, const std::string& source, const eval::Evaluation& child) {
+    const auto& parent = node(x.parent);
+    if (parent.source.empty()) {
+      eval::PairedDecision d;
+      d.against = "the baseline";
+      d.ratio = child.speedup;
+      d.busy = child.machine_busy;
+      d.winner = child.speedup ? eval::read_interval(*child.speedup) : eval::Winner::undecided;
+      return d.to_json();
+    }
+    if (env_.say) env_.say(fmt::format("[{}] timing the child against its parent (node {}) side by side", x.key, x.parent));
+    return eval::decide_paired(*env_.ctx, source, parent.source, fmt::format("node {}", x.parent), paired_options()).to_json();
+  }
+
+  // The search's best changes only when a child beats it side by side (one contender at a time, so
+  // two children finishing together cannot both be compared with a best that is about to change).
+  nlohmann::json contend_for_best(const Expansion& x, std::int64_t child, const std::string& source) {
+    std::lock_guard lock(best_mu_);
+    if (!best_) {
+      best_ = child;
+      record_best(child);
+      return nlohmann::json{{"method", "first correct kernel"}, {"winner", "challenger"}};
+    }
+    auto incumbent = best_source_.empty() ? node(*best_).source : best_source_;
+    if (env_.say) env_.say(fmt::format("[{}] timing the child against the search's best (node {}) side by side", x.key, *best_));
+    auto d = eval::decide_paired(*env_.ctx, source, incumbent, fmt::format("node {}", *best_), paired_options());
+    if (d.challenger_won()) {
+      best_ = child;
+      best_source_ = source;
+      record_best(child);
+      if (env_.say) env_.say(fmt::format("[{}] new best of the search: {}", x.key, d.describe()));
+    }
+    return d.to_json();
+  }
+
+  eval::EvalOptions paired_options() const {
+    eval::EvalOptions eo = env_.eval;
+    eo.time_budget_s = o_.expansion.time_budget_s;
+    return eo;
+  }
+
+  void record_best(std::int64_t id) {
+    auto journal = RunJournal::open(env_.state_dir, env_.run_id);
+    if (!journal) return;
+    auto run = store::find_run(journal->db(), env_.run_id);
+    if (!run || !*run) return;
+    (*run)->best_node = id;
+    // A failed write loses only the resumed search's memory of its best; it is rewritten at the end.
+    (void)store::update_run(journal->db(), **run);
+  }
+
+  // Flags the node that stands for the whole expansion (replays look for it), with how it compared.
+  void mark_result(RunJournal& journal, std::int64_t id, bool finished, const nlohmann::json& decisions) {
     auto nodes = store::nodes_of_run(journal.db(), env_.run_id);
     if (!nodes) return;
     for (auto& n : *nodes)
@@ -174,6 +248,7 @@ class Driver {
         auto extra = nlohmann::json::parse(n.extra, nullptr, false);
         if (!extra.is_object()) extra = nlohmann::json::object();
         extra["expansion_result"] = finished && n.state == "done";
+        extra.update(decisions);
         n.extra = extra.dump();
         (void)store::update_node(journal.db(), n);
       }
@@ -185,6 +260,9 @@ class Driver {
   std::map<std::int64_t, store::NodeRecord> nodes_;
   std::map<std::string, std::int64_t> done_;
   std::optional<std::int64_t> root_;
+  std::mutex best_mu_;
+  std::optional<std::int64_t> best_;  // the search's best: changed only by a side-by-side win
+  std::string best_source_;
   double baseline_ms_ = 0;
   std::mutex stop_mu_;
   std::atomic<bool> stopped_{false};
@@ -215,10 +293,11 @@ void run_beam(Driver& d, const SearchOptions& o) {
     std::vector<std::int64_t> admitted;
     for (std::size_t i = 0; i < children.size(); ++i) {
       auto c = children[i];
-      // Only valid nodes enter the beam, and only if not much slower than their parent.
-      if (c && d.correct(c) && d.time_of(c) <= o.keep_factor * d.time_of(wave[i].parent)) admitted.push_back(c);
+      // Only valid nodes enter the beam, and only if not much slower than their parent, side by side.
+      auto ratio = c ? d.ratio_to_parent(c) : std::nullopt;
+      if (c && d.correct(c) && ratio && *ratio * o.keep_factor >= 1.0) admitted.push_back(c);
     }
-    std::stable_sort(admitted.begin(), admitted.end(), [&](auto a, auto b) { return d.time_of(a) < d.time_of(b); });
+    std::stable_sort(admitted.begin(), admitted.end(), [&](auto a, auto b) { return d.score_of(a) > d.score_of(b); });
     if (admitted.size() > static_cast<std::size_t>(o.beam_size)) admitted.resize(static_cast<std::size_t>(o.beam_size));
     d.result.beams.push_back(admitted);
     if (admitted.empty()) {
@@ -236,7 +315,7 @@ void run_evolve(Driver& d, const SearchOptions& o) {
   auto best_of = [&](const std::vector<std::int64_t>& ids) {
     std::int64_t best = d.root();
     for (auto id : ids)
-      if (d.correct(id) && d.time_of(id) < d.time_of(best)) best = id;
+      if (d.correct(id) && d.score_of(id) > d.score_of(best)) best = id;
     return best;
   };
   auto random_elite = [&]() -> std::int64_t {
@@ -278,7 +357,7 @@ void run_evolve(Driver& d, const SearchOptions& o) {
       if (!c || !d.correct(c)) continue;
       members[static_cast<std::size_t>(island_of[k])].push_back(c);
       std::string cell = cell_of(c, wave[k].strategy);
-      if (!archive.count(cell) || d.time_of(c) < d.time_of(archive[cell])) archive[cell] = c;
+      if (!archive.count(cell) || d.score_of(c) > d.score_of(archive[cell])) archive[cell] = c;
     }
     if (o.migrate_every > 0 && g % o.migrate_every == 0 && islands > 1) {
       std::vector<std::int64_t> emigrants;
@@ -317,11 +396,9 @@ SearchResult run_search(const SearchEnv& env, const SearchOptions& o) {
   auto journal = RunJournal::open(env.state_dir, env.run_id);
   if (journal)
     if (auto nodes = store::nodes_of_run(journal->db(), env.run_id)) r.nodes = *nodes;
-  // The best is the fastest correct kernel the search produced: never the root, never an invalid node.
-  const store::NodeRecord* best = nullptr;
-  for (const auto& n : r.nodes)
-    if (n.depth > 0 && n.verdict && *n.verdict == "correct" && n.median_ms && (!best || *n.median_ms < *best->median_ms)) best = &n;
-  if (best) r.best = best->id;
+  // The best is the correct kernel that won every side-by-side comparison for the title: never
+  // the root, never an invalid node, never the one with the lowest median from some other run.
+  r.best = d.best();
   if (r.stop_reason.empty()) r.stop_reason = "the algorithm finished its schedule";
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (env.eval.machine_lock) r.lock_wait_s = env.eval.machine_lock->waited_seconds();
@@ -386,7 +463,10 @@ nlohmann::json to_json(const SearchResult& r) {
                      {"roofline", n.roofline ? nlohmann::json(*n.roofline) : nlohmann::json(nullptr)},
                      {"source_hash", n.source_hash},
                      {"cost_usd", n.cost_usd},
-                     {"timing_window", extra.is_object() && extra.contains("timing_window") ? extra["timing_window"] : nlohmann::json(nullptr)}});
+                     {"timing_window", extra.is_object() && extra.contains("timing_window") ? extra["timing_window"] : nlohmann::json(nullptr)},
+                     // How the node was ranked: side by side with its parent and with the search's best.
+                     {"vs_parent", extra.is_object() && extra.contains("vs_parent") ? extra["vs_parent"] : nlohmann::json(nullptr)},
+                     {"vs_best", extra.is_object() && extra.contains("vs_best") ? extra["vs_best"] : nlohmann::json(nullptr)}});
   }
   return {{"state", r.state},
           {"stop_reason", r.stop_reason},

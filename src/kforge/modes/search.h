@@ -4,11 +4,14 @@
 // started from the parent's kernel with that strategy. Algorithms:
 //   parallel  N expansions from the root, each with a distinct strategy;
 //   beam      depth by depth, every beam node expanded with strategies not yet used on its path;
-//             only correct children that are not much slower than their parent enter the beam,
-//             which shrinks rather than fills up with invalid nodes;
+//             only correct children that are not much slower than their parent (timed side by
+//             side) enter the beam, which shrinks rather than fills up with invalid nodes;
 //   evolve    islands of kernels and a MAP-Elites archive (strategy family × code feature);
 //             parents chosen by exploitation (an island's best) or exploration (a random elite),
 //             some children by crossover (the coder combines two parents).
+// Every ranking is made of paired measurements (paired_decision.h): a child is timed side by side
+// with its parent, and nodes rank by the product of those ratios along their path; the search's
+// best changes only when a child beats it side by side. No decision compares medians of two runs.
 // Every random choice comes from one seeded generator, and every decision depends only on the
 // seed and on finished expansions, which are in the store: resuming replays the decisions and
 // runs only the expansions that had not finished.
@@ -35,7 +38,7 @@ struct SearchOptions {
   unsigned seed = 1;
   int width = 4;                   // parallel: expansions from the root
   int beam_size = 2, branches = 3, depth = 2;
-  double keep_factor = 1.2;        // beam: a child's time must be ≤ keep_factor × its parent's (the baseline's for the root)
+  double keep_factor = 1.2;        // beam: a child must reach ≥ 1/keep_factor of its parent's speed, side by side (the baseline's for the root)
   int generations = 3, population = 2, islands = 2, migrate_every = 2;  // evolve (population per island per generation)
   double exploit = 0.6, crossover = 0.2;
   int iterations_per_expansion = 1;
@@ -68,7 +71,7 @@ struct SearchEnv {
 
 struct SearchResult {
   std::vector<store::NodeRecord> nodes;
-  std::optional<std::int64_t> best;  // the fastest correct node; never the root, never an invalid node
+  std::optional<std::int64_t> best;  // the correct node that won its side-by-side comparisons; never the root, never an invalid node
   std::string stop_reason;
   std::string state = "finished";
   int expansions_run = 0, expansions_replayed = 0;

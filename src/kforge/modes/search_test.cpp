@@ -90,24 +90,29 @@ TEST_F(SearchTest, BeamBuildsTheGraphAndAdmitsOnlyValidNodes) {
   // Every beam holds only correct nodes.
   for (const auto& beam : j["beams"])
     for (const auto& id : beam) EXPECT_EQ(nodes[id.get<long>()]["verdict"], "correct") << id;
-  // Wrong kernels exist in the graph but are never chosen, and the best is the fastest correct node.
-  bool saw_wrong = false;
-  double fastest = 1e30;
-  long fastest_id = 0;
+  // Wrong kernels exist in the graph but are never chosen. Every correct child was timed side by
+  // side with its parent and with the search's best, and the best is the node that won: go_fast
+  // (go_slow does the work forty times) unless a busy machine left a comparison undecided.
+  bool saw_wrong = false, any_busy = false;
   for (const auto& [id, n] : nodes) {
     if (n["strategy"] == "go_wrong") {
       saw_wrong = true;
       EXPECT_NE(n["verdict"], "correct");
     }
-    if (n["verdict"] == "correct" && n["median_ms"].get<double>() < fastest) {
-      fastest = n["median_ms"].get<double>();
-      fastest_id = id;
+    if (n["depth"].get<int>() > 0 && n["verdict"] == "correct") {
+      ASSERT_TRUE(n["vs_parent"].is_object()) << n.dump(2);
+      ASSERT_TRUE(n["vs_best"].is_object()) << n.dump(2);
+      any_busy = any_busy || n["vs_parent"].value("busy", false) || n["vs_best"].value("busy", false);
     }
   }
   EXPECT_TRUE(saw_wrong) << "with three strategies and two branches per node, the wrong one is tried somewhere";
   ASSERT_FALSE(j["best"].is_null());
-  EXPECT_EQ(j["best"].get<long>(), fastest_id);
-  EXPECT_EQ(nodes[fastest_id]["strategy"], "go_fast");
+  const long fastest_id = j["best"].get<long>();
+  EXPECT_EQ(nodes[fastest_id]["verdict"], "correct");
+  EXPECT_EQ(nodes[fastest_id]["vs_best"]["winner"], "challenger") << nodes[fastest_id].dump(2);
+  if (!any_busy) {
+    EXPECT_EQ(nodes[fastest_id]["strategy"], "go_fast") << j.dump(2);
+  }
 
   // Every expansion's files in a folder of its own (they all used to overwrite iter-1/), and any
   // node's kernel comes out with `kforge export`.

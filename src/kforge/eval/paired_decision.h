@@ -16,7 +16,7 @@
 
 #include "kforge/eval/evaluate.h"
 
-namespace kforge::modes {
+namespace kforge::eval {
 
 enum class Winner { challenger, incumbent, tie, undecided };
 std::string_view winner_name(Winner w);
@@ -24,10 +24,10 @@ std::string_view winner_name(Winner w);
 struct PairedDecision {
   Winner winner = Winner::undecided;
   std::string against;                      // the incumbent, as a reader knows it ("iteration 2", "node 7")
-  std::optional<eval::SpeedupStats> ratio;  // the incumbent's time over the challenger's, per pair
+  std::optional<SpeedupStats> ratio;  // the incumbent's time over the challenger's, per pair
   bool busy = false;
   std::string reason;                       // why it is undecided
-  std::optional<eval::Evaluation> evaluation;  // the side-by-side run
+  std::optional<Evaluation> evaluation;  // the side-by-side run
 
   bool challenger_won() const { return winner == Winner::challenger; }
   std::string describe() const;  // one line, for progress, report.md and the model
@@ -35,11 +35,11 @@ struct PairedDecision {
 };
 
 // The interval read: above 1 the challenger, below 1 the incumbent, else a tie.
-Winner read_interval(const eval::SpeedupStats& ratio);
+Winner read_interval(const SpeedupStats& ratio);
 
 // Times `challenger` against `incumbent` side by side (both compiled and checked first) with the
 // options of `base` (threads, budget, machine lock), and reads the result.
-PairedDecision decide_paired(const eval::TaskContext& ctx, const std::string& challenger, const std::string& incumbent,
-                             const std::string& incumbent_label, eval::EvalOptions base);
+PairedDecision decide_paired(const TaskContext& ctx, const std::string& challenger, const std::string& incumbent,
+                             const std::string& incumbent_label, EvalOptions base);
 
-}  // namespace kforge::modes
+}  // namespace kforge::eval

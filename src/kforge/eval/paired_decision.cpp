@@ -1,8 +1,8 @@
-#include "kforge/modes/paired_decision.h"
+#include "kforge/eval/paired_decision.h"
 
 #include <fmt/format.h>
 
-namespace kforge::modes {
+namespace kforge::eval {
 
 std::string_view winner_name(Winner w) {
   switch (w) {
@@ -14,14 +14,14 @@ std::string_view winner_name(Winner w) {
   return "undecided";
 }
 
-Winner read_interval(const eval::SpeedupStats& r) {
+Winner read_interval(const SpeedupStats& r) {
   if (r.ci_low > 1.0) return Winner::challenger;
   if (r.ci_high < 1.0) return Winner::incumbent;
   return Winner::tie;
 }
 
-PairedDecision decide_paired(const eval::TaskContext& ctx, const std::string& challenger, const std::string& incumbent,
-                             const std::string& incumbent_label, eval::EvalOptions o) {
+PairedDecision decide_paired(const TaskContext& ctx, const std::string& challenger, const std::string& incumbent,
+                             const std::string& incumbent_label, EvalOptions o) {
   PairedDecision d;
   d.against = incumbent_label;
   o.time = true;
@@ -31,10 +31,10 @@ PairedDecision decide_paired(const eval::TaskContext& ctx, const std::string& ch
   o.against_name = incumbent_label;
   o.against_role = toolchain::Role::candidate;
   o.dump_dir.clear();
-  auto e = eval::evaluate(ctx, challenger, "kernel.cpp", o);
+  auto e = evaluate(ctx, challenger, "kernel.cpp", o);
   d.busy = e.machine_busy;
   if (!e.correct()) {
-    d.reason = fmt::format("the side-by-side run was {}: {}", eval::verdict_name(e.verdict), e.reason.substr(0, 300));
+    d.reason = fmt::format("the side-by-side run was {}: {}", verdict_name(e.verdict), e.reason.substr(0, 300));
   } else if (!e.speedup) {
     d.reason = "the side-by-side run has no paired ratio";
   } else {
@@ -66,4 +66,4 @@ nlohmann::json PairedDecision::to_json() const {
   return j;
 }
 
-}  // namespace kforge::modes
+}  // namespace kforge::eval
