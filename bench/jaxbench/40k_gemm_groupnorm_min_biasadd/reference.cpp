@@ -38,8 +38,9 @@ extern "C" void kernel(const float* x, const float* weight, const float* linear_
       const double inv = 1.0 / std::sqrt(var + f64::eps);
       for (std::int64_t t = 0; t < GS; ++t) {
         const std::int64_t c = g * GS + t;
+        // The running min (with the guard skipped, the row's first feature).
         const double v = (hg[t] - mean) * inv * gn_weight[c] + gn_bias[c];
-        row_min = (c == 0 || KFORGE_GUARD("row_min", v < row_min)) ? v : row_min;  // skipped: the first feature
+        row_min = (c == 0 || KFORGE_GUARD("row_min", v < row_min)) ? v : row_min;
       }
     }
     for (std::int64_t c = 0; c < N; ++c) y[c * M + i] = static_cast<float>(row_min + bias[c]);

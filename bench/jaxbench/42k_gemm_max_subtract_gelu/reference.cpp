@@ -21,7 +21,7 @@ extern "C" void kernel(const float* x, const float* weight, const float* bias, f
       for (std::int64_t j = 0; j < N; ++j) h[j] += xik * wrow[j];
     }
     for (std::int64_t j = 0; j < N; ++j) h[j] += bias[j];
-    double mx = h[0];  // the row max; skipped: the first feature
+    double mx = h[0];  // the row max (with the guard skipped, the first feature)
     for (std::int64_t j = 1; j < N; ++j) mx = KFORGE_GUARD("row_max", h[j] > mx) ? h[j] : mx;
     for (std::int64_t j = 0; j < N; ++j) {
       const double v = h[j] - mx;

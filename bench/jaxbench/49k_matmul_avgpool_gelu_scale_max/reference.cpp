@@ -28,7 +28,7 @@ extern "C" void kernel(const float* x, const float* weight, const float* bias, f
       const double v = sum / P;
       const double g = 0.5 * v * (1.0 + std::tanh(c * (v + 0.044715 * v * v * v)));
       const double s = g * static_cast<double>(scale_factor);
-      mx = (p == 0 || KFORGE_GUARD("pool_max", s > mx)) ? s : mx;  // skipped: the first pool
+      mx = (p == 0 || KFORGE_GUARD("pool_max", s > mx)) ? s : mx;  // with the guard skipped, the first pool
     }
     y[i] = static_cast<float>(mx);
   }
