@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "kforge/guard_probe.h"
 #include "kforge_task.h"
 
 extern "C" void kernel(const float* x, const float* router_weights, const float* expert_gate_kernels,
@@ -25,10 +26,12 @@ extern "C" void kernel(const float* x, const float* router_weights, const float*
     for (std::int64_t k = 0; k < TOPK; ++k) {
       std::int64_t best = -1;
       for (std::int64_t n = 0; n < NE; ++n)
+        // not a guard: the top-k search (counted below)
         if (!taken[n] && (best < 0 || logits[n] > logits[best])) best = n;
       taken[best] = true;
       chosen[k] = best;
     }
+    for (std::int64_t n = 0; n < NE; ++n) KFORGE_GUARD_NOTE("expert_routed", taken[n]);
     std::vector<double> prob(TOPK);
     double denom = 0;
     for (std::int64_t k = 0; k < TOPK; ++k) denom += prob[k] = std::exp(logits[chosen[k]] - logits[chosen[0]]);

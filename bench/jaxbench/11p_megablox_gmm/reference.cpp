@@ -10,6 +10,7 @@ extern "C" void kernel(const float* lhs, const float* rhs, const std::int32_t* g
   // The first row of each group: groups are consecutive, in order, from row 0.
   std::vector<std::int64_t> group_of_row(M);
   for (std::int64_t g = 0, row = 0; g < G; ++g)
+    // not a guard: the ragged group layout itself (generate.cpp: uneven sizes, one group empty)
     for (std::int32_t i = 0; i < group_sizes[g]; ++i) group_of_row[row++] = g;
 
 #pragma omp parallel for schedule(static)

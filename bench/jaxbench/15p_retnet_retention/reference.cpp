@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "kforge/guard_probe.h"
 #include "kforge_task.h"
 
 extern "C" void kernel(const float* query, const float* key, const float* value, float* output) {
@@ -18,17 +19,18 @@ extern "C" void kernel(const float* query, const float* key, const float* value,
       const float* k = key + bh * S * D;
       const float* v = value + bh * S * D;
       // scores[j] = (q_i · k_j) · γ^(i−j) for j ≤ i; later keys are masked to zero.
-      std::vector<double> scores(i + 1);
+      const std::int64_t keys = KFORGE_GUARD("causal_mask", i + 1 < S) ? i + 1 : S;
+      std::vector<double> scores(keys);
       double abs_sum = 0;
-      for (std::int64_t j = 0; j <= i; ++j) {
+      for (std::int64_t j = 0; j < keys; ++j) {
         double dot = 0;
         for (std::int64_t d = 0; d < D; ++d) dot += static_cast<double>(q[d]) * k[j * D + d];
         scores[j] = dot * std::exp(log_gamma * static_cast<double>(i - j));
         abs_sum += std::fabs(scores[j]);
       }
-      const double norm = std::max(abs_sum, 1.0);
+      const double norm = KFORGE_GUARD("norm_floor", abs_sum < 1.0) ? 1.0 : abs_sum;  // max(Σ|scores|, 1)
       std::vector<double> acc(D, 0.0);
-      for (std::int64_t j = 0; j <= i; ++j) {
+      for (std::int64_t j = 0; j < keys; ++j) {
         const double w = scores[j] / norm;
         for (std::int64_t d = 0; d < D; ++d) acc[d] += w * v[j * D + d];
       }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "kforge/guard_probe.h"
 #include "kforge_task.h"
 
 extern "C" void kernel(const float* query, const float* key, const float* value, const float* A_log, float* output) {
@@ -26,16 +27,19 @@ extern "C" void kernel(const float* query, const float* key, const float* value,
     for (std::int64_t i = 0; i < S; ++i) {
       const float* q = query + (bh * S + i) * D;
       double sum = 0;
-      for (std::int64_t j = 0; j <= i; ++j) {
+      const std::int64_t keys = KFORGE_GUARD("causal_mask", i + 1 < S) ? i + 1 : S;
+      for (std::int64_t j = 0; j < keys; ++j) {
         double dot = 0;
         for (std::int64_t d = 0; d < D; ++d) dot += static_cast<double>(q[d]) * k[j * D + d];
         scores[j] = dot * std::exp(cumsum[i] - cumsum[j]);
         sum += scores[j];
       }
       // The workload replaces |sum| < 1e-6 by 1 and then divides by max(|sum|, 1).
-      const double norm = std::max(std::fabs(std::fabs(sum) < 1e-6 ? 1.0 : sum), 1.0);
+      // not a guard: the replacement changes nothing, both branches give a divisor of 1
+      const double replaced = std::fabs(std::fabs(sum) < 1e-6 ? 1.0 : sum);
+      const double norm = KFORGE_GUARD("norm_floor", replaced < 1.0) ? 1.0 : replaced;
       std::fill(acc.begin(), acc.end(), 0.0);
-      for (std::int64_t j = 0; j <= i; ++j) {
+      for (std::int64_t j = 0; j < keys; ++j) {
         const double w = scores[j] / norm;
         for (std::int64_t d = 0; d < D; ++d) acc[d] += w * v[j * D + d];
       }

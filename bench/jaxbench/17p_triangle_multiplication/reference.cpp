@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "kforge/guard_probe.h"
 #include "kforge_task.h"
 
 namespace {
@@ -24,6 +25,7 @@ void project(const T* x, const float* w, double* out) {
 
 }  // namespace
 
+// not a guard: the pair mask is declared here, and applied (and counted) below
 extern "C" void kernel(const float* pair_act, const float* mask, const float* left_proj_w, const float* right_proj_w,
                        const float* left_gate_w, const float* right_gate_w, const float* center_scale,
                        const float* out_proj_w, const float* out_gate_w, float* output) {
@@ -33,7 +35,8 @@ extern "C" void kernel(const float* pair_act, const float* mask, const float* le
 #pragma omp parallel for schedule(static)
   for (std::int64_t ik = 0; ik < N * N; ++ik) {
     std::vector<double> act(C), lp(C), rp(C), lg(C), rg(C);
-    for (std::int64_t c = 0; c < C; ++c) act[c] = static_cast<double>(pair_act[ik * C + c]) * mask[ik];
+    const double m = KFORGE_GUARD("pair_mask", mask[ik] != 1.0f) ? mask[ik] : 1.0;  // × mask
+    for (std::int64_t c = 0; c < C; ++c) act[c] = static_cast<double>(pair_act[ik * C + c]) * m;
     project(act.data(), left_proj_w, lp.data());
     project(act.data(), right_proj_w, rp.data());
     project(act.data(), left_gate_w, lg.data());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "kforge/guard_probe.h"
 #include "kforge_task.h"
 
 extern "C" void kernel(const float* x, const float* weight, const float* conv_bias, const float* bias, float* y) {
@@ -25,6 +26,7 @@ extern "C" void kernel(const float* x, const float* weight, const float* conv_bi
           }
       }
       float* dst = y + (n * Cout + co) * OH * OW;
-      for (std::int64_t i = 0; i < OH * OW; ++i) dst[i] = static_cast<float>(std::max(acc[i], 0.0) + bias[co]);
+      for (std::int64_t i = 0; i < OH * OW; ++i)
+        dst[i] = static_cast<float>((KFORGE_GUARD("relu", acc[i] < 0.0) ? 0.0 : acc[i]) + bias[co]);
     }
 }

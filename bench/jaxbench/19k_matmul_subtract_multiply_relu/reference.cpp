@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "kforge/guard_probe.h"
 #include "kforge_task.h"
 
 extern "C" void kernel(const float* x, const float* weight, const float* bias, float* y) {
@@ -17,7 +18,7 @@ extern "C" void kernel(const float* x, const float* weight, const float* bias, f
     }
     for (std::int64_t j = 0; j < N; ++j) {
       const double v = (acc[j] + bias[j] - static_cast<double>(subtract_value)) * f64::multiply_value;
-      y[i * N + j] = static_cast<float>(std::max(v, 0.0));
+      y[i * N + j] = static_cast<float>(KFORGE_GUARD("relu", v < 0.0) ? 0.0 : v);
     }
   }
 }

@@ -2,6 +2,7 @@
 // each element's sum is serial, so the result does not depend on the thread count).
 #include <vector>
 
+#include "kforge/guard_probe.h"
 #include "kforge_task.h"
 
 extern "C" void kernel(const float* x, const float* weight, const float* bias, float* y) {
@@ -16,7 +17,7 @@ extern "C" void kernel(const float* x, const float* weight, const float* bias, f
     }
     for (std::int64_t j = 0; j < N; ++j) {
       const double v = (acc[j] + bias[j]) * static_cast<double>(multiplier);
-      y[i * N + j] = static_cast<float>(v >= 0 ? v : v * f64::negative_slope);
+      y[i * N + j] = static_cast<float>(KFORGE_GUARD("leaky_relu", v < 0) ? v * f64::negative_slope : v);
     }
   }
 }

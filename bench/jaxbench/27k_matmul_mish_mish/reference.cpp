@@ -9,6 +9,7 @@
 
 namespace {
 
+// not a guard: the stable softplus, log1p(exp(v)) on both sides
 double mish(double v) { return v * std::tanh(std::max(v, 0.0) + std::log1p(std::exp(-std::fabs(v)))); }
 
 }  // namespace

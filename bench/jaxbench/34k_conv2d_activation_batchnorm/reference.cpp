@@ -7,6 +7,7 @@
 
 namespace {
 
+// not a guard: the stable softplus, log1p(exp(v)) on both sides
 double softplus(double v) { return std::max(v, 0.0) + std::log1p(std::exp(-std::fabs(v))); }
 
 }  // namespace

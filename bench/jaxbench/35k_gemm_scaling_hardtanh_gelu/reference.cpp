@@ -6,6 +6,7 @@
 #include <numbers>
 #include <vector>
 
+#include "kforge/guard_probe.h"
 #include "kforge_task.h"
 
 extern "C" void kernel(const float* x, const float* weight, const float* bias, float* y) {
@@ -21,7 +22,7 @@ extern "C" void kernel(const float* x, const float* weight, const float* bias, f
     }
     for (std::int64_t j = 0; j < N; ++j) {
       double h = (acc[j] + bias[j]) * f64::scaling_factor;
-      h = std::clamp(h, static_cast<double>(hardtanh_min), static_cast<double>(hardtanh_max));
+      h = KFORGE_CLAMP("hardtanh", h, static_cast<double>(hardtanh_min), static_cast<double>(hardtanh_max));
       y[i * N + j] = static_cast<float>(h * 0.5 * (1.0 + std::tanh(c * (h + 0.044715 * h * h * h))));
     }
   }

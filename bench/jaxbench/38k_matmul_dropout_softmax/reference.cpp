@@ -22,6 +22,7 @@ extern "C" void kernel(const float* x, const float* weight, const float* bias, f
       for (std::int64_t j = 0; j < N; ++j) logit[j] += xik * wrow[j];
     }
     for (std::int64_t j = 0; j < N; ++j) logit[j] += bias[j];
+    // not a guard: the softmax's shift by its max cancels
     const double mx = *std::max_element(logit.begin(), logit.end());
     double sum = 0;
     for (double& v : logit) sum += (v = std::exp(v - mx));

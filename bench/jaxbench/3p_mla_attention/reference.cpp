@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "kforge/guard_probe.h"
 #include "kforge_task.h"
 
 namespace {
@@ -63,23 +64,24 @@ extern "C" void kernel(const float* x, const float* q_down, const float* q_up, c
       for (std::int64_t i = 0; i < S; ++i) {
         const double* qi = q.data() + ((b * S + i) * H + h) * DQK;
         // Keys past i would get mask_value (-1e9): exp(-1e9 - max) is exactly 0 in double, and
-        // the diagonal is never masked, so summing over j ≤ i only is the same softmax.
-        std::vector<double> p(i + 1);
+        // the diagonal is never masked, so summing over the first i + 1 keys only is the same softmax.
+        const std::int64_t keys = KFORGE_GUARD("causal_mask", i + 1 < S) ? i + 1 : S;
+        std::vector<double> p(keys);
         double mx = -INFINITY;
-        for (std::int64_t j = 0; j <= i; ++j) {
+        for (std::int64_t j = 0; j < keys; ++j) {
           const double* kn = k_nope.data() + ((b * S + j) * H + h) * NOPE;
           const double* kr = k_rope.data() + (b * S + j) * ROPE;
           double s = 0;
           for (std::int64_t d = 0; d < NOPE; ++d) s += qi[d] * kn[d];
           for (std::int64_t d = 0; d < ROPE; ++d) s += qi[NOPE + d] * kr[d];
           p[j] = s * scale;
-          mx = std::max(mx, p[j]);
+          mx = std::max(mx, p[j]);  // not a guard: the softmax's shift by its max cancels
         }
         double sum = 0;
-        for (std::int64_t j = 0; j <= i; ++j) sum += (p[j] = std::exp(p[j] - mx));
+        for (std::int64_t j = 0; j < keys; ++j) sum += (p[j] = std::exp(p[j] - mx));
         double* oi = attn.data() + ((b * S + i) * H + h) * VD;
         for (std::int64_t d = 0; d < VD; ++d) oi[d] = 0;
-        for (std::int64_t j = 0; j <= i; ++j) {
+        for (std::int64_t j = 0; j < keys; ++j) {
           const double* vj = v.data() + ((b * S + j) * H + h) * VD;
           for (std::int64_t d = 0; d < VD; ++d) oi[d] += p[j] * vj[d];
         }

@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "kforge/guard_probe.h"
 #include "kforge_task.h"
 
 extern "C" void kernel(const float* x, const float* weight, const float* linear_bias, const float* gn_weight,
@@ -37,7 +38,9 @@ extern "C" void kernel(const float* x, const float* weight, const float* linear_
       const double inv = 1.0 / std::sqrt(var + f64::eps);
       for (std::int64_t t = 0; t < GS; ++t) {
         const std::int64_t c = g * GS + t;
-        row_min = std::min(row_min, (hg[t] - mean) * inv * gn_weight[c] + gn_bias[c]);
+        // The running min (with the guard skipped, the row's first feature).
+        const double v = (hg[t] - mean) * inv * gn_weight[c] + gn_bias[c];
+        row_min = (c == 0 || KFORGE_GUARD("row_min", v < row_min)) ? v : row_min;
       }
     }
     for (std::int64_t c = 0; c < N; ++c) y[c * M + i] = static_cast<float>(row_min + bias[c]);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "kforge/guard_probe.h"
 #include "kforge_task.h"
 
 extern "C" void kernel(const float* x, const float* weight, const float* bias, float* y) {
@@ -15,6 +16,9 @@ extern "C" void kernel(const float* x, const float* weight, const float* bias, f
       const float* wrow = weight + k * N;
       for (std::int64_t j = 0; j < N; ++j) acc[j] += xik * wrow[j];
     }
-    for (std::int64_t j = 0; j < N; ++j) y[i * N + j] = static_cast<float>(std::max(acc[j] + bias[j], 0.0));
+    for (std::int64_t j = 0; j < N; ++j) {
+      const double v = acc[j] + bias[j];
+      y[i * N + j] = static_cast<float>(KFORGE_GUARD("relu", v < 0.0) ? 0.0 : v);
+    }
   }
 }

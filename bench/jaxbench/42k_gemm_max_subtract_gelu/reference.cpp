@@ -6,6 +6,7 @@
 #include <numbers>
 #include <vector>
 
+#include "kforge/guard_probe.h"
 #include "kforge_task.h"
 
 extern "C" void kernel(const float* x, const float* weight, const float* bias, float* y) {
@@ -20,7 +21,8 @@ extern "C" void kernel(const float* x, const float* weight, const float* bias, f
       for (std::int64_t j = 0; j < N; ++j) h[j] += xik * wrow[j];
     }
     for (std::int64_t j = 0; j < N; ++j) h[j] += bias[j];
-    const double mx = *std::max_element(h.begin(), h.end());
+    double mx = h[0];  // the row max (with the guard skipped, the first feature)
+    for (std::int64_t j = 1; j < N; ++j) mx = KFORGE_GUARD("row_max", h[j] > mx) ? h[j] : mx;
     for (std::int64_t j = 0; j < N; ++j) {
       const double v = h[j] - mx;
       y[i * N + j] = static_cast<float>(0.5 * v * (1.0 + std::tanh(c * (v + 0.044715 * v * v * v))));

@@ -23,6 +23,7 @@ extern "C" void kernel(const float* x, const float* weight, const float* bias, c
       const double normed = (logit[j] + bias[j] - bn_mean[j]) / std::sqrt(bn_var[j] + f64::bn_eps);
       logit[j] = scale[0] * (bn_scale[j] * normed + bn_bias[j]);
     }
+    // not a guard: the softmax's shift by its max cancels
     const double mx = *std::max_element(logit.begin(), logit.end());
     double sum = 0;
     for (double& v : logit) sum += (v = std::exp(v - mx));

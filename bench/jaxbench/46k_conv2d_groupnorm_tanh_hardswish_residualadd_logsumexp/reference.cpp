@@ -39,11 +39,13 @@ extern "C" void kernel(const float* x, const float* conv_weight, const float* co
         for (std::int64_t p = 0; p < plane; ++p) {
           const double c = conv[co * plane + p];
           const double t = std::tanh((c - mean) * inv * gn_weight[co] + gn_bias[co]);
+          // never fires: t = tanh(·) lies in (−1, 1), so t + 3 stays inside (2, 4)
           res[co * plane + p] = c + t * std::clamp(t + 3.0, 0.0, 6.0) / 6.0;
         }
     }
     for (std::int64_t p = 0; p < plane; ++p) {
       double mx = res[p];
+      // not a guard: the logsumexp's shift by its max cancels
       for (std::int64_t co = 1; co < CO; ++co) mx = std::max(mx, res[co * plane + p]);
       double sum = 0;
       for (std::int64_t co = 0; co < CO; ++co) sum += std::exp(res[co * plane + p] - mx);

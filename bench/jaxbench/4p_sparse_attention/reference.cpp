@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "kforge/guard_probe.h"
 #include "kforge_task.h"
 
 extern "C" void kernel(const float* q, const float* k, const float* v, float* out) {
@@ -19,16 +20,17 @@ extern "C" void kernel(const float* q, const float* k, const float* v, float* ou
       const float* vh = v + (b * Hkv + h / group) * S * D;
       std::vector<double> p(S), acc(D);
       for (std::int64_t i = 0; i < S; ++i) {
+        const std::int64_t keys = KFORGE_GUARD("causal_mask", i + 1 < S) ? i + 1 : S;
         double m = -INFINITY;
-        for (std::int64_t j = 0; j <= i; ++j) {
+        for (std::int64_t j = 0; j < keys; ++j) {
           double s = 0;
           for (std::int64_t d = 0; d < D; ++d) s += static_cast<double>(qh[i * D + d]) * kh[j * D + d];
           p[j] = s;
-          m = std::max(m, s);
+          m = std::max(m, s);  // not a guard: the softmax's shift by its max cancels
         }
         double sum = 0;
         std::fill(acc.begin(), acc.end(), 0.0);
-        for (std::int64_t j = 0; j <= i; ++j) {
+        for (std::int64_t j = 0; j < keys; ++j) {
           const double w = std::exp(p[j] - m);
           sum += w;
           for (std::int64_t d = 0; d < D; ++d) acc[d] += w * vh[j * D + d];

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "kforge/guard_probe.h"
 #include "kforge_task.h"
 
 extern "C" void kernel(const float* q, const float* k, const float* v, const float* rel_pos_bias, float* out) {
@@ -17,19 +18,20 @@ extern "C" void kernel(const float* q, const float* k, const float* v, const flo
       const float* vh = v + bh * S * D;
       const float* bias = rel_pos_bias + (bh % H) * S * S + i * S;
       // Keys past i get mask_value (-1e30): exp(-1e30 - max) is exactly 0 in double, and the
-      // diagonal is never masked, so summing over j ≤ i only is the same softmax.
-      std::vector<double> p(i + 1);
+      // diagonal is never masked, so summing over the first i + 1 keys only is the same softmax.
+      const std::int64_t keys = KFORGE_GUARD("causal_mask", i + 1 < S) ? i + 1 : S;
+      std::vector<double> p(keys);
       double mx = -INFINITY;
-      for (std::int64_t j = 0; j <= i; ++j) {
+      for (std::int64_t j = 0; j < keys; ++j) {
         double s = 0;
         for (std::int64_t d = 0; d < D; ++d) s += static_cast<double>(qh[i * D + d]) * kh[j * D + d];
         p[j] = s * scale + bias[j];
-        mx = std::max(mx, p[j]);
+        mx = std::max(mx, p[j]);  // not a guard: the softmax's shift by its max cancels
       }
       double sum = 0;
-      for (std::int64_t j = 0; j <= i; ++j) sum += (p[j] = std::exp(p[j] - mx));
+      for (std::int64_t j = 0; j < keys; ++j) sum += (p[j] = std::exp(p[j] - mx));
       std::vector<double> acc(D, 0.0);
-      for (std::int64_t j = 0; j <= i; ++j)
+      for (std::int64_t j = 0; j < keys; ++j)
         for (std::int64_t d = 0; d < D; ++d) acc[d] += p[j] * vh[j * D + d];
       for (std::int64_t d = 0; d < D; ++d) out[bh * S * D + i * D + d] = static_cast<float>(acc[d] / sum);
     }

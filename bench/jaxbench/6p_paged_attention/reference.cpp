@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "kforge/guard_probe.h"
 #include "kforge_task.h"
 
 extern "C" void kernel(const float* queries, const float* k_pages, const float* v_pages, const std::int32_t* kv_lens,
@@ -15,7 +16,9 @@ extern "C" void kernel(const float* queries, const float* k_pages, const float* 
 #pragma omp parallel for collapse(2) schedule(dynamic)
   for (std::int64_t n = 0; n < N; ++n)
     for (std::int64_t h = 0; h < Hq; ++h) {
-      const std::int64_t len = kv_lens[n], kvh = h / group;
+      // Keys at or past kv_lens[n] get the score -1e30 and a weight of exactly 0: they are skipped.
+      const std::int64_t len = KFORGE_GUARD("kv_len_mask", kv_lens[n] < PPS * PS) ? kv_lens[n] : PPS * PS;
+      const std::int64_t kvh = h / group;
       const float* qh = queries + (n * Hq + h) * D;
       // Row t of the sequence: token t % PS of page page_indices[n][t / PS].
       auto row = [&](const float* pages, std::int64_t t) {
@@ -28,7 +31,7 @@ extern "C" void kernel(const float* queries, const float* k_pages, const float* 
         double s = 0;
         for (std::int64_t d = 0; d < D; ++d) s += static_cast<double>(qh[d]) * kt[d];
         p[t] = s * f64::sm_scale;
-        m = std::max(m, p[t]);
+        m = std::max(m, p[t]);  // not a guard: the softmax's shift by its max cancels
       }
       double sum = 0;
       for (std::int64_t t = 0; t < len; ++t) {

@@ -1,7 +1,7 @@
 // The general case of JAXBench's slot layout, drawn per seed: NDEC one-token decodes, then prefill
 // chunks of random length up to their slot's capacity, a random number of active slots, ragged kv
-// lengths (each at least the slot's q_len, so every row sees key 0) and a page table that is a
-// random permutation of all pages.
+// lengths (each at least the slot's q_len, so every row sees key 0; one decode at the full S) and a
+// page table that is a random permutation of all pages.
 #include <numeric>
 #include <utility>
 
@@ -48,6 +48,7 @@ extern "C" void generate(std::uint64_t seed, float*, float*, std::int32_t* kv_le
     kv_lens[i] = static_cast<std::int32_t>(kv_len);
     cu_q_lens[i + 1] = static_cast<std::int32_t>(cu_q_lens[i] + q_len);
   }
+  kv_lens[rng.between(0, NDEC - 1)] = static_cast<std::int32_t>(S);  // one decode at full length: the length mask idle
 
   std::iota(page_indices, page_indices + NS * PPS, 0);
   for (std::int64_t i = NS * PPS - 1; i > 0; --i) std::swap(page_indices[i], page_indices[rng.between(0, i)]);

@@ -301,6 +301,35 @@ void parse_check_and_cost(Checker& c, const toml::table& root, TaskSpec& spec) {
   }
 }
 
+// [guard_probe.<size>] symbol = integer: a smaller shape for the suite test's guard probe. Each
+// symbol must be one of the size's, and only shrink it.
+void parse_guard_probe(Checker& c, const toml::table& root, TaskSpec& spec) {
+  const toml::table* probes = table_at(c, root, "guard_probe");
+  if (!probes) return;
+  for (const auto& [size, node] : *probes) {
+    std::string field = fmt::format("guard_probe.{}", size.str());
+    const SizePreset* preset = spec.find_size(size.str());
+    if (!preset) {
+      c.fail(&node, field, fmt::format("'{}' is not one of the [sizes.*] presets", size.str()));
+      continue;
+    }
+    if (!node.is_table()) {
+      c.fail(&node, field, "must be a table of symbol = integer");
+      continue;
+    }
+    Symbols& shrunk = spec.guard_probe[std::string(size.str())];
+    for (const auto& [sym, value] : *node.as_table()) {
+      std::string at = field + "." + std::string(sym.str());
+      auto full = preset->symbols.find(sym.str());
+      if (full == preset->symbols.end()) c.fail(&value, at, fmt::format("not a symbol of [sizes.{}]", size.str()));
+      else if (!value.is_integer() || value.as_integer()->get() <= 0) c.fail(&value, at, "must be a positive integer");
+      else if (static_cast<double>(value.as_integer()->get()) > full->second)
+        c.fail(&value, at, fmt::format("must not exceed the size's own value ({})", full->second));
+      else shrunk[std::string(sym.str())] = static_cast<double>(value.as_integer()->get());
+    }
+  }
+}
+
 // Names must be unique across inputs, outputs, params and size symbols (they share the kernel's
 // scope), valid C identifiers, and not shadow the kernel's own name.
 void check_names(Checker& c, const TaskSpec& spec) {
@@ -349,7 +378,8 @@ Result<TaskSpec> load_task(const std::filesystem::path& dir) {
   Checker c(file);
   TaskSpec spec;
   spec.dir = std::filesystem::absolute(dir).lexically_normal();
-  c.only_keys(root, "", {"id", "title", "origin", "notes", "tags", "default_size", "sizes", "params", "inputs", "outputs", "check", "cost"});
+  c.only_keys(root, "", {"id", "title", "origin", "notes", "tags", "default_size", "sizes", "params", "inputs", "outputs", "check", "cost",
+                          "guard_probe"});
   spec.id = c.require_string(root, "id", "id");
   if (!c.failed()) check_id(c, root.get("id"), spec.id, spec.dir);
   spec.title = c.optional_string(root, "title", "title");
@@ -369,6 +399,8 @@ Result<TaskSpec> load_task(const std::filesystem::path& dir) {
   parse_tensors(c, root, "outputs", false, spec.outputs);
   parse_check_and_cost(c, root, spec);
   if (c.failed()) return c.error();
+  parse_guard_probe(c, root, spec);
+  if (c.failed()) return c.error();
 
   spec.default_size = c.optional_string(root, "default_size", "default_size");
   if (spec.default_size.empty()) spec.default_size = spec.find_size("cpu") ? "cpu" : spec.sizes.front().name;
@@ -384,6 +416,11 @@ Result<TaskSpec> load_task(const std::filesystem::path& dir) {
   for (const auto& size : spec.sizes) {
     auto resolved = resolve_task_shapes(spec, size.name);
     if (!resolved) return Error{fmt::format("{}: {}", file.string(), resolved.error().message)};
+  }
+  for (const auto& [size, shrunk] : spec.guard_probe) {
+    auto probe = with_guard_probe(spec, size);
+    auto resolved = resolve_task_shapes(*probe, guard_probe_size_name(size));
+    if (!resolved) return Error{fmt::format("{}: guard_probe.{}: {}", file.string(), size, resolved.error().message)};
   }
 
   if (!std::filesystem::exists(spec.reference_path()))

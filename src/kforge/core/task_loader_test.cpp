@@ -172,6 +172,22 @@ TEST_F(TaskLoaderTest, ToleranceCanBeOverriddenPerSize) {
   expect_error(replace(kGood, "atol = 1e-6\n", "atol = 1e-6\n[check.cpu]\nrtl = 1e-3\n"), {"check.cpu.rtl", "unknown key"});
 }
 
+TEST_F(TaskLoaderTest, GuardProbeShrinksSymbolsOfASize) {
+  auto spec = load(kGood + std::string("[guard_probe.cpu]\nN = 64\n"));
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(with_guard_probe(*spec, "ci"), nullptr);
+  auto probe = with_guard_probe(*spec, "cpu");
+  ASSERT_NE(probe, nullptr);
+  auto shrunk = resolve_task(*probe, guard_probe_size_name("cpu"));
+  ASSERT_TRUE(shrunk.ok()) << shrunk.error().message;
+  EXPECT_EQ(shrunk->inputs[0].numel, 64);
+  EXPECT_DOUBLE_EQ(shrunk->rtol, 1e-5);
+  expect_error(kGood + std::string("[guard_probe.gpu]\nN = 64\n"), {"guard_probe.gpu", "'gpu' is not one of"});
+  expect_error(kGood + std::string("[guard_probe.cpu]\nM = 64\n"), {"guard_probe.cpu.M", "not a symbol"});
+  expect_error(kGood + std::string("[guard_probe.cpu]\nN = 8192\n"), {"guard_probe.cpu.N", "must not exceed"});
+  expect_error(kGood + std::string("[guard_probe.cpu]\nN = 1\n"), {"guard_probe.cpu", "shape"});
+}
+
 TEST_F(TaskLoaderTest, InitParametersMayBeSizeExpressions) {
   auto spec = load(replace(kGood, "low = 0, high = 16", "low = 0, high = \"N\""));
   ASSERT_TRUE(spec.ok()) << spec.error().message;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -70,6 +71,10 @@ struct TaskSpec {
   std::map<std::string, std::pair<double, double>, std::less<>> size_tolerance;  // size → (rtol, atol)
   std::string cost_flops;  // expression; empty if not given
   std::string cost_bytes;
+  // [guard_probe.<size>]: for a size too large for the suite test to run, the symbols to shrink
+  // (the rest kept) so that the reference still sees the inputs' distribution at that size; the
+  // test runs it there to see every guard fire (docs/porting.md, "Guards").
+  std::map<std::string, Symbols, std::less<>> guard_probe;
 
   std::filesystem::path reference_path() const { return dir / "reference.cpp"; }
   std::filesystem::path baseline_path() const { return dir / "baseline.cpp"; }
@@ -78,6 +83,11 @@ struct TaskSpec {
   bool has_generator() const;
   const SizePreset* find_size(std::string_view name) const;
 };
+
+// The task with one more size preset, "<size>-probe": `size` with its [guard_probe.<size>]
+// symbols in place, and the same tolerance. Null when the task declares no probe for `size`.
+std::unique_ptr<TaskSpec> with_guard_probe(const TaskSpec& spec, std::string_view size);
+std::string guard_probe_size_name(std::string_view size);
 
 // Task ids name folders and files: [A-Za-z0-9_][A-Za-z0-9_.-]*, without "..".
 bool is_safe_task_id(std::string_view id);

@@ -15,7 +15,7 @@ namespace kforge::toolchain {
 struct CppCompilerOptions {
   std::string cxx;                    // empty: $KFORGE_CXX or g++ (looked up on /usr/bin:/bin)
   std::filesystem::path cache_dir;    // artifacts live in cache_dir/obj
-  std::filesystem::path include_dir;  // bench/include: helpers for baselines and experts
+  std::filesystem::path include_dir;  // bench/include: helpers for references, baselines and experts
   // Where compiles run, one fresh folder each; empty: $TMPDIR/kforge-build-<uid> (0700). Keep it
   // outside the state folder, so no relative path from a compile leads anywhere of kforge's.
   std::filesystem::path scratch_root;
