@@ -73,7 +73,7 @@ TEST(Config, ErrorsNameFileLineAndKey) {
             "replay), e.g. openai:gpt-4o");
   EXPECT_EQ(error_of("[models]\ncoder = 3\n"), "kforge.toml:2:9: models.coder: must be a string \"PROVIDER:MODEL\"");
   EXPECT_EQ(error_of("[llm]\ntimeout_s = 60\nretry = 2\n"),
-            "kforge.toml:3:9: llm.retry: unknown key (expected timeout_s, connect_timeout_s, retries, cache); did you mean 'retries'?");
+            "kforge.toml:3:9: llm.retry: unknown key (expected timeout_s, connect_timeout_s, retries, cache)");
   EXPECT_EQ(error_of("[llm]\nretries = 99\n"), "kforge.toml:2:11: llm.retries: must be a whole number from 0 to 10");
   EXPECT_EQ(error_of("[llm]\ncache = \"yes\"\n"), "kforge.toml:2:9: llm.cache: must be true or false");
   EXPECT_EQ(error_of("[llm]\ntimeout_s = -1\n"), "kforge.toml:2:13: llm.timeout_s: must be a positive number of seconds");
