@@ -127,6 +127,12 @@ TEST_F(SearchTest, BeamBuildsTheGraphAndAdmitsOnlyValidNodes) {
   auto missing = run({"export", run_id, "999999"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_THAT(missing.err, HasSubstr("has no node 999999"));
+  // `kforge graph --json`, as every command that prints results takes it: --format json.
+  auto graph = run({"graph", run_id, "--json"});
+  ASSERT_TRUE(graph.success()) << graph.err;
+  EXPECT_EQ(graph.out, run({"graph", run_id, "--format", "json"}).out);
+  EXPECT_EQ(nlohmann::json::parse(graph.out)["nodes"].size(), nodes.size());
+  EXPECT_EQ(run({"graph", run_id, "--json", "--format", "dot"}).exit_code, 2);
 }
 
 TEST_F(SearchTest, KilledSearchResumesWithoutRepeatingFinishedExpansions) {
