@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "kforge/cli/agent_stack.h"
+#include "kforge/cli/colour.h"
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
 #include "kforge/cli/table.h"
@@ -82,8 +83,8 @@ int run_auto_command(const AutoCliOptions& o, int argc_hint) {
     Table t({"iter", "verdict", "ms", "speedup", "roofline", "fixes", "outcome"}, {true, false, true, true, true, true, false});
     for (const auto& it : result.iterations) {
       const auto* e = it.evaluation ? &*it.evaluation : nullptr;
-      t.add({std::to_string(it.iteration), e ? std::string(eval::verdict_name(e->verdict)) : "—",
-             e && e->candidate ? format_ms(e->candidate->median_ms) : "", e && e->speedup ? format_ratio(e->speedup->median) : "",
+      t.add({std::to_string(it.iteration), e ? paint_verdict(eval::verdict_name(e->verdict)) : "—",
+             e && e->candidate ? format_ms(e->candidate->median_ms) : "", e && e->speedup ? paint_ratio(e->speedup->median) : "",
              e && e->candidate ? format_percent(e->roofline) : "", std::to_string(it.fixes), it.outcome.substr(0, 90)});
     }
     fmt::print("{}\nstopped: {}\n", t.render(), result.stop_reason);
@@ -103,9 +104,9 @@ int run_auto_command(const AutoCliOptions& o, int argc_hint) {
 
 void add_auto(CLI::App& cmd, int& exit_status) {
   auto o = std::make_shared<AutoCliOptions>();
-  cmd.add_option("task", o->task, "Task folder or id")->required();
+  cmd.add_option("task", o->task, "Task folder or id")->type_name(kTaskType)->required();
   cmd.add_option("--model", o->model, "PROVIDER:MODEL for every role (else $KFORGE_MODEL, else kforge.toml [models])");
-  cmd.add_option("--size", o->size, "Size preset (default: the task's)");
+  cmd.add_option("--size", o->size, "Size preset (default: the task's)")->type_name(kSizeType);
   cmd.add_option("--iterations", o->iterations, "At most N iterations (default 5)")->check(CLI::Range(1, 1000));
   cmd.add_option("--patience", o->patience, "Stop after P iterations without a faster correct kernel (default 2)")->check(CLI::Range(1, 1000));
   cmd.add_option("--debug-attempts", o->debug_attempts, "Fixes per debug loop (default 3)")->check(CLI::Range(0, 20));

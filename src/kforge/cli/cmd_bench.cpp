@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "kforge/cli/colour.h"
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
 #include "kforge/cli/table.h"
@@ -56,6 +57,14 @@ std::vector<std::string> row(const eval::SuiteTaskResult& r) {
           fmt::format("{:.1f}", e.gbps),
           e.roofline > 0 ? format_percent(e.roofline) : "",
           e.speedup ? format_ratio(e.speedup->median) : ""};
+}
+
+// row(), painted for the table on stdout (the progress lines on stderr stay plain).
+std::vector<std::string> painted_row(const eval::SuiteTaskResult& r) {
+  auto cells = row(r);
+  cells[1] = paint_verdict(cells[1]);
+  if (r.evaluation && r.evaluation->speedup) cells[7] = paint_ratio(r.evaluation->speedup->median);
+  return cells;
 }
 
 // 0 only when something was evaluated and all of it was correct: a run that evaluated nothing,
@@ -121,7 +130,7 @@ int run_bench(const BenchOptions& o) {
   } else {
     Table t({"task", "verdict", "median ms", "p10–p90 ms", "GFLOP/s", "GB/s", "roofline", "speedup"},
             {false, false, true, true, true, true, true, true});
-    for (const auto& r : results) t.add(row(r));
+    for (const auto& r : results) t.add(painted_row(r));
     fmt::print("{}\n{}", header, t.render());
     fmt::print("\n{} tasks, {} evaluated, {} correct; fast_1 {}, fast_1.5 {}, geomean speedup {} (over correct tasks); {:.0f} s\n",
                summary.tasks, summary.evaluated, summary.correct, summary.fast_1 ? format_percent(*summary.fast_1) : "n/a", summary.fast_1_5 ? format_percent(*summary.fast_1_5) : "n/a",
@@ -139,7 +148,7 @@ void add_bench(CLI::App& cmd, int& exit_status) {
   cmd.add_option("--suite", o->suite, "Suite folder (default: bench/jaxbench)");
   cmd.add_option("--tasks", o->tasks, "Comma-separated task ids (default: all)");
   cmd.add_option("--impl", o->impl, "baseline, expert, reference, or a folder of <id>.cpp kernels (default: baseline)");
-  cmd.add_option("--size", o->size, "Size preset for every task (default: each task's)");
+  cmd.add_option("--size", o->size, "Size preset for every task (default: each task's)")->type_name(kSizeType);
   cmd.add_option("--threads", o->threads, "Threads (default: all CPUs)")->check(CLI::Range(1, 1024));
   cmd.add_option("--budget", o->budget, "Seconds of paired timing per task (default 2; extended up to threefold until the median is known to ±2%)")->check(CLI::Range(0.05, 600.0));
   cmd.add_option("--dump", o->dump, "Write each task's check inputs and outputs as .npy under DIR/<id>");

@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "kforge/cli/colour.h"
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
 #include "kforge/cli/table.h"
@@ -93,7 +94,9 @@ int run_compare(const CompareOptions& o) {
     }
     row["outcome"] = word;
     rows.push_back(row);
-    t.add({id, interval(ra), interval(rb), ratio, word});
+    // Painted only when the difference is shown to be real (the intervals do not overlap).
+    const std::string shown = word == "B faster" ? paint(word, Colour::green) : word == "B slower" ? paint(word, Colour::red) : word;
+    t.add({id, interval(ra), interval(rb), ratio, shown});
   }
   nlohmann::json summary = {{"compared", compared}, {"b_faster", faster}, {"b_slower", slower}, {"within_noise", same},
                             {"geomean_ratio", compared ? nlohmann::json(std::exp(log_sum / compared)) : nlohmann::json(nullptr)}};

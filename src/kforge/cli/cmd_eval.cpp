@@ -6,6 +6,7 @@
 #include <thread>
 #include <nlohmann/json.hpp>
 
+#include "kforge/cli/colour.h"
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
 #include "kforge/cli/table.h"
@@ -39,7 +40,7 @@ toolchain::Role parse_role(const std::string& r) {
 std::string print_human(const eval::Evaluation& e) {
   std::vector<std::pair<std::string, std::string>> rows = {
       {"task", fmt::format("{} (size {}, {} thread{})", e.task_id, e.size, e.threads, e.threads == 1 ? "" : "s")},
-      {"verdict", std::string(eval::verdict_name(e.verdict))},
+      {"verdict", paint_verdict(eval::verdict_name(e.verdict))},
       {"reason", e.reason},
   };
   if (e.mismatch) rows.push_back({"mismatch", e.mismatch->summary()});
@@ -50,7 +51,7 @@ std::string print_human(const eval::Evaluation& e) {
       rows.push_back({e.partner, fmt::format("median {} ms  (p10 {}, p90 {})", format_ms(e.baseline->median_ms), format_ms(e.baseline->p10_ms),
                                              format_ms(e.baseline->p90_ms))});
     if (e.speedup)
-      rows.push_back({"speedup", fmt::format("{}  (95% CI {}–{}; p10 {}, p90 {}; median of per-pair ratios)", format_ratio(e.speedup->median),
+      rows.push_back({"speedup", fmt::format("{}  (95% CI {}–{}; p10 {}, p90 {}; median of per-pair ratios)", paint_ratio(e.speedup->median),
                                              format_ratio(e.speedup->ci_low), format_ratio(e.speedup->ci_high),
                                              format_ratio(e.speedup->p10), format_ratio(e.speedup->p90))});
     std::string perf = fmt::format("{:.2f} GFLOP/s, {:.2f} GB/s", e.gflops, e.gbps);
@@ -125,9 +126,9 @@ int run_eval(const EvalCliOptions& o) {
 
 void add_eval(CLI::App& cmd, int& exit_status) {
   auto o = std::make_shared<EvalCliOptions>();
-  cmd.add_option("task", o->task, "Task folder or id")->required();
+  cmd.add_option("task", o->task, "Task folder or id")->type_name(kTaskType)->required();
   cmd.add_option("kernel", o->kernel, "Kernel source (C++, defines the signature of `kforge show TASK`); a name starting with '-' goes after `--` or as ./-x.cpp")->required();
-  cmd.add_option("--size", o->size, "Size preset (default: the task's)");
+  cmd.add_option("--size", o->size, "Size preset (default: the task's)")->type_name(kSizeType);
   cmd.add_option("--threads", o->threads, "Threads for the kernel and the baseline (default: all CPUs)")->check(CLI::Range(1, 1024));
   cmd.add_option("--against", o->against, "Time against this kernel instead of the baseline (both are checked)");
   cmd.add_option("--against-role", o->against_role, "Role of the --against source (candidate: sandboxed and checked; expert: trusted)");

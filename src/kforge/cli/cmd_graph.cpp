@@ -1,4 +1,4 @@
-// kforge graph ID [--format json|dot|svg] [--out FILE]: a run's nodes and edges, coloured by
+// kforge graph ID [--format json|dot|svg | --json] [--out FILE]: a run's nodes and edges, coloured by
 // verdict, labelled with the strategy and the speedup, the path to the best node marked.
 #include <fmt/format.h>
 
@@ -149,7 +149,9 @@ int run_graph(const GraphOptions& o) {
 void add_graph(CLI::App& cmd, int& exit_status) {
   auto o = std::make_shared<GraphOptions>();
   cmd.add_option("id", o->id, "Run id (from `kforge sessions`)")->required();
-  cmd.add_option("--format", o->format, "dot (default), svg or json")->check(CLI::IsMember({"dot", "svg", "json"}));
+  auto* format = cmd.add_option("--format", o->format, "dot (default), svg or json")->check(CLI::IsMember({"dot", "svg", "json"}));
+  // --json, as every command that prints results takes it: the same as --format json.
+  cmd.add_flag_callback("--json", [o] { o->format = "json"; }, "Print JSON (the same as --format json)")->excludes(format);
   cmd.add_option("--out", o->out, "Write to this file instead of stdout");
   cmd.callback([o, &exit_status] { exit_status = run_graph(*o); });
 }

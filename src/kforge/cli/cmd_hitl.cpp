@@ -117,10 +117,10 @@ int run_hitl(const HitlCliOptions& o) {
 
 void add_hitl(CLI::App& cmd, int& exit_status) {
   auto o = std::make_shared<HitlCliOptions>();
-  cmd.add_option("task", o->task, "Task folder or id");
+  cmd.add_option("task", o->task, "Task folder or id")->type_name(kTaskType);
   cmd.add_option("--resume", o->resume, "Continue the hitl session with this id");
   cmd.add_option("--model", o->model, "PROVIDER:MODEL for every role");
-  cmd.add_option("--size", o->size, "Size preset");
+  cmd.add_option("--size", o->size, "Size preset")->type_name(kSizeType);
   cmd.add_option("--threads", o->threads, "Threads for kernels (default: all CPUs)");
   cmd.add_option("--budget", o->budget, "Seconds of paired timing per `time` (default 1)");
   cmd.add_option("--max-usd", o->max_usd, "Refuse model calls once this much was spent");

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "kforge/cli/agent_stack.h"
+#include "kforge/cli/colour.h"
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
 #include "kforge/cli/table.h"
@@ -54,7 +55,7 @@ std::vector<std::string> split_list(const std::string& s) {
 }
 
 std::string node_label(const nlohmann::json& n) {
-  return n["verdict"].is_null() ? "—" : n["verdict"].get<std::string>();
+  return n["verdict"].is_null() ? "—" : paint_verdict(n["verdict"].get<std::string>());
 }
 
 void print_result(const modes::SearchResult& r, const std::string& run_id, const std::filesystem::path& dir, const llm::SessionTotals& t) {
@@ -64,7 +65,7 @@ void print_result(const modes::SearchResult& r, const std::string& run_id, const
     table.add({std::to_string(n["id"].get<long>()), n["parent"].is_null() ? "" : std::to_string(n["parent"].get<long>()),
                std::to_string(n["depth"].get<int>()), n["strategy"].get<std::string>(), node_label(n),
                n["median_ms"].is_null() ? "" : format_ms(n["median_ms"].get<double>()),
-               n["speedup"].is_null() ? "" : format_ratio(n["speedup"].get<double>()),
+               n["speedup"].is_null() ? "" : paint_ratio(n["speedup"].get<double>()),
                n["roofline"].is_null() ? "" : format_percent(n["roofline"].get<double>())});
   fmt::print("{}\nsearch {}: {} ({}); {} expansions run, {} replayed from the store; {:.0f} s, {:.0f} s of it waiting for the timing lock\n",
              table.render(), run_id, r.state, r.stop_reason, r.expansions_run, r.expansions_replayed, r.wall_s, r.lock_wait_s);
@@ -218,7 +219,7 @@ int run_search_command(SearchCliOptions o) {
 void add_search(CLI::App& cmd, int& exit_status) {
   auto o = std::make_shared<SearchCliOptions>();
   auto& s = o->search;
-  cmd.add_option("task", o->task, "Task folder or id");
+  cmd.add_option("task", o->task, "Task folder or id")->type_name(kTaskType);
   cmd.add_option("--resume", o->resume, "Continue the search with this id (from `kforge sessions`)");
   cmd.add_option("--suite", o->suite, "Search every task of this suite folder");
   cmd.add_option("--tasks", o->tasks, "With --suite: comma-separated ids");
@@ -226,7 +227,7 @@ void add_search(CLI::App& cmd, int& exit_status) {
   cmd.add_option("--parallel-tasks", o->parallel_tasks, "With --suite: tasks searched at once (default 1)");
   cmd.add_option("--algorithm", s.algorithm, "parallel, beam (default) or evolve")->check(CLI::IsMember({"parallel", "beam", "evolve"}));
   cmd.add_option("--model", o->model, "PROVIDER:MODEL for every role");
-  cmd.add_option("--size", o->size, "Size preset");
+  cmd.add_option("--size", o->size, "Size preset")->type_name(kSizeType);
   cmd.add_option("--jobs", s.jobs, "Expansions in flight at once (model calls and compiles overlap; timing never does)");
   cmd.add_option("--seed", s.seed, "Seed for every random choice (default 1)");
   cmd.add_option("--width", s.width, "parallel: expansions from the root (default 4)");

@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "kforge/cli/colour.h"
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
 #include "kforge/cli/table.h"
@@ -51,7 +52,7 @@ int run_sessions(bool json) {
     }
     if (r.mode == "hitl") best = hitl_best_speedup(r.id);
     const std::string state = store::effective_state(r);
-    t.add({r.id, r.mode, r.task, r.size, state, std::to_string(count), best ? format_ratio(*best) : "—", std::to_string(tokens[r.id]),
+    t.add({r.id, r.mode, r.task, r.size, state, std::to_string(count), best ? paint_ratio(*best) : "—", std::to_string(tokens[r.id]),
            fmt::format("{:.4f}", cost[r.id]), r.created_at});
     out.push_back({{"session", r.id}, {"mode", r.mode}, {"task", r.task}, {"size", r.size}, {"state", state}, {"stop_reason", r.stop_reason},
                    {"nodes", count}, {"best_node", r.best_node ? nlohmann::json(*r.best_node) : nlohmann::json(nullptr)},

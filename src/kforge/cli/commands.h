@@ -6,6 +6,11 @@
 
 namespace kforge::cli {
 
+// Type names that say what an argument holds, shown in --help and read by shell completion:
+// `->type_name(kTaskType)` on a task argument, `->type_name(kSizeType)` on a --size.
+inline constexpr const char* kTaskType = "TASK";
+inline constexpr const char* kSizeType = "SIZE";
+
 struct Command {
   const char* name;
   const char* help;
@@ -25,6 +30,7 @@ void add_sessions(CLI::App& command, int& exit_status);
 void add_export(CLI::App& command, int& exit_status);
 void add_compare(CLI::App& command, int& exit_status);
 void add_llm(CLI::App& command, int& exit_status);
+void add_completion(CLI::App& command, int& exit_status);
 
 inline constexpr Command kCommands[] = {
     {"list", "List the tasks of a suite", add_list},
@@ -40,6 +46,7 @@ inline constexpr Command kCommands[] = {
     {"compare", "Compare two saved bench results task by task: ratio of speedups and whether their intervals overlap", add_compare},
     {"hw", "Describe this machine and its measured peaks (FMA GFLOP/s, STREAM-triad GB/s)", add_hw},
     {"llm", "Talk to models: `ping` one, or report `usage` and cost by session, role and model", add_llm},
+    {"completion", "Print a shell completion script: kforge completion bash|zsh|fish (see the README to install it)", add_completion},
 };
 
 }  // namespace kforge::cli

@@ -7,7 +7,13 @@ namespace kforge::cli {
 
 std::size_t display_width(const std::string& s) {
   std::size_t w = 0;
-  for (unsigned char c : s) w += (c & 0xC0) != 0x80;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '[') {  // CSI: ESC [ parameters, then a final byte @ to ~
+      for (i += 2; i < s.size() && (s[i] < 0x40 || s[i] > 0x7E); ++i) {}
+      continue;
+    }
+    w += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
+  }
   return w;
 }
 

@@ -21,7 +21,8 @@ class Table {
 // A two-column "key   value" block (for one object, like an evaluation).
 std::string key_values(const std::vector<std::pair<std::string, std::string>>& rows);
 
-// UTF-8 aware display width (for "×", "–", "…" in cells).
+// Columns a cell takes on a terminal: UTF-8 aware (for "×", "–", "…"), and blind to the escape
+// codes of a painted cell (colour.h), which take none.
 std::size_t display_width(const std::string& s);
 
 }  // namespace kforge::cli

@@ -104,7 +104,8 @@ void parse_prices(Checker& c, const toml::table& prices, LlmConfig& config) {
         price.cached_input = value;
         has_cached = true;
       } else {
-        c.fail(&v, f, "unknown key (expected input, output, cached_input: USD per million tokens)");
+        c.fail(&v, f, "unknown key (expected input, output, cached_input: USD per million tokens)" +
+                          core::did_you_mean(k.str(), {"input", "output", "cached_input"}));
       }
     }
     if (!has_input) c.fail(&node, field + ".input", "missing (USD per million input tokens)");
@@ -129,8 +130,21 @@ void parse_llm(Checker& c, const toml::table& llm, LlmConfig& config) {
       if (!node.is_boolean()) c.fail(&node, field, "must be true or false");
       else config.cache = node.as_boolean()->get();
     } else {
-      c.fail(&node, field, "unknown key (expected timeout_s, connect_timeout_s, retries, cache)");
+      c.fail(&node, field, "unknown key (expected timeout_s, connect_timeout_s, retries, cache)" +
+                               core::did_you_mean(key.str(), {"timeout_s", "connect_timeout_s", "retries", "cache"}));
     }
+  }
+}
+
+// Other tables belong to other layers, but one a letter or two from [models], [prices] or [llm]
+// is a typo: ignored, it would leave its settings silently unused.
+void check_tables(Checker& c, const toml::table& root) {
+  const std::vector<std::string> known = {"models", "prices", "llm"};
+  for (const auto& [key, node] : root) {
+    const std::string name(key.str());
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    if (auto near = core::closest_name(name, known))
+      c.fail(&node, name, fmt::format("unknown table or key (kforge reads [models], [prices] and [llm]); did you mean '{}'?", *near));
   }
 }
 
@@ -146,6 +160,7 @@ Result<LlmConfig> parse_config(std::string_view text, const std::filesystem::pat
   LlmConfig config;
   config.file = source;
   Checker c(source);
+  check_tables(c, root);
   if (const auto* models = c.table(root, "models")) parse_models(c, *models, config);
   if (const auto* prices = c.table(root, "prices")) parse_prices(c, *prices, config);
   if (const auto* llm = c.table(root, "llm")) parse_llm(c, *llm, config);

@@ -3,7 +3,8 @@
 //   [models]  default = "anthropic:claude-sonnet-4-5"   planner = "openai:o3"   coder = …
 //   [prices."openai:gpt-4o"]  input = 2.5  output = 10.0  cached_input = 1.25   (USD per 1M tokens)
 //   [llm]     timeout_s = 600  connect_timeout_s = 10  retries = 3  cache = false
-// Other tables belong to other layers and are left alone.
+// Other tables belong to other layers and are left alone, except near misses of these three
+// ([model], [llms]), which are typos. Unknown keys inside them are errors, with a "did you mean".
 
 #include <array>
 #include <filesystem>

@@ -1,8 +1,11 @@
 // Bad input on the command line gets a clear usage error (exit 2) and nothing is written: an
 // unknown task id or size for `bench` (with the closest known one suggested), an id that is not
 // found for `show`, a folder or a binary given as the kernel to `eval`. A kernel whose name
-// starts with '-' is a file, not an option, after `--` or as ./-x.cpp.
+// starts with '-' is a file, not an option, after `--` or as ./-x.cpp. A mistyped command or
+// option, for every command, is named with the closest real one.
 #include <gmock/gmock.h>
+
+#include <sstream>
 
 #include "kforge/modes/cli_test_util.h"
 
@@ -21,7 +24,44 @@ class BadInputTest : public CliScenario {
   }
 };
 
+// The commands `kforge --help` lists, read from its "Subcommands:" section.
+std::vector<std::string> listed_commands(const std::string& help) {
+  std::vector<std::string> out;
+  std::istringstream in(help.substr(help.find("Subcommands:")));
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line) && line.rfind("  ", 0) == 0) out.push_back(line.substr(2, line.find(' ', 2) - 2));
+  return out;
+}
+
 }  // namespace
+
+TEST_F(BadInputTest, MistypedCommandsSuggestTheClosest) {
+  expect_usage_error(run({"evl", "12p_rmsnorm", "k.cpp"}), "kforge: unknown command 'evl' (did you mean 'eval'?)");
+  expect_usage_error(run({"llm", "pnig"}), "kforge llm: unknown command 'pnig' (did you mean 'ping'?)");
+  expect_usage_error(run({"frobnicate"}), "kforge: unknown command 'frobnicate' (see `kforge --help`)");
+  // Every command, each with one letter dropped.
+  auto help = run({"--help"});
+  const auto commands = listed_commands(help.out);
+  ASSERT_GE(commands.size(), 13u) << help.out;
+  for (const auto& name : commands) {
+    std::string typo = name;
+    typo.erase(typo.size() >= 3 ? typo.size() - 2 : 0, 1);
+    expect_usage_error(run({typo}), "kforge: unknown command '" + typo + "' (did you mean '" + name + "'?)");
+  }
+}
+
+TEST_F(BadInputTest, MistypedOptionsSuggestTheClosest) {
+  expect_usage_error(run({"eval", "--jsn", "x"}), "kforge eval: unknown option '--jsn' (did you mean '--json'?)");
+  expect_usage_error(run({"eval", "12p_rmsnorm", "k.cpp", "--sise=ci"}), "kforge eval: unknown option '--sise' (did you mean '--size'?)");
+  expect_usage_error(run({"llm", "ping", "--jsno"}), "kforge llm ping: unknown option '--jsno' (did you mean '--json'?)");
+  expect_usage_error(run({"list", "--quite"}), "kforge list: unknown option '--quite' (did you mean '--quiet'?)");
+  // Every command that takes --json, with it misspelt.
+  for (const auto& name : listed_commands(run({"--help"}).out)) {
+    if (run({name, "--help"}).out.find("--json") == std::string::npos) continue;
+    expect_usage_error(run({name, "--jsn"}), "kforge " + name + ": unknown option '--jsn' (did you mean '--json'?)");
+  }
+}
 
 TEST_F(BadInputTest, BenchRefusesUnknownTasksAndSizes) {
   expect_usage_error(run({"bench", "--tasks", "12p_rmsnorm,foo", "--quiet"}), "--tasks: no task 'foo'");

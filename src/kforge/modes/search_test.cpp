@@ -145,6 +145,13 @@ TEST_F(SearchTest, BeamBuildsTheGraphAndAdmitsOnlyValidNodes) {
   auto svg = run({"graph", run_id, "--format", "svg"});
   ASSERT_TRUE(svg.success()) << svg.err;
   EXPECT_THAT(svg.out, HasSubstr("exp 1 · iter 1"));
+
+  // `kforge graph --json`, as every command that prints results takes it: --format json.
+  auto graph = run({"graph", run_id, "--json"});
+  ASSERT_TRUE(graph.success()) << graph.err;
+  EXPECT_EQ(graph.out, run({"graph", run_id, "--format", "json"}).out);
+  EXPECT_EQ(nlohmann::json::parse(graph.out)["nodes"].size(), nodes.size());
+  EXPECT_EQ(run({"graph", run_id, "--json", "--format", "dot"}).exit_code, 2);
 }
 
 TEST_F(SearchTest, KilledSearchResumesWithoutRepeatingFinishedExpansions) {
