@@ -147,10 +147,10 @@ TEST_F(SearchTest, BeamBuildsTheGraphAndAdmitsOnlyValidNodes) {
   EXPECT_THAT(svg.out, HasSubstr("exp 1 · iter 1"));
 
   // `kforge graph --json`, as every command that prints results takes it: --format json.
-  auto graph = run({"graph", run_id, "--json"});
-  ASSERT_TRUE(graph.success()) << graph.err;
-  EXPECT_EQ(graph.out, run({"graph", run_id, "--format", "json"}).out);
-  EXPECT_EQ(nlohmann::json::parse(graph.out)["nodes"].size(), nodes.size());
+  auto graph_json = run({"graph", run_id, "--json"});
+  ASSERT_TRUE(graph_json.success()) << graph_json.err;
+  EXPECT_EQ(graph_json.out, graph.out);
+  EXPECT_EQ(nlohmann::json::parse(graph_json.out)["nodes"].size(), nodes.size());
   EXPECT_EQ(run({"graph", run_id, "--json", "--format", "dot"}).exit_code, 2);
 }
 
