@@ -328,9 +328,13 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) {
     std::string limit_note = at_limit ? rec.diagnosis->diagnosis : "";
     finish_iteration(outcome);
     if (improved) parent = rec.node;  // the next iteration grows from this one (after its own row is written)
-    store::RunRecord run{env.run_id, "", "", "", "running"};
-    run.best_node = result.best_node;
-    (void)store::update_run(env.journal->db(), run);
+    // The run's best, for an auto run; a search's expansion has only the best of the expansion, and
+    // the search decides its own best (side by side), so it does not touch the run row.
+    if (!in_search(o)) {
+      store::RunRecord run{env.run_id, "", "", "", "running"};
+      run.best_node = result.best_node;
+      (void)store::update_run(env.journal->db(), run);
+    }
 
     if (fatal) {
       result.state = run_state_for(*fatal);

@@ -41,7 +41,8 @@ class Driver {
       if (n.depth == 0 && n.strategy == "root") root_ = id;
     if (!root_) return Error{fmt::format("run {} has no root node", env_.run_id)};
     auto run = store::find_run(journal->db(), env_.run_id);
-    if (run && *run && (*run)->best_node && nodes_.count(*(*run)->best_node)) best_ = *(*run)->best_node;
+    // Resuming: the best as the search recorded it (during a run the driver's own is the truth).
+    if (!best_ && run && *run && (*run)->best_node && nodes_.count(*(*run)->best_node)) best_ = *(*run)->best_node;
     return ok_status();
   }
 
@@ -208,6 +209,7 @@ class Driver {
     std::lock_guard lock(best_mu_);
     if (!best_) {
       best_ = child;
+      best_source_ = source;  // the node map is reloaded only after the wave
       record_best(child);
       return nlohmann::json{{"method", "first correct kernel"}, {"winner", "challenger"}};
     }
