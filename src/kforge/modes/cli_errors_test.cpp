@@ -135,10 +135,15 @@ TEST_F(CliErrors, InterruptedRunExits130) {
     _exit(127);
   }
   // Wait until the planner has been asked (the scripted model logs each request as it arrives).
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  // The first run builds the libtorch baseline: over 120 s was seen at load 11 on two cores.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(480);
   while (prompts("planner").empty() && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  ASSERT_FALSE(prompts("planner").empty()) << "the run never asked the planner";
+  if (prompts("planner").empty()) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    FAIL() << "the run never asked the planner";
+  }
   kill(pid, SIGINT);
   int status = 0;
   waitpid(pid, &status, 0);
