@@ -25,6 +25,7 @@ struct SessionTotals {
   Usage usage;            // tokens of calls that reached a model (not cache hits)
   double cost_usd = 0;
   bool unpriced = false;  // some call used a model without a known price
+  bool estimated = false; // some call's tokens were estimated (its provider reported none)
 };
 
 struct SessionOptions {

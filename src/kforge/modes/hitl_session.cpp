@@ -389,7 +389,9 @@ void HitlSession::status() {
   if (state_.best && state_.best->candidate)
     s += fmt::format("best      v{}: {:.4g} ms, {:.2f}x the baseline\n", state_.best_version, state_.best->candidate->median_ms,
                      state_.best->speedup ? state_.best->speedup->median : 0.0);
-  s += fmt::format("models    {} calls, {} tokens in, {} out, ${:.4f}\n", t.calls, t.usage.input_tokens, t.usage.output_tokens, t.cost_usd);
+  const char* est = t.estimated ? "~" : "";
+  s += fmt::format("models    {} calls, {}{} tokens in, {}{} out, ${:.4f}{}\n", t.calls, est, t.usage.input_tokens, est, t.usage.output_tokens,
+                   t.cost_usd, t.estimated ? " (~ estimated: the provider reported no usage)" : "");
   human_.show(s);
 }
 
@@ -405,11 +407,16 @@ void HitlSession::cost() {
   }
   std::string s = fmt::format("{:<{}}  {:<{}}  {:>5}  {:>10}  {:>10}  {:>10}\n", "role", role_w, "model", model_w, "calls", "tokens in", "tokens out",
                               "cost $");
-  for (const auto& u : *usage)
+  bool estimated = false;
+  for (const auto& u : *usage) {
+    estimated = estimated || u.estimated;
+    const char* est = u.estimated ? "~" : "";
     s += fmt::format("{:<{}}  {:<{}}  {:>5}  {:>10}  {:>10}  {:>10.4f}\n", u.role, role_w, u.provider + ":" + u.model, model_w, u.calls,
-                     u.input_tokens, u.output_tokens, u.cost_usd);
+                     est + std::to_string(u.input_tokens), est + std::to_string(u.output_tokens), u.cost_usd);
+  }
   auto t = agents_.llm->totals();
   s += fmt::format("total: {} calls, ${:.4f}{}\n", t.calls, t.cost_usd, t.unpriced ? " (some unpriced)" : "");
+  if (estimated) s += "~ estimated: the provider reported no usage, so kforge counted the text's tokens\n";
   human_.show(s);
 }
 
