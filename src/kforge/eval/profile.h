@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -42,6 +43,9 @@ struct Profile {
 // `shared_object` (built with -g) using addr2line.
 std::vector<HotLine> hot_lines_from_samples(const nlohmann::json& kernel_offsets, long total_samples, const std::string& shared_object,
                                             const std::string& file_name, const std::string& source);
+
+// The 95% interval (Wilson score) of a share of `hits` samples out of `total`.
+std::pair<double, double> share_interval(long hits, long total);
 
 void fill_roofline(Profile& p, const core::ResolvedTask& task, double median_seconds, const MachineProfile& m, int threads);
 
