@@ -23,6 +23,20 @@ std::string TuneResult::summary() const {
   return s;
 }
 
+std::string TuneResult::table() const {
+  if (tunables.empty()) return "";
+  std::size_t width = 7;
+  for (const auto& t : trials) width = std::max(width, describe(t.config).size());
+  std::string s = fmt::format("  {:<{}}  {:<14}  {:>10}  {:>8}\n", "variant", width, "verdict", "median ms", "speedup");
+  for (const auto& t : trials) {
+    std::string verdict(eval::verdict_name(t.verdict));
+    s += fmt::format("  {:<{}}  {:<14}  {:>10}  {:>8}{}\n", describe(t.config), width, verdict, t.median_ms ? fmt::format("{:.4g}", *t.median_ms) : "–",
+                     t.speedup ? fmt::format("{:.2f}x", *t.speedup) : "–", best && t.config == *best ? "  ← chosen" : "");
+  }
+  if (recheck) s += fmt::format("  the chosen values, written in as the defaults and checked again: {}\n", eval::verdict_name(recheck->verdict));
+  return s;
+}
+
 Result<TuneResult> tune(const eval::TaskContext& ctx, const std::string& source, const std::string& file_name, const eval::EvalOptions& base,
                         const TuneOptions& o, const std::function<void(std::string_view)>& progress) {
   auto say = [&](const std::string& m) {

@@ -29,6 +29,7 @@ struct TuneResult {
   std::string tuned_source;               // the source with the best values written in
   std::optional<eval::Evaluation> recheck;  // the tuned source, evaluated again
   std::string summary() const;            // one paragraph for histories and reports
+  std::string table() const;              // every variant tried with its verdict, median and speedup, the chosen one marked
 };
 
 struct TuneOptions {

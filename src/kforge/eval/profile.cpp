@@ -88,10 +88,16 @@ void fill_roofline(Profile& p, const core::ResolvedTask& task, double seconds, c
 }
 
 std::string Profile::summary() const {
-  std::string s = fmt::format(
-      "roofline: {:.1f}% ({}-bound by the cost model: {:.2f} FLOP/byte against a machine balance of {:.2f}); {:.2f} GFLOP/s, {:.2f} GB/s\n",
-      100 * roofline, bound, arithmetic_intensity, machine_balance, gflops, gbps);
-  s += fmt::format("samples: {} over {} calls; time by code:", samples, calls);
+  return fmt::format("roofline: {:.1f}% ({}); {:.2f} GFLOP/s, {:.2f} GB/s\n", 100 * roofline, bound_text(), gflops, gbps) + samples_text();
+}
+
+std::string Profile::bound_text() const {
+  return fmt::format("{}-bound by the cost model: {:.2f} FLOP/byte against a machine balance of {:.2f}", bound, arithmetic_intensity,
+                     machine_balance);
+}
+
+std::string Profile::samples_text() const {
+  std::string s = fmt::format("samples: {} over {} calls; time by code:", samples, calls);
   std::vector<std::pair<double, std::string>> shares;
   for (const auto& [name, share] : object_share) shares.emplace_back(share, name);
   std::sort(shares.rbegin(), shares.rend());

@@ -36,7 +36,9 @@ struct Profile {
   double machine_balance = 0;       // peak FLOP/s over peak bytes/s for the thread count
   std::string bound;                // "compute" or "memory" by the roofline model
 
-  std::string summary() const;      // text for the profiler agent and for humans
+  std::string summary() const;       // text for humans: the roofline, then samples_text()
+  std::string bound_text() const;    // "memory-bound by the cost model: 0.25 FLOP/byte against a machine balance of 8.1"
+  std::string samples_text() const;  // where the samples fell: by object, and the hot lines
 };
 
 // Maps kernel offsets (from the runner's "profiled" message) to source lines of `file_name` in

@@ -276,6 +276,8 @@ LlmResult LlmSession::complete(const ChatRequest& request, const StreamCallback*
 
 LlmStatus LlmSession::check_budget() const { return impl_->budget.check(); }
 
+const Budget& LlmSession::budget() const { return impl_->budget; }
+
 SessionTotals LlmSession::totals() const {
   std::lock_guard lock(impl_->mutex);
   return impl_->totals;

@@ -62,6 +62,7 @@ class LlmSession {
   LlmStatus check_role(const std::string& role) const;
   // For loops that want to stop before starting an expensive step (not only before a call).
   LlmStatus check_budget() const;
+  const Budget& budget() const;  // its limits and what was spent, for telling the agents what is left
   SessionTotals totals() const;
   const std::string& id() const;
   std::filesystem::path transcript_path() const;  // empty when not recording

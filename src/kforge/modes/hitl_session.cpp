@@ -77,11 +77,12 @@ agents::LoopState HitlSession::loop_state() const {
   s.machine = &machine_;
   s.threads = eval_.threads;
   s.baseline_ms = state_.baseline_ms;
+  s.baseline_when = state_.baseline_when.empty() ? "measured alone when the session started" : state_.baseline_when;
   const auto& t = ctx_.task();
   s.roofline_ms = 1e3 * std::max(t.flops / (machine_.peak_gflops(s.threads) * 1e9 + 1e-30), t.bytes / (machine_.peak_gbps(s.threads) * 1e9 + 1e-30));
   if (state_.best && state_.best->candidate)
     if (const auto* v = version(state_.best_version)) s.best = agents::BestKernel{v->source, *state_.best, std::nullopt, state_.best_version};
-  for (const auto& h : state_.history) s.history.push_back({0, h, "", std::nullopt, 0, ""});
+  s.events = state_.history;  // no iteration limit: s.budget stays empty
   return s;
 }
 
@@ -261,6 +262,10 @@ void HitlSession::time(bool profile) {
     return;
   }
   state_.passed_version = state_.current;
+  if (e.baseline) {  // the baseline was measured again beside this version: the latest is the one to quote
+    state_.baseline_ms = e.baseline->median_ms;
+    state_.baseline_when = fmt::format("measured beside v{}, the latest measurement", state_.current);
+  }
   human_.show(timing_text(e));
   if (e.profile) human_.show(e.profile->summary() + toolchain::format_vector_remarks(e.profile->vectorization));
   bool best = !state_.best || !state_.best->candidate || e.candidate->median_ms < state_.best->candidate->median_ms;
@@ -272,7 +277,7 @@ void HitlSession::time(bool profile) {
   record(fmt::format("v{}: {:.4g} ms, {:.2f}x the baseline", state_.current, e.candidate->median_ms, e.speedup ? e.speedup->median : 0.0));
   if (!profile) return;
   human_.show("profiler:\n");
-  auto d = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_}, [&] { return agents::diagnose(agents_, loop_state(), current_source(), e); });
+  auto d = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_}, [&] { return agents::diagnose(agents_, loop_state(), current_source(), e, tuning_[state_.current]); });
   if (!d) return report_model_error(d.error());
   human_.show(fmt::format("bottleneck        {}\ndiagnosis         {}\nneeds improvement {}\nsuggestion        {}\n", d->bottleneck, d->diagnosis,
                           d->needs_improvement ? "yes" : "no", d->suggestion));
@@ -286,12 +291,9 @@ void HitlSession::tune() {
   auto r = agents::tune(ctx_, current_source(), "kernel.cpp", o, {}, [&](std::string_view m) { human_.show(std::string(m) + "\n"); });
   if (!r) return human_.show("tunables not usable: " + r.error().message + "\n");
   if (r->tunables.empty()) return human_.show("the kernel declares no tunables (`// kforge:tune NAME = {a, b, c}`)\n");
-  for (const auto& t : r->trials)
-    human_.show(fmt::format("  {:<30} {:<14} {}\n", agents::describe(t.config), eval::verdict_name(t.verdict),
-                            t.median_ms ? fmt::format("{:.4g} ms", *t.median_ms) : t.reason.substr(0, 60)));
-  human_.show(r->summary() + "\n");
+  human_.show(r->table() + r->summary() + "\n");
   if (!r->best || !r->recheck || !r->recheck->correct()) return;
-  propose(r->tuned_source, "tune: " + agents::describe(*r->best));
+  if (propose(r->tuned_source, "tune: " + agents::describe(*r->best))) tuning_[state_.current] = r->table();
 }
 
 void HitlSession::fix() {
