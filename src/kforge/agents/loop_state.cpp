@@ -155,8 +155,10 @@ std::string describe_history(const LoopState& s) {
   std::string out;
   for (const auto& e : s.events) out += "- " + e + "\n";
   for (const auto& a : s.history) {
+    // The best kernel's numbers, tuning and diagnosis are in the standing above: not again here.
     const bool best = s.best && s.best->iteration == a.iteration;
-    out += fmt::format("- Iteration {}: {}{}.\n", a.iteration, attempt_result(a), best ? " — the best kernel so far (above)" : "");
+    out += best ? fmt::format("- Iteration {}: the best kernel so far (its evaluation is above).\n", a.iteration)
+                : fmt::format("- Iteration {}: {}.\n", a.iteration, attempt_result(a));
     if (!a.strategy.empty()) out += "  Tried: " + core::shorten(a.strategy, kStrategyBytes) + "\n";
     if (!a.failure.empty()) out += "  What went wrong: " + core::shorten(a.failure, kFailureBytes) + "\n";
     if (!a.tuning.empty() && !best) out += "  Tuning: " + a.tuning + "\n";
