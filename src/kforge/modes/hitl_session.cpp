@@ -9,6 +9,7 @@
 
 #include "kforge/agents/tuner.h"
 #include "kforge/core/fs.h"
+#include "kforge/core/shorten.h"
 #include "kforge/core/subprocess.h"
 #include "kforge/store/store.h"
 
@@ -162,7 +163,7 @@ void HitlSession::plan(const std::string& hint) {
     std::string first = lower(a.substr(0, a.find(' ')));
     if (first == "a" || first == "approve" || first == "y" || first == "yes") {
       state_.plan = p->markdown;
-      record("plan approved: " + p->strategy.substr(0, 120));
+      record("plan approved: " + core::shorten(p->strategy, 400));
       (void)journal_.write("plan.md", state_.plan);
       human_.show("plan approved: `implement` writes the kernel\n");
       return;
@@ -281,7 +282,9 @@ void HitlSession::time(bool profile) {
   if (!d) return report_model_error(d.error());
   human_.show(fmt::format("bottleneck        {}\ndiagnosis         {}\nneeds improvement {}\nsuggestion        {}\n", d->bottleneck, d->diagnosis,
                           d->needs_improvement ? "yes" : "no", d->suggestion));
-  record(fmt::format("profiler: {} (needs improvement: {})", d->diagnosis.substr(0, 120), d->needs_improvement ? "yes" : "no"));
+  // The planner reads this history: the suggestion is kept, as in auto's.
+  record(fmt::format("profiler on v{}: {} (bottleneck: {}; needs improvement: {}). Suggested next: {}", state_.current, core::shorten(d->diagnosis, 400),
+                     d->bottleneck, d->needs_improvement ? "yes" : "no", core::shorten(d->suggestion, 400)));
 }
 
 void HitlSession::tune() {
@@ -305,7 +308,7 @@ void HitlSession::fix() {
   if (!f) return report_model_error(f.error());
   human_.show(fmt::format("error  {}\ncause  {}\nfix    {}\n", f->summary.error, f->summary.cause, f->summary.fix));
   state_.attempts.push_back({state_.last_failure, f->summary});
-  if (propose(f->source, "fix: " + f->summary.cause.substr(0, 100))) state_.last_failure.clear();
+  if (propose(f->source, "fix: " + core::shorten(f->summary.cause, 120))) state_.last_failure.clear();
 }
 
 void HitlSession::edit_plan() {
