@@ -109,8 +109,9 @@ std::string describe_budget(const LoopState& s) {
   if (b.iterations == 0) out = "No iteration limit: an engineer runs this session one step at a time.\n";
   else {
     out = fmt::format("Iteration {} of {} ({} more after this one).", b.iteration, b.iterations, std::max(0, b.iterations - b.iteration));
-    out += fmt::format(" The run stops after {} iteration(s) in a row without a faster correct kernel; {} so far", b.patience, b.without_improvement);
-    out += b.without_improvement + 1 >= b.patience ? ": unless this one beats the best kernel, the run ends with it.\n" : ".\n";
+    out += fmt::format(" The {} stops after {} iteration(s) in a row without a faster correct kernel; {} so far", b.unit, b.patience,
+                       b.without_improvement);
+    out += b.without_improvement + 1 >= b.patience ? fmt::format(": unless this one beats the best kernel, the {} ends with it.\n", b.unit) : ".\n";
   }
   if (b.fixes_per_kernel > 0) out += fmt::format("The debugger gets up to {} fix(es) per kernel.\n", b.fixes_per_kernel);
   return out;

@@ -42,6 +42,7 @@ struct RunBudget {
   int patience = 0;             // ... or after this many in a row without a faster correct kernel
   int without_improvement = 0;  // iterations in a row so far without one
   int fixes_per_kernel = 0;     // the debugger's attempts for each kernel (0: not limited)
+  std::string unit = "run";     // what the limits end: "run", or "search expansion"
 };
 
 struct LoopState {

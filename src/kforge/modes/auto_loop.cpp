@@ -161,7 +161,7 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) {
   timed.time_budget_s = o.time_budget_s;
 
   // Prepare: the baseline's time and the roofline bound the prompts quote.
-  state.budget = {0, o.iterations, o.patience, 0, o.debug_attempts};
+  state.budget = {0, o.iterations, o.patience, 0, o.debug_attempts, in_search(o) ? "search expansion" : "run"};
   state.baseline_when = in_search(o) ? "measured alone once for the whole search" : "measured alone before the first iteration";
   if (o.baseline_ms > 0) state.baseline_ms = o.baseline_ms;
   else {
