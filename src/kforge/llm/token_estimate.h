@@ -18,8 +18,8 @@ namespace kforge::llm {
 //   a newline               → one token; other whitespace joins the next word (free);
 //   a non-ASCII character   → one token.
 // On English prose this lands near the providers' rule of thumb (4 characters per token); on
-// code it is higher than bytes/4, as real tokenizers are. It errs high rather than low, so a
-// budget stops early rather than late.
+// code it is higher than bytes/4, as real tokenizers are. It is meant to err high rather than
+// low (long words and each punctuation mark count fully), so a budget stops early, not late.
 std::int64_t estimate_tokens(std::string_view text);
 
 // The usage a call would have reported: the request's messages (plus 4 tokens of framing per
