@@ -118,8 +118,9 @@ std::string describe_budget(const LoopState& s) {
 }
 
 std::string describe_evaluation(const eval::Evaluation& e) {
-  std::string s = fmt::format("verdict: {} — {}\n", eval::verdict_name(e.verdict), e.reason);
-  if (!e.candidate) return s;
+  // A timed correct kernel's reason repeats the speedup the lines below give with its interval.
+  if (!e.correct() || !e.candidate) return fmt::format("verdict: {} — {}\n", eval::verdict_name(e.verdict), e.reason);
+  std::string s = "verdict: correct\n";
   s += fmt::format("kernel median {:.4g} ms (p10 {:.4g}, p90 {:.4g}) over {} pairs", e.candidate->median_ms, e.candidate->p10_ms, e.candidate->p90_ms,
                    e.candidate->samples);
   if (e.baseline) s += fmt::format("; {} median {:.4g} ms in the same pairs", e.partner, e.baseline->median_ms);
