@@ -46,15 +46,19 @@ llm::LlmResultOf<std::string> implement(const AgentEnv& env, const LoopState& st
                                         const std::string& instruction = "");
 llm::LlmResultOf<FixResult> fix(const AgentEnv& env, const LoopState& state, const std::string& source, const std::string& failure,
                                 const std::vector<DebugAttempt>& attempts);
-llm::LlmResultOf<Diagnosis> diagnose(const AgentEnv& env, const LoopState& state, const std::string& source, const eval::Evaluation& evaluation);
+// `tuning`: the tuner's table for this kernel ("" when it declared no tunables).
+llm::LlmResultOf<Diagnosis> diagnose(const AgentEnv& env, const LoopState& state, const std::string& source, const eval::Evaluation& evaluation,
+                                     const std::string& tuning = "");
 
 // The tester: a failed evaluation as the debugger should read it (compiler errors with their
 // source lines, the verdict and its reason, the mismatch analysis, what the kernel printed).
 std::string describe_failure(const eval::Evaluation& e);
 
-// The system prompt every role shares (rules, signature, flags, machine).
+// The system prompt every role shares: the rules, and the machine (core, clock, ISA, caches,
+// peaks, compiler and flags).
 Result<std::string> system_prompt(const AgentEnv& env, const LoopState& state);
-// The playbook sections for a query (task tags, plan, diagnosis), rendered; "" without a playbook.
-std::string playbook_excerpts(const AgentEnv& env, const std::string& query, int sections = 3);
+// The playbook sections for a task with these tags (only sections about them, or about any task),
+// ranked by a query (task title, strategy, diagnosis), rendered; "(none)" without a playbook.
+std::string playbook_excerpts(const AgentEnv& env, const std::vector<std::string>& task_tags, const std::string& query, int sections = 3);
 
 }  // namespace kforge::agents

@@ -5,6 +5,8 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <optional>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -13,9 +15,25 @@
 namespace kforge::agents {
 namespace {
 
+// "<!-- tags: gemm, conv -->" → {"gemm", "conv"}; nullopt for any other line.
+std::optional<std::vector<std::string>> tag_line(const std::string& line) {
+  static const std::regex pattern(R"(^\s*<!--\s*tags:\s*(.*?)\s*-->\s*$)");
+  std::smatch m;
+  if (!std::regex_match(line, m, pattern)) return std::nullopt;
+  std::vector<std::string> tags;
+  std::stringstream list(m[1].str());
+  for (std::string t; std::getline(list, t, ',');) {
+    t.erase(0, t.find_first_not_of(" \t"));
+    t.erase(t.find_last_not_of(" \t") + 1);
+    if (!t.empty()) tags.push_back(t);
+  }
+  return tags;
+}
+
 std::vector<PlaybookSection> split_sections(const std::string& file, const std::string& text) {
   std::vector<PlaybookSection> out;
   std::string title;
+  std::vector<std::string> file_tags;
   PlaybookSection cur;
   std::istringstream in(text);
   auto flush = [&] {
@@ -24,9 +42,11 @@ std::vector<PlaybookSection> split_sections(const std::string& file, const std::
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("## ", 0) == 0) {
       flush();
-      cur = {file, title, line.substr(3), ""};
+      cur = {file, title, line.substr(3), "", file_tags};
     } else if (line.rfind("# ", 0) == 0) {
       title = line.substr(2);
+    } else if (auto tags = tag_line(line)) {
+      (cur.heading.empty() ? file_tags : cur.tags) = *tags;
     } else if (!cur.heading.empty()) {
       cur.body += line + "\n";
     }
@@ -56,6 +76,14 @@ std::string fts_query(const std::string& text) {
 }  // namespace
 
 std::string PlaybookSection::render() const { return fmt::format("### {} — {}\n{}", title, heading, body); }
+
+bool PlaybookSection::for_any_task() const { return tags.empty() || std::find(tags.begin(), tags.end(), "any") != tags.end(); }
+
+bool PlaybookSection::shares_a_tag(const std::vector<std::string>& task_tags) const {
+  for (const auto& t : tags)
+    if (std::find(task_tags.begin(), task_tags.end(), t) != task_tags.end()) return true;
+  return false;
+}
 
 KnowledgeIndex::KnowledgeIndex(KnowledgeIndex&& o) noexcept : db_(o.db_), sections_(std::move(o.sections_)) { o.db_ = nullptr; }
 KnowledgeIndex::~KnowledgeIndex() {
@@ -96,21 +124,47 @@ Result<KnowledgeIndex> KnowledgeIndex::open(const std::filesystem::path& dir) {
   return k;
 }
 
-std::vector<PlaybookSection> KnowledgeIndex::search(const std::string& query, int limit) const {
-  std::vector<PlaybookSection> out;
+std::vector<std::size_t> KnowledgeIndex::ranked(const std::string& query) const {
+  std::vector<std::size_t> out;
   std::string q = fts_query(query);
   if (q.empty()) return out;
   sqlite3_stmt* st = nullptr;
   // Headings weigh more than bodies.
-  if (sqlite3_prepare_v2(db_, "SELECT rowid FROM sections WHERE sections MATCH ? ORDER BY bm25(sections, 4.0, 1.0) LIMIT ?", -1, &st, nullptr) != SQLITE_OK)
+  if (sqlite3_prepare_v2(db_, "SELECT rowid FROM sections WHERE sections MATCH ? ORDER BY bm25(sections, 4.0, 1.0)", -1, &st, nullptr) != SQLITE_OK)
     return out;
   sqlite3_bind_text(st, 1, q.c_str(), -1, SQLITE_TRANSIENT);
-  sqlite3_bind_int(st, 2, limit);
   while (sqlite3_step(st) == SQLITE_ROW) {
     auto id = static_cast<std::size_t>(sqlite3_column_int64(st, 0));
-    if (id >= 1 && id <= sections_.size()) out.push_back(sections_[id - 1]);
+    if (id >= 1 && id <= sections_.size()) out.push_back(id - 1);
   }
   sqlite3_finalize(st);
+  return out;
+}
+
+std::vector<PlaybookSection> KnowledgeIndex::select(const std::vector<std::string>& task_tags, const std::string& query, int limit) const {
+  // The query's matches first, then every other section in file order.
+  std::vector<std::size_t> order = ranked(query);
+  std::vector<bool> seen(sections_.size());
+  for (auto i : order) seen[i] = true;
+  for (std::size_t i = 0; i < sections_.size(); ++i)
+    if (!seen[i]) order.push_back(i);
+  std::vector<std::size_t> chosen;
+  // The first section is about what the task computes, when the playbook has one.
+  for (auto i : order)
+    if (sections_[i].shares_a_tag(task_tags)) {
+      chosen.push_back(i);
+      break;
+    }
+  for (auto i : order) {
+    if (static_cast<int>(chosen.size()) >= limit) break;
+    const auto& sec = sections_[i];
+    bool eligible = sec.shares_a_tag(task_tags) || sec.for_any_task();
+    bool matched = seen[i];
+    // Sections no word matched are filler: only those about the task's own tags.
+    if (eligible && (matched || sec.shares_a_tag(task_tags)) && std::find(chosen.begin(), chosen.end(), i) == chosen.end()) chosen.push_back(i);
+  }
+  std::vector<PlaybookSection> out;
+  for (auto i : chosen) out.push_back(sections_[i]);
   return out;
 }
 

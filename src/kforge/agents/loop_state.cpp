@@ -1,16 +1,21 @@
-// Turning the run's state into the text the prompts carry.
+// Turning the run's state into the text the prompts carry: each fact in one function, so that a
+// request that shows it shows it once.
 #include "kforge/agents/loop_state.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "kforge/core/task_header.h"
-
-#include <fstream>
-#include <sstream>
+#include "kforge/agents/task_notes.h"
+#include "kforge/core/fs.h"
+#include "kforge/core/shorten.h"
+#include "kforge/toolchain/cpp_compiler.h"
 
 namespace kforge::agents {
 namespace {
+
+// Long enough for any plan's Strategy section seen so far; a longer one is cut at a sentence.
+constexpr std::size_t kStrategyBytes = 1500;
+constexpr std::size_t kFailureBytes = 800;
 
 std::string init_text(const core::InitSpec& i) {
   switch (i.dist) {
@@ -19,9 +24,47 @@ std::string init_text(const core::InitSpec& i) {
     case core::Dist::randint: return fmt::format("integers in [{:g}, {:g})", i.a, i.b);
     case core::Dist::constant: return fmt::format("constant {:g}", i.a);
     case core::Dist::arange: return fmt::format("arange(start {:g}, step {:g})", i.a, i.b);
-    case core::Dist::custom: return "structured (task generator: see the task notes)";
+    case core::Dist::custom: return "structured, drawn by the task's generate.cpp (see the notes)";
   }
   return "?";
+}
+
+std::string flags(const eval::TaskContext& task) {
+  auto* cpp = dynamic_cast<toolchain::CppCompiler*>(&task.compiler());
+  if (!cpp) return "-O3 -march=native -fopenmp";
+  return fmt::format("{}", fmt::join(cpp->flags_for(toolchain::Role::candidate), " "));
+}
+
+std::string caches_text(const eval::MachineProfile& m) {
+  std::string caches;
+  for (const auto& c : m.caches)
+    if (c.type != "Instruction")
+      caches += fmt::format("{}L{} {} KiB{}", caches.empty() ? "" : ", ", c.level, c.size_bytes >> 10,
+                            c.shared_by_cpus > 1 ? fmt::format(" shared by {} CPUs", c.shared_by_cpus) : " per core");
+  return caches;
+}
+
+std::string core_text(const eval::MachineProfile& m) {
+  std::string s = m.microarch.empty() ? "an unknown core" : m.microarch;
+  s += fmt::format(" (family {}, model {})", m.cpu_family, m.cpu_model_number);
+  if (m.clock_ghz > 0) s += fmt::format(", {:.2f} GHz ({})", m.clock_ghz, m.clock_source);
+  return s;
+}
+
+std::string speedup_text(const eval::SpeedupStats& s) {
+  return fmt::format("{:.2f}x the baseline (95% interval {:.2f}–{:.2f}x)", s.median, s.ci_low, s.ci_high);
+}
+
+std::string attempt_result(const AttemptRecord& a) {
+  std::string s = a.verdict;
+  if (a.median_ms) s += fmt::format(", {:.4g} ms", *a.median_ms);
+  if (a.speedup) s += ", " + speedup_text(*a.speedup);
+  if (a.median_ms) s += fmt::format(", {:.0f}% of the roofline", 100 * a.roofline);
+  return s;
+}
+
+std::string diagnosis_text(const Diagnosis& d) {
+  return fmt::format("{} (bottleneck: {}). Suggested next: {}", d.diagnosis, d.bottleneck, d.suggestion);
 }
 
 }  // namespace
@@ -29,81 +72,99 @@ std::string init_text(const core::InitSpec& i) {
 std::string describe_task(const eval::TaskContext& ctx) {
   const auto& spec = ctx.spec();
   const auto& t = ctx.task();
-  std::string s = fmt::format("{} — {}\n", spec.id, spec.title);
-  if (!spec.notes.empty()) s += "Notes: " + spec.notes + "\n";
-  s += fmt::format("Size '{}':", t.size);
-  const auto* preset = spec.find_size(t.size);
-  for (const auto& k : preset->order) s += fmt::format(" {}={}", k, static_cast<long long>(preset->symbols.at(k)));
-  s += "\n";
-  for (const auto& p : spec.params) {
-    if (auto* d = std::get_if<double>(&p.value)) s += fmt::format("Param {} = {:g}\n", p.name, *d);
-    else if (auto* i = std::get_if<std::int64_t>(&p.value)) s += fmt::format("Param {} = {}\n", p.name, *i);
-  }
-  for (const auto& in : t.inputs)
-    s += fmt::format("Input  {} {} [{}]  {}\n", core::dtype_name(in.dtype), in.name, fmt::join(in.shape, ", "), init_text(in.init));
-  for (const auto& out : t.outputs) s += fmt::format("Output {} {} [{}]\n", core::dtype_name(out.dtype), out.name, fmt::join(out.shape, ", "));
+  std::string s = fmt::format("{} — {}\nInputs, in the kernel's order:\n", spec.id, spec.title);
+  for (std::size_t i = 0; i < t.inputs.size(); ++i)
+    s += fmt::format("  {} [{}]: {}\n", t.inputs[i].name, fmt::join(spec.inputs[i].shape, ", "), init_text(t.inputs[i].init));
+  s += "Outputs:\n";
+  for (std::size_t i = 0; i < t.outputs.size(); ++i) s += fmt::format("  {} [{}]\n", t.outputs[i].name, fmt::join(spec.outputs[i].shape, ", "));
   s += fmt::format("Correct when every element satisfies |got − expected| ≤ {:g} + {:g}·|expected|.\n", t.atol, t.rtol);
   if (t.flops > 0) s += fmt::format("Cost model: {:.4g} FLOP, {:.4g} bytes.\n", t.flops, t.bytes);
-  s += "Signature: " + core::kernel_signature(t) + "\n";
-  s += "The reference implementation (what must be computed; it is slow and plain on purpose):\n```cpp\n";
-  s += [&] {
-    std::ifstream in(spec.reference_path());
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }();
+  s += fmt::format("\nkforge_task.h, generated for size '{}' (every kernel includes it; use its names and types):\n```cpp\n{}```\n", t.size,
+                   ctx.header());
+  if (auto notes = task_notes(spec, t.size); !notes.empty()) s += "\nNotes on the task (from its task.toml and generator):\n" + notes;
+  auto reference = core::read_text(spec.reference_path());
+  s += "\nThe reference implementation (what must be computed; it is slow and plain on purpose):\n```cpp\n";
+  s += reference ? *reference : "(unreadable: " + reference.error().message + ")\n";
   s += "```\n";
   return s;
 }
 
-std::string describe_machine(const eval::MachineProfile& m) {
-  return fmt::format("{}, {} cores, {}", m.cpu_model, m.logical_cpus, fmt::join(m.isa, " "));
+std::string describe_machine(const LoopState& s) {
+  const auto& m = *s.machine;
+  const int n = s.threads;
+  double balance = m.peak_gbps(n) > 0 ? m.peak_gflops(n) / m.peak_gbps(n) : 0;
+  std::string out = fmt::format("CPU: {}: {}; {} logical CPUs, {} physical cores.\n", m.cpu_model, core_text(m), m.logical_cpus, m.physical_cores);
+  if (!m.microarch_note.empty()) out += "Core: " + m.microarch_note + ".\n";
+  out += fmt::format("ISA: {} (no instruction outside this list is available).\n", fmt::join(m.isa, " "));
+  out += fmt::format("Caches: {}.\n", caches_text(m));
+  out += fmt::format("Kernels run with {} OpenMP thread(s); measured peaks with {}: {:.1f} GFLOP/s f32 FMA, {:.1f} GB/s (STREAM triad); balance {:.1f} FLOP/byte.\n",
+                     n, n, m.peak_gflops(n), m.peak_gbps(n), balance);
+  out += fmt::format("Compiler: {}, with {}.\n", s.task->compiler().version(), flags(*s.task));
+  return out;
 }
 
-std::string describe_machine_detail(const eval::MachineProfile& m, int threads) {
-  std::string caches;
-  for (const auto& c : m.caches)
-    if (c.type != "Instruction") caches += fmt::format("{}L{} {} KiB{}", caches.empty() ? "" : ", ", c.level, c.size_bytes >> 10,
-                                                       c.shared_by_cpus > 1 ? " shared" : " per core");
-  double balance = m.peak_gbps(threads) > 0 ? m.peak_gflops(threads) / m.peak_gbps(threads) : 0;
-  return fmt::format(
-      "{}\nCaches: {}\nMeasured peaks with {} thread(s): {:.1f} GFLOP/s f32 FMA, {:.1f} GB/s (STREAM triad); balance {:.1f} FLOP/byte.\n"
-      "ISA to target: {} (no instruction outside this list is available).",
-      describe_machine(m), caches, threads, m.peak_gflops(threads), m.peak_gbps(threads), balance, fmt::join(m.isa, " "));
+std::string describe_budget(const LoopState& s) {
+  const RunBudget& b = s.budget;
+  std::string out;
+  if (b.iterations == 0) out = "No iteration limit: an engineer runs this session one step at a time.\n";
+  else {
+    out = fmt::format("Iteration {} of {} ({} more after this one).", b.iteration, b.iterations, std::max(0, b.iterations - b.iteration));
+    out += fmt::format(" The {} stops after {} iteration(s) in a row without a faster correct kernel; {} so far", b.unit, b.patience,
+                       b.without_improvement);
+    out += b.without_improvement + 1 >= b.patience ? fmt::format(": unless this one beats the best kernel, the {} ends with it.\n", b.unit) : ".\n";
+  }
+  if (b.fixes_per_kernel > 0) out += fmt::format("The debugger gets up to {} fix(es) per kernel.\n", b.fixes_per_kernel);
+  return out;
 }
 
 std::string describe_evaluation(const eval::Evaluation& e) {
-  std::string s = fmt::format("verdict: {} — {}\n", eval::verdict_name(e.verdict), e.reason);
-  if (e.candidate) {
-    s += fmt::format("kernel median {:.4g} ms (p10 {:.4g}, p90 {:.4g})", e.candidate->median_ms, e.candidate->p10_ms, e.candidate->p90_ms);
-    if (e.baseline) s += fmt::format("; {} median {:.4g} ms", e.partner, e.baseline->median_ms);
-    if (e.speedup) s += fmt::format("; speedup {:.2f}x", e.speedup->median);
-    s += fmt::format("; {:.2f} GFLOP/s, {:.2f} GB/s, {:.1f}% of the roofline\n", e.gflops, e.gbps, 100 * e.roofline);
-  }
-  if (e.profile) s += e.profile->summary();
+  // A timed correct kernel's reason repeats the speedup the lines below give with its interval.
+  if (!e.correct() || !e.candidate) return fmt::format("verdict: {} — {}\n", eval::verdict_name(e.verdict), e.reason);
+  std::string s = "verdict: correct\n";
+  s += fmt::format("kernel median {:.4g} ms (p10 {:.4g}, p90 {:.4g}) over {} pairs", e.candidate->median_ms, e.candidate->p10_ms, e.candidate->p90_ms,
+                   e.candidate->samples);
+  if (e.baseline) s += fmt::format("; {} median {:.4g} ms in the same pairs", e.partner, e.baseline->median_ms);
+  s += "\n";
+  if (e.speedup) s += fmt::format("speedup {} (p10 {:.2f}x, p90 {:.2f}x)\n", speedup_text(*e.speedup), e.speedup->p10, e.speedup->p90);
+  s += fmt::format("{:.2f} GFLOP/s, {:.2f} GB/s, {:.1f}% of the roofline", e.gflops, e.gbps, 100 * e.roofline);
+  s += e.profile ? " (" + e.profile->bound_text() + ")\n" : "\n";
+  s += fmt::format("machine load while timing: {:.1f} (1-minute average){}\n", e.load_average,
+                   e.machine_busy ? ": busy, other work shared the CPUs; absolute times are unreliable, paired ratios less so" : "");
   return s;
 }
 
+std::string describe_hot_spots(const eval::Evaluation& e) { return e.profile ? e.profile->samples_text() : "(not profiled)\n"; }
+
+std::string describe_vectorization(const eval::Evaluation& e) {
+  return e.profile ? toolchain::format_vector_remarks(e.profile->vectorization) : "(not available)\n";
+}
+
 std::string describe_standing(const LoopState& s) {
-  std::string out = fmt::format("Baseline (PyTorch eager): {:.4g} ms. At 100% of the roofline the kernel would take {:.4g} ms.\n",
-                                s.baseline_ms, s.roofline_ms);
+  std::string out = fmt::format("Baseline (PyTorch eager): {:.4g} ms ({}). At 100% of the roofline the kernel would take {:.4g} ms.\n",
+                                s.baseline_ms, s.baseline_when.empty() ? "measured alone" : s.baseline_when, s.roofline_ms);
   if (!s.best) return out + "No correct kernel yet.\n";
-  out += fmt::format("Best kernel so far (iteration {}):\n{}", s.best->iteration, describe_evaluation(s.best->evaluation));
-  if (s.best->diagnosis)
-    out += fmt::format("Profiler's diagnosis: {} (bottleneck: {}); suggested next: {}\n", s.best->diagnosis->diagnosis,
-                       s.best->diagnosis->bottleneck, s.best->diagnosis->suggestion);
-  out += "```cpp\n" + s.best->source + "```\n";
+  const BestKernel& b = *s.best;
+  out += fmt::format("\nBest kernel so far (iteration {}):\n{}", b.iteration, describe_evaluation(b.evaluation));
+  if (b.evaluation.profile) out += "Where its time goes:\n" + describe_hot_spots(b.evaluation);
+  if (!b.tuning.empty()) out += "Its tuning:\n" + b.tuning;
+  if (b.diagnosis) out += "Profiler's diagnosis: " + diagnosis_text(*b.diagnosis) + "\n";
+  out += "Its source:\n```cpp\n" + b.source + "```\n";
   return out;
 }
 
 std::string describe_history(const LoopState& s) {
-  if (s.history.empty()) return "None yet: this is the first attempt.\n";
+  if (s.history.empty() && s.events.empty()) return "None yet: this is the first attempt.\n";
   std::string out;
+  for (const auto& e : s.events) out += "- " + e + "\n";
   for (const auto& a : s.history) {
-    out += fmt::format("- iteration {}: {} → {}", a.iteration, a.strategy.substr(0, 300), a.verdict);
-    if (a.speedup) out += fmt::format(", {:.2f}x the baseline, {:.0f}% of the roofline", *a.speedup, 100 * a.roofline);
-    if (!a.note.empty()) out += fmt::format(". {}", a.note.substr(0, 400));
-    out += "\n";
+    // The best kernel's numbers, tuning and diagnosis are in the standing above: not again here.
+    const bool best = s.best && s.best->iteration == a.iteration;
+    out += best ? fmt::format("- Iteration {}: the best kernel so far (its evaluation is above).\n", a.iteration)
+                : fmt::format("- Iteration {}: {}.\n", a.iteration, attempt_result(a));
+    if (!a.strategy.empty()) out += "  Tried: " + core::shorten(a.strategy, kStrategyBytes) + "\n";
+    if (!a.failure.empty()) out += "  What went wrong: " + core::shorten(a.failure, kFailureBytes) + "\n";
+    if (!a.tuning.empty() && !best) out += "  Tuning: " + a.tuning + "\n";
+    if (a.diagnosis && !best) out += "  Profiler: " + diagnosis_text(*a.diagnosis) + "\n";
   }
   return out;
 }

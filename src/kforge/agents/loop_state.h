@@ -1,7 +1,8 @@
 #pragma once
-// What the sub-agents are told about where a run stands: the task, the machine, the baseline,
-// the best kernel so far with its evaluation and profile, and every earlier attempt. The modes
-// (auto, search, hitl) keep it; the agents only read it.
+// What the sub-agents are told about where a run stands: the task, the machine, the budget left,
+// the baseline, the best kernel so far with its evaluation, profile and tuning, and every earlier
+// attempt. The modes (auto, search, hitl) keep it; the agents only read it. Each fact is rendered
+// by exactly one function here, so a request carries one copy of it.
 
 #include <optional>
 #include <string>
@@ -16,11 +17,14 @@ namespace kforge::agents {
 
 struct AttemptRecord {
   int iteration = 0;
-  std::string strategy;   // what was tried
-  std::string verdict;    // the final verdict of the attempt
-  std::optional<double> speedup;
+  std::string strategy;   // what was tried: the plan's Strategy section
+  std::string verdict;    // the final verdict; "no kernel" when none was written
+  std::optional<double> median_ms;
+  std::optional<eval::SpeedupStats> speedup;
   double roofline = 0;
-  std::string note;       // what it gave: the diagnosis, the failure, the tuning result
+  std::string failure;    // why it is not correct, or why no kernel came (the error, the last fix tried)
+  std::string tuning;     // the tuner's summary
+  std::optional<Diagnosis> diagnosis;
 };
 
 struct BestKernel {
@@ -28,24 +32,40 @@ struct BestKernel {
   eval::Evaluation evaluation;
   std::optional<Diagnosis> diagnosis;
   int iteration = 0;
+  std::string tuning;  // the tuner's table of variants and times ("" when it declared no tunables)
+};
+
+// How much of the run is left. iterations == 0: no limit (a hitl session, driven by a person).
+struct RunBudget {
+  int iteration = 0;            // the current one, from 1
+  int iterations = 0;           // the run stops after this many
+  int patience = 0;             // ... or after this many in a row without a faster correct kernel
+  int without_improvement = 0;  // iterations in a row so far without one
+  int fixes_per_kernel = 0;     // the debugger's attempts for each kernel (0: not limited)
+  std::string unit = "run";     // what the limits end: "run", or "search expansion"
 };
 
 struct LoopState {
   const eval::TaskContext* task = nullptr;
   const eval::MachineProfile* machine = nullptr;
   int threads = 1;
-  double baseline_ms = 0;       // the libtorch baseline's median at this size
+  double baseline_ms = 0;       // the libtorch baseline's median at this size: the latest measurement
+  std::string baseline_when;    // which measurement that was ("measured alone before iteration 1")
   double roofline_ms = 0;       // the time at 100% of the roofline
+  RunBudget budget;
   std::optional<BestKernel> best;
   std::vector<AttemptRecord> history;
+  std::vector<std::string> events;  // a hitl session's steps, oldest first
 };
 
-// Text blocks for the prompt templates.
-std::string describe_task(const eval::TaskContext& task);
-std::string describe_machine(const eval::MachineProfile& m);                      // one line
-std::string describe_machine_detail(const eval::MachineProfile& m, int threads);  // peaks, balance, caches
-std::string describe_standing(const LoopState& s);
-std::string describe_history(const LoopState& s);
-std::string describe_evaluation(const eval::Evaluation& e);  // verdict, times, speedup, roofline, profile
+// Text blocks for the prompt templates, one fact each.
+std::string describe_task(const eval::TaskContext& task);  // spec, notes, kforge_task.h, reference
+std::string describe_machine(const LoopState& s);          // CPU, core, clock, ISA, caches, peaks, compiler and flags
+std::string describe_budget(const LoopState& s);           // iterations and patience left
+std::string describe_standing(const LoopState& s);         // baseline, roofline bound, best kernel
+std::string describe_history(const LoopState& s);          // every earlier attempt, the best one by reference
+std::string describe_evaluation(const eval::Evaluation& e);  // verdict, times, speedup and its interval, roofline, load
+std::string describe_hot_spots(const eval::Evaluation& e);   // samples by object and hot lines, with uncertainty
+std::string describe_vectorization(const eval::Evaluation& e);
 
 }  // namespace kforge::agents

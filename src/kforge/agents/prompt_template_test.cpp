@@ -22,10 +22,9 @@ TEST(PromptTemplate, Substitutes) {
 
 TEST(PromptTemplate, ShippedTemplatesRender) {
   PromptLibrary lib;
-  PromptVars all = {{"flags", ""},   {"signature", ""}, {"machine", ""},     {"task", ""},       {"machine_detail", ""}, {"standing", ""},
-                    {"history", ""}, {"strategy", ""},  {"playbook", ""},    {"threads", ""},    {"plan", ""},           {"current", ""},
-                    {"instruction", ""}, {"source", ""}, {"failure", ""},    {"attempts", ""},   {"measurements", ""},   {"hotspots", ""},
-                    {"vectorization", ""}};
+  PromptVars all = {{"machine", ""},  {"task", ""},        {"budget", ""},  {"standing", ""}, {"history", ""},      {"strategy", ""},
+                    {"playbook", ""}, {"plan", ""},        {"current", ""}, {"instruction", ""}, {"source", ""},     {"failure", ""},
+                    {"attempts", ""}, {"measurements", ""}, {"tuning", ""},  {"hotspots", ""},   {"vectorization", ""}};
   for (const char* name : {"system", "planner", "coder", "debugger", "profiler"}) {
     auto r = lib.render(name, all);
     EXPECT_TRUE(r.ok()) << name << ": " << r.error().message;
@@ -36,16 +35,16 @@ TEST(KnowledgeIndex, FindsTheRelevantSections) {
   auto k = KnowledgeIndex::open(core::source_dir() / "knowledge");
   ASSERT_TRUE(k.ok()) << k.error().message;
   EXPECT_GT(k->size(), 20u);
-  auto hits = k->search("online softmax for attention over keys", 3);
+  auto hits = k->select({"attention", "softmax"}, "online softmax for attention over keys", 3);
   ASSERT_FALSE(hits.empty());
   bool softmax = false;
   for (const auto& h : hits) softmax = softmax || h.file == "softmax.md" || h.file == "flash_attention.md";
   EXPECT_TRUE(softmax);
-  auto gemm = k->search("gemm register tile packing blocking", 2);
+  auto gemm = k->select({"gemm"}, "gemm register tile packing blocking", 2);
   ASSERT_FALSE(gemm.empty());
   EXPECT_EQ(gemm.front().file, "gemm_blocking.md");
   // FTS5 operators in the text are not interpreted: only its words are searched.
-  EXPECT_FALSE(k->search("\"gemm\" NEAR( OR \"); DROP TABLE sections; --", 2).empty());
+  EXPECT_FALSE(k->select({"gemm"}, "\"gemm\" NEAR( OR \"); DROP TABLE sections; --", 2).empty());
 }
 
 }  // namespace kforge::agents

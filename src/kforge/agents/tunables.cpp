@@ -86,10 +86,23 @@ std::string describe(const TuneConfig& config) {
 }
 
 std::string apply_config(const std::string& source, const TuneConfig& config) {
-  if (config.empty()) return source;
-  std::string head = "// kforge: values chosen by the tuner\n";
-  for (const auto& [k, v] : config) head += fmt::format("#define {} {}\n", k, v);
-  return head + source;
+  std::string out = source, head;
+  for (const auto& [name, value] : config) {
+    // The default's line right after its guard; a tuner's comment from an earlier round is replaced.
+    std::regex guard("(#[ \t]*ifndef[ \t]+" + name + "\\b[^\\n]*\\n[ \t]*#[ \t]*define[ \t]+" + name + "[ \t]+)([^\\n]*?)[ \t]*(//[^\\n]*)?(\\n|$)");
+    std::smatch m;
+    if (!std::regex_search(out, m, guard)) {
+      head += fmt::format("#define {} {}  // kforge: chosen by the tuner\n", name, value);
+      continue;
+    }
+    std::string declared = m[2].str();
+    const std::string earlier = m[3].str(), mark = "(declared default ";
+    if (auto was = earlier.find(mark); was != std::string::npos && earlier.back() == ')')
+      declared = earlier.substr(was + mark.size(), earlier.size() - was - mark.size() - 1);
+    out = m.prefix().str() + m[1].str() + fmt::format("{}  // kforge: chosen by the tuner (declared default {})", value, declared) + m[4].str() +
+          m.suffix().str();
+  }
+  return head + out;
 }
 
 }  // namespace kforge::agents

@@ -4,8 +4,10 @@
 //   #ifndef TILE_M
 //   #define TILE_M 6
 //   #endif
-// The tuner compiles variants with -DTILE_M=v; the chosen values are written back into the source
-// as #defines ahead of the guards, so the tuned kernel compiles the same without flags.
+// The tuner compiles variants with -DTILE_M=v; the chosen values are written back as the guards'
+// defaults, so the tuned kernel compiles the same without flags and stays tunable: a value pinned
+// ahead of the guards would silently override every later -D (and every edit an agent makes to
+// the default).
 
 #include <map>
 #include <string>
@@ -33,6 +35,8 @@ std::vector<TuneConfig> tune_configs(const std::vector<Tunable>& tunables, int b
 
 std::vector<std::string> config_flags(const TuneConfig& config);  // {"-DTILE_M=8", ...}
 std::string describe(const TuneConfig& config);                   // "TILE_M=8 KC=256"
+// Each `#define NAME <default>` inside its `#ifndef NAME` guard gets the chosen value, with a
+// comment naming the declared default. A guard of another shape gets a #define ahead of it.
 std::string apply_config(const std::string& source, const TuneConfig& config);
 TuneConfig default_config(const std::vector<Tunable>& tunables);  // every tunable at its guard's value
 

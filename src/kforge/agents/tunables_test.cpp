@@ -5,6 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
+
 namespace kforge::agents {
 
 using ::testing::HasSubstr;
@@ -50,12 +53,26 @@ TEST(Tunables, GridWhenItFitsElseASeededSample) {
   EXPECT_TRUE(has_first);
 }
 
-TEST(Tunables, ApplyWritesTheValuesAheadOfTheGuards) {
+// The chosen values become the guards' defaults: nothing is pinned ahead of the guards (a copy of
+// the tuned kernel stays tunable), the lines do not move, and tuning again replaces the values.
+TEST(Tunables, ApplyWritesTheValuesAsTheDefaults) {
   TuneConfig c{{"TILE", "16"}, {"UNROLL", "2"}};
   EXPECT_EQ(config_flags(c), (std::vector<std::string>{"-DTILE=16", "-DUNROLL=2"}));
   std::string tuned = apply_config(kSource, c);
-  EXPECT_LT(tuned.find("#define TILE 16"), tuned.find("#ifndef TILE"));
+  EXPECT_THAT(tuned, HasSubstr("#ifndef TILE\n#define TILE 16  // kforge: chosen by the tuner (declared default 8)\n#endif"));
+  EXPECT_THAT(tuned, HasSubstr("#define UNROLL 2  // kforge: chosen by the tuner (declared default 1)\n"));
+  EXPECT_LT(tuned.find("#ifndef TILE"), tuned.find("#define TILE"));
+  EXPECT_EQ(std::count(tuned.begin(), tuned.end(), '\n'), std::count(kSource, kSource + std::strlen(kSource), '\n'));
+  ASSERT_TRUE(parse_tunables(tuned).ok());
+  std::string again = apply_config(tuned, {{"TILE", "4"}});
+  EXPECT_THAT(again, HasSubstr("#define TILE 4  // kforge: chosen by the tuner (declared default 8)\n"));
   EXPECT_EQ(describe(c), "TILE=16 UNROLL=2");
+}
+
+TEST(Tunables, AGuardOfAnotherShapeGetsADefineAhead) {
+  std::string odd = "// kforge:tune T = {1, 2}\n#ifndef T\n// the default\n#define T 1\n#endif\n";
+  std::string tuned = apply_config(odd, {{"T", "2"}});
+  EXPECT_LT(tuned.find("#define T 2"), tuned.find("#ifndef T"));
 }
 
 }  // namespace kforge::agents

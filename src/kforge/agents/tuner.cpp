@@ -69,6 +69,7 @@ std::string TuneResult::table() const {
                      t.ratio ? fmt::format("{:.3f}x", t.ratio->median) : "–",
                      t.ratio ? fmt::format("{:.3f}–{:.3f}", t.ratio->ci_low, t.ratio->ci_high) : "–", outcome);
   }
+  if (recheck) s += fmt::format("The winner's values, written in as the defaults and checked again: {}\n", eval::verdict_name(recheck->verdict));
   return s;
 }
 

@@ -77,6 +77,7 @@ int run_auto_command(const AutoCliOptions& o, int argc_hint) {
     j["dir"] = journal->dir().string();
     j["tokens_in"] = totals.usage.input_tokens;
     j["tokens_out"] = totals.usage.output_tokens;
+    j["tokens_estimated"] = totals.estimated;
     j["cost_usd"] = totals.cost_usd;
     fmt::print("{}\n", j.dump(2));
   } else {
@@ -93,8 +94,9 @@ int run_auto_command(const AutoCliOptions& o, int argc_hint) {
                  result.best->evaluation.speedup ? format_ratio(result.best->evaluation.speedup->median) : "?",
                  (journal->dir() / "best.cpp").string());
     else fmt::print("no correct kernel\n");
-    fmt::print("model use: {} calls, {} tokens in, {} out, ${:.4f}{}\n", totals.calls, totals.usage.input_tokens, totals.usage.output_tokens,
-               totals.cost_usd, totals.unpriced ? " (some calls unpriced)" : "");
+    fmt::print("model use: {} calls, {} tokens in, {} out, ${:.4f}{}\n", totals.calls, format_tokens(totals.usage.input_tokens, totals.estimated),
+               format_tokens(totals.usage.output_tokens, totals.estimated), totals.cost_usd, totals.unpriced ? " (some calls unpriced)" : "");
+    if (totals.estimated) fmt::print("{}\n", kEstimatedTokensNote);
   }
   (void)argc_hint;
   return result.best ? 0 : 1;

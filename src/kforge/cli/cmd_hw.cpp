@@ -29,6 +29,10 @@ int run_hw(const HwOptions& o) {
                           c.size_bytes >> 10, c.shared_by_cpus > 1 ? fmt::format(" (shared by {})", c.shared_by_cpus) : "");
   fmt::print("{}", key_values({
                        {"cpu", m->cpu_model},
+                       {"core", fmt::format("{} (family {}, model {}, stepping {}){}", m->microarch.empty() ? "unknown" : m->microarch,
+                                            m->cpu_family, m->cpu_model_number, m->stepping,
+                                            m->microarch_note.empty() ? "" : ": " + m->microarch_note)},
+                       {"clock", m->clock_ghz > 0 ? fmt::format("{:.2f} GHz ({})", m->clock_ghz, m->clock_source) : "unknown"},
                        {"cores", fmt::format("{} logical, {} physical", m->logical_cpus, m->physical_cores)},
                        {"isa", fmt::format("{}", fmt::join(m->isa, " "))},
                        {"caches", caches},

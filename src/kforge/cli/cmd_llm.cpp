@@ -34,15 +34,6 @@ struct UsageOptions {
 
 std::string format_usd(double usd) { return usd == 0 ? "$0" : usd < 0.01 ? fmt::format("${:.6f}", usd) : fmt::format("${:.4f}", usd); }
 
-// 1234567 → "1,234,567"
-std::string grouped(std::int64_t n) {
-  std::string digits = std::to_string(n < 0 ? -n : n), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return n < 0 ? "-" + out : out;
-}
 
 int run_ping(const PingOptions& o) {
   auto config = llm::load_config(o.config);
@@ -103,14 +94,18 @@ int run_ping(const PingOptions& o) {
                             {"tokens_out", r.usage.output_tokens},
                             {"cached_tokens", r.usage.cached_tokens},
                             {"reasoning_tokens", r.usage.reasoning_tokens},
+                            {"tokens_estimated", r.usage.estimated},
                             {"cost_usd", r.cost_usd},
                             {"priced", r.priced},
                             {"session", (*session)->id()}}
                            .dump(2));
     return 0;
   }
-  std::string tokens = fmt::format("{} in ({} cached), {} out", grouped(r.usage.input_tokens), grouped(r.usage.cached_tokens), grouped(r.usage.output_tokens));
-  if (r.usage.reasoning_tokens) tokens += fmt::format(" ({} reasoning)", grouped(r.usage.reasoning_tokens));
+  const bool est = r.usage.estimated;
+  std::string tokens = fmt::format("{} in ({} cached), {} out", format_tokens(r.usage.input_tokens, est), format_tokens(r.usage.cached_tokens),
+                                   format_tokens(r.usage.output_tokens, est));
+  if (r.usage.reasoning_tokens) tokens += fmt::format(" ({} reasoning)", format_tokens(r.usage.reasoning_tokens, est));
+  if (est) tokens += " (estimated: the provider reported no usage)";
   std::string reply_text = r.text.size() > 200 ? r.text.substr(0, 200) + "…" : r.text;
   fmt::print("{}", key_values({
                        {"model", spec->text},
@@ -128,7 +123,8 @@ json usage_json(const store::UsageRow& u) {
           {"provider", u.provider},      {"model", u.model},                 {"calls", u.calls},
           {"cached_calls", u.cached_calls}, {"failed_calls", u.failed_calls}, {"tokens_in", u.input_tokens},
           {"tokens_out", u.output_tokens}, {"cached_tokens", u.cached_tokens}, {"reasoning_tokens", u.reasoning_tokens},
-          {"cost_usd", u.cost_usd},      {"unpriced", u.unpriced},           {"latency_ms", u.latency_ms}};
+          {"tokens_estimated", u.estimated}, {"cost_usd", u.cost_usd},       {"unpriced", u.unpriced},
+          {"latency_ms", u.latency_ms}};
 }
 
 void add_to(store::UsageRow& total, const store::UsageRow& u) {
@@ -142,6 +138,7 @@ void add_to(store::UsageRow& total, const store::UsageRow& u) {
   total.cost_usd += u.cost_usd;
   total.latency_ms += u.latency_ms;
   total.unpriced = total.unpriced || u.unpriced;
+  total.estimated = total.estimated || u.estimated;
 }
 
 int run_usage(const UsageOptions& o) {
@@ -202,7 +199,7 @@ int run_usage(const UsageOptions& o) {
           {false, false, false, true, true, true, true, true, true});
   auto cost = [](const store::UsageRow& u) { return format_usd(u.cost_usd) + (u.unpriced ? "*" : ""); };
   auto calls = [](const store::UsageRow& u) {
-    std::string s = grouped(u.calls);
+    std::string s = format_tokens(u.calls);
     if (u.cached_calls) s += fmt::format(" ({} cached)", u.cached_calls);
     if (u.failed_calls) s += fmt::format(" ({} failed)", u.failed_calls);
     return s;
@@ -211,21 +208,22 @@ int run_usage(const UsageOptions& o) {
     bool first = true;
     for (const auto& u : rows) {
       if (u.session_id != id) continue;
-      t.add({first ? id : "", u.role, u.provider + ":" + u.model, calls(u), grouped(u.input_tokens), grouped(u.cached_tokens), grouped(u.output_tokens),
-             grouped(u.reasoning_tokens), cost(u)});
+      t.add({first ? id : "", u.role, u.provider + ":" + u.model, calls(u), format_tokens(u.input_tokens, u.estimated), format_tokens(u.cached_tokens),
+             format_tokens(u.output_tokens, u.estimated), format_tokens(u.reasoning_tokens, u.estimated), cost(u)});
       first = false;
     }
     std::size_t lines = std::count_if(rows.begin(), rows.end(), [&](const store::UsageRow& u) { return u.session_id == id; });
     if (lines > 1 && order.size() > 1) {
       const auto& s = by_session[id];
-      t.add({"", "(session)", "", calls(s), grouped(s.input_tokens), grouped(s.cached_tokens), grouped(s.output_tokens), grouped(s.reasoning_tokens),
-             cost(s)});
+      t.add({"", "(session)", "", calls(s), format_tokens(s.input_tokens, s.estimated), format_tokens(s.cached_tokens),
+             format_tokens(s.output_tokens, s.estimated), format_tokens(s.reasoning_tokens, s.estimated), cost(s)});
     }
   }
-  t.add({"total", "", "", calls(total), grouped(total.input_tokens), grouped(total.cached_tokens), grouped(total.output_tokens),
-         grouped(total.reasoning_tokens), cost(total)});
+  t.add({"total", "", "", calls(total), format_tokens(total.input_tokens, total.estimated), format_tokens(total.cached_tokens),
+         format_tokens(total.output_tokens, total.estimated), format_tokens(total.reasoning_tokens, total.estimated), cost(total)});
   fmt::print("{}", t.render());
   if (total.unpriced) fmt::print("* includes calls to models without a price: add [prices.\"provider:model\"] to kforge.toml\n");
+  if (total.estimated) fmt::print("{}\n", kEstimatedTokensNote);
   return 0;
 }
 

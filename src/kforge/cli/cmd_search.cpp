@@ -71,8 +71,9 @@ void print_result(const modes::SearchResult& r, const std::string& run_id, const
              table.render(), run_id, r.state, r.stop_reason, r.expansions_run, r.expansions_replayed, r.wall_s, r.lock_wait_s);
   if (r.best) fmt::print("best: node {} → {}\n", *r.best, (dir / "best.cpp").string());
   else fmt::print("no correct kernel was found\n");
-  fmt::print("model use: {} calls, {} tokens in, {} out, ${:.4f}; graph: kforge graph {}\n", t.calls, t.usage.input_tokens, t.usage.output_tokens,
-             t.cost_usd, run_id);
+  fmt::print("model use: {} calls, {} tokens in, {} out, ${:.4f}; graph: kforge graph {}\n", t.calls, format_tokens(t.usage.input_tokens, t.estimated),
+             format_tokens(t.usage.output_tokens, t.estimated), t.cost_usd, run_id);
+  if (t.estimated) fmt::print("{}\n", kEstimatedTokensNote);
 }
 
 struct SearchOutcome {
@@ -207,6 +208,7 @@ int run_search_command(SearchCliOptions o) {
     j["session"] = outcome.run_id;
     j["dir"] = outcome.dir.string();
     j["cost_usd"] = outcome.totals.cost_usd;
+    j["tokens_estimated"] = outcome.totals.estimated;
     fmt::print("{}\n", j.dump(2));
   } else {
     print_result(outcome.result, outcome.run_id, outcome.dir, outcome.totals);

@@ -34,11 +34,14 @@ int run_sessions(bool json) {
   auto usage = store::llm_usage(**db);
   std::map<std::string, double> cost;
   std::map<std::string, std::int64_t> tokens;
+  std::map<std::string, bool> estimated;
   if (usage)
     for (const auto& u : *usage) {
       cost[u.session_id] += u.cost_usd;
       tokens[u.session_id] += u.input_tokens + u.output_tokens;
+      if (u.estimated) estimated[u.session_id] = true;
     }
+  bool any_estimated = false;
   nlohmann::json out = nlohmann::json::array();
   Table t({"session", "mode", "task", "size", "state", "nodes", "best", "tokens", "cost $", "started"}, {false, false, false, false, false, true, true, true, true, false});
   for (const auto& r : *runs) {
@@ -52,18 +55,20 @@ int run_sessions(bool json) {
     }
     if (r.mode == "hitl") best = hitl_best_speedup(r.id);
     const std::string state = store::effective_state(r);
-    t.add({r.id, r.mode, r.task, r.size, state, std::to_string(count), best ? paint_ratio(*best) : "—", std::to_string(tokens[r.id]),
+    any_estimated = any_estimated || estimated[r.id];
+    t.add({r.id, r.mode, r.task, r.size, state, std::to_string(count), best ? paint_ratio(*best) : "—", format_tokens(tokens[r.id], estimated[r.id]),
            fmt::format("{:.4f}", cost[r.id]), r.created_at});
     out.push_back({{"session", r.id}, {"mode", r.mode}, {"task", r.task}, {"size", r.size}, {"state", state}, {"stop_reason", r.stop_reason},
                    {"nodes", count}, {"best_node", r.best_node ? nlohmann::json(*r.best_node) : nlohmann::json(nullptr)},
                    {"best_speedup", best ? nlohmann::json(*best) : nlohmann::json(nullptr)}, {"tokens", tokens[r.id]},
-                   {"cost_usd", cost[r.id]}, {"created_at", r.created_at}, {"updated_at", r.updated_at}});
+                   {"tokens_estimated", estimated[r.id]}, {"cost_usd", cost[r.id]}, {"created_at", r.created_at}, {"updated_at", r.updated_at}});
   }
   if (json) {
     fmt::print("{}\n", out.dump(2));
     return 0;
   }
   fmt::print("{}{} run(s) in {}\n", t.render(), runs->size(), store::store_path(core::state_dir()).string());
+  if (any_estimated) fmt::print("{}\n", kEstimatedTokensNote);
   for (const auto& r : *runs)
     if (store::effective_state(r) == "interrupted" && (r.mode == "search" || r.mode == "hitl")) {
       fmt::print("interrupted runs go on with `kforge search --resume ID` or `kforge hitl --resume ID`\n");

@@ -72,6 +72,15 @@ std::string format_count(double v) {
   return fmt::format("{:.0f}", v);
 }
 
+std::string format_tokens(std::int64_t n, bool estimated) {
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return std::string(estimated ? "~" : "") + (n < 0 ? "-" : "") + out;
+}
+
 void require_writable_state_dir() {
   const auto dir = core::state_dir();
   auto fail = [&](const std::string& why) {

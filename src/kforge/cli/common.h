@@ -2,6 +2,7 @@
 // What every subcommand shares: loading a task named on the command line, the compiler with
 // its cache, number formatting, progress on stderr, and the usage-error exception (exit 2).
 
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -32,5 +33,10 @@ std::string format_ms(double ms);
 std::string format_ratio(double r);  // "1.52x"
 std::string format_percent(double fraction);
 std::string format_count(double v);  // 1.2e9 → "1.20 G"
+// 1234567 → "1,234,567"; "~1,234,567" when the count is kforge's estimate (the provider reported none).
+std::string format_tokens(std::int64_t n, bool estimated = false);
+// The footnote under a table with estimated token counts.
+inline constexpr const char* kEstimatedTokensNote =
+    "~ estimated: the provider reported no usage, so kforge counted the text's tokens (letters, digits, punctuation)";
 
 }  // namespace kforge::cli

@@ -18,7 +18,7 @@ Profile profile(const nlohmann::json& j) {
   for (const auto& h : j.value("hot_lines", nlohmann::json::array()))
     p.hot_lines.push_back({h.value("line", 0), h.value("samples", 0L), h.value("share", 0.0), h.value("function", ""), h.value("source", "")});
   for (const auto& v : j.value("vectorization", nlohmann::json::array()))
-    p.vectorization.push_back({v.value("line", 0), v.value("vectorized", false), v.value("detail", ""), ""});
+    p.vectorization.push_back({v.value("line", 0), v.value("vectorized", false), v.value("detail", ""), "", v.value("intrinsics", false)});
   p.gflops = j.value("gflops", 0.0);
   p.gbps = j.value("gbps", 0.0);
   p.roofline = j.value("roofline", 0.0);

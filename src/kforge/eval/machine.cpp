@@ -12,6 +12,7 @@
 #include "kforge/core/fs.h"
 #include "kforge/core/hash.h"
 #include "kforge/core/subprocess.h"
+#include "kforge/eval/microarch.h"
 #include "kforge/eval/runner_process.h"
 
 namespace kforge::eval {
@@ -52,6 +53,31 @@ int count_cpu_list(const std::string& list) {  // "0-3,8" → 5
   return n;
 }
 
+int to_int(const std::string& s) { return std::atoi(s.c_str()); }
+
+// The clock a kernel can count on: cpufreq's maximum when the kernel exposes it (not in most VMs),
+// else the nominal clock in the model name ("… @ 2.60GHz"), else what /proc/cpuinfo last saw.
+void fill_clock(MachineProfile& m, double cpuinfo_mhz) {
+  if (auto khz = sys_read("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq"); !khz.empty() && std::atof(khz.c_str()) > 0) {
+    m.clock_ghz = std::atof(khz.c_str()) / 1e6;
+    m.clock_source = "cpufreq max";
+    return;
+  }
+  if (auto at = m.cpu_model.find("GHz"); at != std::string::npos) {
+    auto start = m.cpu_model.find_last_of(" @", at - 1);
+    double ghz = start == std::string::npos ? 0 : std::atof(m.cpu_model.c_str() + start + 1);
+    if (ghz > 0) {
+      m.clock_ghz = ghz;
+      m.clock_source = "model name";
+      return;
+    }
+  }
+  if (cpuinfo_mhz > 0) {
+    m.clock_ghz = cpuinfo_mhz / 1e3;
+    m.clock_source = "cpu MHz";
+  }
+}
+
 std::string today() {
   std::time_t t = std::time(nullptr);
   char buf[32];
@@ -74,6 +100,8 @@ MachineProfile describe_cpu() {
   std::set<std::string> flags;
   std::set<std::pair<std::string, std::string>> cores;
   std::string physical_id, core_id;
+  double mhz = 0;
+  bool first_cpu_done = false;  // family, model and clock of the first processor
   if (auto text = core::read_text("/proc/cpuinfo")) {
     std::istringstream in(*text);
     std::string line;
@@ -82,7 +110,14 @@ MachineProfile describe_cpu() {
       if (colon == std::string::npos) continue;
       std::string key = trim(line.substr(0, colon)), value = trim(line.substr(colon + 1));
       if (key == "model name" && m.cpu_model.empty()) m.cpu_model = value;
-      if (key == "processor") ++m.logical_cpus;
+      if (key == "processor") first_cpu_done = m.logical_cpus++ > 0;
+      if (!first_cpu_done) {
+        if (key == "vendor_id") m.vendor = value;
+        if (key == "cpu family") m.cpu_family = to_int(value);
+        if (key == "model") m.cpu_model_number = to_int(value);
+        if (key == "stepping") m.stepping = to_int(value);
+        if (key == "cpu MHz") mhz = std::atof(value.c_str());
+      }
       if (key == "physical id") physical_id = value;
       if (key == "core id") cores.insert({physical_id, value});
       if (key == "flags" && flags.empty()) {
@@ -92,6 +127,10 @@ MachineProfile describe_cpu() {
     }
   }
   m.physical_cores = cores.empty() ? m.logical_cpus : static_cast<int>(cores.size());
+  auto arch = microarchitecture(m.vendor, m.cpu_family, m.cpu_model_number, m.stepping, m.cpu_model);
+  m.microarch = arch.name;
+  m.microarch_note = arch.note;
+  fill_clock(m, mhz);
   for (const char* f : kIsaFlags)
     if (flags.count(f)) m.isa.push_back(f);
   for (int i = 0; i < 8; ++i) {
@@ -112,6 +151,14 @@ nlohmann::json to_json(const MachineProfile& m) {
   for (const auto& c : m.caches)
     caches.push_back({{"level", c.level}, {"type", c.type}, {"size_bytes", c.size_bytes}, {"shared_by_cpus", c.shared_by_cpus}});
   return {{"cpu_model", m.cpu_model},
+          {"vendor", m.vendor},
+          {"cpu_family", m.cpu_family},
+          {"cpu_model_number", m.cpu_model_number},
+          {"stepping", m.stepping},
+          {"microarch", m.microarch},
+          {"microarch_note", m.microarch_note},
+          {"clock_ghz", m.clock_ghz},
+          {"clock_source", m.clock_source},
           {"isa", m.isa},
           {"logical_cpus", m.logical_cpus},
           {"physical_cores", m.physical_cores},

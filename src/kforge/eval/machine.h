@@ -21,6 +21,11 @@ struct CacheLevel {
 
 struct MachineProfile {
   std::string cpu_model;
+  std::string vendor;                  // vendor_id: GenuineIntel, AuthenticAMD
+  int cpu_family = 0, cpu_model_number = 0, stepping = 0;
+  std::string microarch, microarch_note;  // microarch.h; "" when unknown
+  double clock_ghz = 0;                // the highest clock the system reports (0: none)
+  std::string clock_source;            // where clock_ghz comes from: "cpufreq max", "model name", "cpu MHz"
   std::vector<std::string> isa;  // the SIMD extensions that matter for kernels
   int logical_cpus = 0;
   int physical_cores = 0;

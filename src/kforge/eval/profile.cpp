@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "kforge/core/subprocess.h"
@@ -68,6 +69,14 @@ std::vector<HotLine> hot_lines_from_samples(const nlohmann::json& kernel_offsets
   return out;
 }
 
+std::pair<double, double> share_interval(long hits, long total) {
+  if (total <= 0) return {0, 0};
+  const double z = 1.96, n = static_cast<double>(total), p = std::clamp(static_cast<double>(hits) / n, 0.0, 1.0);
+  const double centre = (p + z * z / (2 * n)) / (1 + z * z / n);
+  const double half = z * std::sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n);
+  return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
+}
+
 void fill_roofline(Profile& p, const core::ResolvedTask& task, double seconds, const MachineProfile& m, int threads) {
   if (seconds <= 0) return;
   p.gflops = task.flops / seconds / 1e9;
@@ -79,23 +88,32 @@ void fill_roofline(Profile& p, const core::ResolvedTask& task, double seconds, c
 }
 
 std::string Profile::summary() const {
-  std::string s = fmt::format(
-      "roofline: {:.1f}% ({}-bound by the cost model: {:.2f} FLOP/byte against a machine balance of {:.2f}); {:.2f} GFLOP/s, {:.2f} GB/s\n",
-      100 * roofline, bound, arithmetic_intensity, machine_balance, gflops, gbps);
-  s += fmt::format("samples: {} over {} calls; time by code:", samples, calls);
+  return fmt::format("roofline: {:.1f}% ({}); {:.2f} GFLOP/s, {:.2f} GB/s\n", 100 * roofline, bound_text(), gflops, gbps) + samples_text();
+}
+
+std::string Profile::bound_text() const {
+  return fmt::format("{}-bound by the cost model: {:.2f} FLOP/byte against a machine balance of {:.2f}", bound, arithmetic_intensity,
+                     machine_balance);
+}
+
+std::string Profile::samples_text() const {
+  std::string s = fmt::format("samples: {} over {} calls; time by code:", samples, calls);
   std::vector<std::pair<double, std::string>> shares;
   for (const auto& [name, share] : object_share) shares.emplace_back(share, name);
   std::sort(shares.rbegin(), shares.rend());
   for (const auto& [share, name] : shares) s += fmt::format(" {} {:.0f}%,", name, 100 * share);
   if (!shares.empty()) s.pop_back();
-  s += "\nhot lines of the kernel:\n";
+  // A share from ~100 samples is uncertain by several points: each line says how many samples it
+  // got and the 95% interval of its share, so a reader does not chase noise.
+  s += fmt::format("\nhot lines of the kernel (samples, share of all {} with its 95% interval):\n", samples);
   int shown = 0;
   for (const auto& h : hot_lines) {
     if (++shown > 10) break;
     std::string src = h.source;
     src.erase(0, src.find_first_not_of(" \t"));
-    if (h.line) s += fmt::format("  {:5.1f}%  line {:>4}: {}\n", 100 * h.share, h.line, src);
-    else s += fmt::format("  {:5.1f}%  {}\n", 100 * h.share, h.function);
+    auto [low, high] = share_interval(h.samples, samples);
+    std::string where = h.line ? fmt::format("line {:>4}: {}", h.line, src) : h.function;
+    s += fmt::format("  {:>5}  {:5.1f}% [{:.0f}–{:.0f}%]  {}\n", h.samples, 100 * h.share, 100 * low, 100 * high, where);
   }
   if (hot_lines.empty()) s += "  (no samples in the kernel's own code)\n";
   return s;
@@ -103,10 +121,14 @@ std::string Profile::summary() const {
 
 nlohmann::json to_json(const Profile& p) {
   nlohmann::json hot = nlohmann::json::array();
-  for (const auto& h : p.hot_lines)
-    hot.push_back({{"line", h.line}, {"samples", h.samples}, {"share", h.share}, {"function", h.function}, {"source", h.source}});
+  for (const auto& h : p.hot_lines) {
+    auto [low, high] = share_interval(h.samples, p.samples);
+    hot.push_back({{"line", h.line}, {"samples", h.samples}, {"share", h.share}, {"share_ci", {low, high}}, {"function", h.function},
+                   {"source", h.source}});
+  }
   nlohmann::json vec = nlohmann::json::array();
-  for (const auto& v : p.vectorization) vec.push_back({{"line", v.line}, {"vectorized", v.vectorized}, {"detail", v.detail}});
+  for (const auto& v : p.vectorization)
+    vec.push_back({{"line", v.line}, {"vectorized", v.vectorized}, {"detail", v.detail}, {"intrinsics", v.intrinsics}});
   return {{"samples", p.samples}, {"calls", p.calls},         {"object_share", p.object_share},
           {"hot_lines", hot},     {"vectorization", vec},     {"gflops", p.gflops},
           {"gbps", p.gbps},       {"roofline", p.roofline},   {"arithmetic_intensity", p.arithmetic_intensity},

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -35,13 +36,18 @@ struct Profile {
   double machine_balance = 0;       // peak FLOP/s over peak bytes/s for the thread count
   std::string bound;                // "compute" or "memory" by the roofline model
 
-  std::string summary() const;      // text for the profiler agent and for humans
+  std::string summary() const;       // text for humans: the roofline, then samples_text()
+  std::string bound_text() const;    // "memory-bound by the cost model: 0.25 FLOP/byte against a machine balance of 8.1"
+  std::string samples_text() const;  // where the samples fell: by object, and the hot lines
 };
 
 // Maps kernel offsets (from the runner's "profiled" message) to source lines of `file_name` in
 // `shared_object` (built with -g) using addr2line.
 std::vector<HotLine> hot_lines_from_samples(const nlohmann::json& kernel_offsets, long total_samples, const std::string& shared_object,
                                             const std::string& file_name, const std::string& source);
+
+// The 95% interval (Wilson score) of a share of `hits` samples out of `total`.
+std::pair<double, double> share_interval(long hits, long total);
 
 void fill_roofline(Profile& p, const core::ResolvedTask& task, double median_seconds, const MachineProfile& m, int threads);
 

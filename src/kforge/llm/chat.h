@@ -24,9 +24,11 @@ struct ChatRequest {
 
 // Tokens as the provider reported them, normalized: input_tokens includes cached_tokens (prompt
 // tokens the provider served from its prompt cache, billed lower); output_tokens includes
-// reasoning_tokens (thinking, billed as output).
+// reasoning_tokens (thinking, billed as output). `estimated`: the provider reported nothing and
+// kforge counted them (token_estimate.h).
 struct Usage {
   std::int64_t input_tokens = 0, output_tokens = 0, cached_tokens = 0, reasoning_tokens = 0;
+  bool estimated = false;
 };
 
 struct ChatReply {

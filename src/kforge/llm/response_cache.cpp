@@ -31,7 +31,8 @@ std::string encode_cached_reply(const ChatReply& r) {
                {{"input_tokens", r.usage.input_tokens},
                 {"output_tokens", r.usage.output_tokens},
                 {"cached_tokens", r.usage.cached_tokens},
-                {"reasoning_tokens", r.usage.reasoning_tokens}}}}
+                {"reasoning_tokens", r.usage.reasoning_tokens},
+                {"estimated", r.usage.estimated}}}}
       .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -50,6 +51,7 @@ std::optional<ChatReply> decode_cached_reply(std::string_view encoded) {
       r.usage.output_tokens = u->value("output_tokens", std::int64_t{0});
       r.usage.cached_tokens = u->value("cached_tokens", std::int64_t{0});
       r.usage.reasoning_tokens = u->value("reasoning_tokens", std::int64_t{0});
+      r.usage.estimated = u->value("estimated", false);
     }
     return r;
   } catch (const json::exception&) {

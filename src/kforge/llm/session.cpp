@@ -12,6 +12,7 @@
 #include "kforge/core/paths.h"
 #include "kforge/core/utf8.h"
 #include "kforge/llm/response_cache.h"
+#include "kforge/llm/token_estimate.h"
 #include "kforge/llm/transcript.h"
 #include "kforge/store/store.h"
 
@@ -30,9 +31,11 @@ std::string new_session_id() {
 bool is_free(Provider p) { return p == Provider::cmd || p == Provider::replay; }
 
 // A cmd: provider's output is any bytes; the transcript, the store and the next request are JSON.
-void repair_text(ChatReply& reply) {
+// A provider that reports no usage gets an estimate, so budgets and cost tables count its calls.
+void complete_reply(const ChatRequest& request, ChatReply& reply) {
   reply.text = core::valid_utf8(reply.text);
   reply.reasoning = core::valid_utf8(reply.reasoning);
+  if (reports_no_usage(reply)) reply.usage = estimate_usage(request, reply);
 }
 
 }  // namespace
@@ -80,13 +83,15 @@ struct LlmSession::Impl {
     return client;
   }
 
+  // A local program or a replay costs nothing unless kforge.toml gives it a price (a cmd: that
+  // wraps a paid API); then its (estimated) tokens are charged like any provider's.
   void price(ChatReply& r, const ModelSpec& spec) const {
     r.cost_usd = 0;
     r.priced = true;
-    if (r.cached || is_free(spec.provider)) return;
+    if (r.cached) return;
     auto p = config.prices.find(provider_name(spec.provider), spec.model);
-    if (!p) r.priced = false;
-    else r.cost_usd = cost_usd(*p, r.usage);
+    if (p) r.cost_usd = cost_usd(*p, r.usage);
+    else if (!is_free(spec.provider)) r.priced = false;
   }
 
   void warn(const Error& e) {
@@ -113,6 +118,7 @@ struct LlmSession::Impl {
         totals.usage.reasoning_tokens += reply->usage.reasoning_tokens;
         totals.cost_usd += reply->cost_usd;
         if (!reply->priced) totals.unpriced = true;
+        if (reply->usage.estimated) totals.estimated = true;
       }
     }
     if (!options.record) return;
@@ -142,6 +148,7 @@ struct LlmSession::Impl {
     row.output_tokens = e.reply.usage.output_tokens;
     row.cached_tokens = e.reply.usage.cached_tokens;
     row.reasoning_tokens = e.reply.usage.reasoning_tokens;
+    row.tokens_estimated = e.reply.usage.estimated;
     row.latency_ms = e.reply.latency_ms;
     row.cost_usd = e.reply.cost_usd;
     row.priced = e.reply.priced;
@@ -245,7 +252,7 @@ LlmResult LlmSession::complete(const ChatRequest& request, const StreamCallback*
 
   auto start = std::chrono::steady_clock::now();
   LlmResult result = (*client)->complete(request, on_delta);
-  if (result) repair_text(*result);
+  if (result) complete_reply(request, *result);
   double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (result) {
     s.price(*result, *spec);
@@ -259,7 +266,7 @@ LlmResult LlmSession::complete(const ChatRequest& request, const StreamCallback*
   }
   LlmError error = result.error();
   if (error.partial) {
-    repair_text(*error.partial);
+    complete_reply(request, *error.partial);
     s.price(*error.partial, *spec);
     s.budget.charge(error.partial->cost_usd, error.partial->usage.input_tokens + error.partial->usage.output_tokens);
   }
@@ -268,6 +275,8 @@ LlmResult LlmSession::complete(const ChatRequest& request, const StreamCallback*
 }
 
 LlmStatus LlmSession::check_budget() const { return impl_->budget.check(); }
+
+const Budget& LlmSession::budget() const { return impl_->budget; }
 
 SessionTotals LlmSession::totals() const {
   std::lock_guard lock(impl_->mutex);

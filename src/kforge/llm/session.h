@@ -25,6 +25,7 @@ struct SessionTotals {
   Usage usage;            // tokens of calls that reached a model (not cache hits)
   double cost_usd = 0;
   bool unpriced = false;  // some call used a model without a known price
+  bool estimated = false; // some call's tokens were estimated (its provider reported none)
 };
 
 struct SessionOptions {
@@ -61,6 +62,7 @@ class LlmSession {
   LlmStatus check_role(const std::string& role) const;
   // For loops that want to stop before starting an expensive step (not only before a call).
   LlmStatus check_budget() const;
+  const Budget& budget() const;  // its limits and what was spent, for telling the agents what is left
   SessionTotals totals() const;
   const std::string& id() const;
   std::filesystem::path transcript_path() const;  // empty when not recording

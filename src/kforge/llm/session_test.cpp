@@ -3,7 +3,8 @@
 // and in llm_calls with its usage, latency, cost (or the unpriced flag) and error; the response
 // cache answers a repeated request for free; the budget stops the next call; a reply cut at
 // max_tokens is still charged; the cancellation flag stops calls; parallel calls are all
-// recorded with distinct call numbers; a resumed session goes on numbering.
+// recorded with distinct call numbers; a resumed session goes on numbering; a provider that
+// reports no usage gets estimated tokens, marked so everywhere, and a token budget stops it.
 #include "kforge/llm/session.h"
 
 #include <fmt/format.h>
@@ -14,6 +15,7 @@
 #include <thread>
 
 #include "kforge/llm/llm_test_util.h"
+#include "kforge/llm/token_estimate.h"
 #include "kforge/llm/transcript.h"
 #include "kforge/store/store.h"
 
@@ -37,6 +39,7 @@ class ScriptedClient : public ModelClient {
     r.provider = std::string(provider_name(spec_.provider));
     r.model = spec_.model;
     r.usage = {1000, 500, 200, 0};
+    if (last.rfind("unmetered", 0) == 0) r.usage = {};  // a provider that reports no usage (a cmd: program)
     r.latency_ms = 12;
     if (on_delta) (*on_delta)({.text = r.text});
     if (last == "long") {
@@ -225,6 +228,60 @@ TEST(Session, BudgetStopsTheNextCall) {
   EXPECT_EQ(done, 2);
   EXPECT_FALSE(s->check_budget());
   EXPECT_EQ(lines(s->transcript_path()).size(), 2u);  // the refused call is not a call
+}
+
+// A cmd: program reports no usage: its tokens are estimated from the text, marked estimated in
+// the reply, the transcript, the store and the totals, and charged to a --max-tokens budget.
+TEST(Session, EstimatesTokensWhenTheProviderReportsNone) {
+  Harness h;
+  auto s = h.open(config_with({{"default", "cmd:python3 model.py"}}), {.budget = {.max_tokens = 200}});
+  std::string prompt = "unmetered " + std::string(400, 'x') + " for (int i = 0; i < n; ++i) y[i] = x[i];";
+  auto a = s->complete(ask("coder", prompt));
+  ASSERT_TRUE(a) << a.error().message;
+  EXPECT_TRUE(a->usage.estimated);
+  EXPECT_GT(a->usage.input_tokens, 100);
+  EXPECT_GT(a->usage.output_tokens, 100);  // the reply echoes the prompt
+  EXPECT_EQ(a->cost_usd, 0);               // a local program is free unless priced
+  EXPECT_TRUE(a->priced);
+  EXPECT_TRUE(s->totals().estimated);
+  EXPECT_EQ(lines(s->transcript_path())[0]["usage"]["estimated"], true);
+  auto db = store::open_store(store::store_path(h.dir.path()));
+  ASSERT_TRUE(db);
+  auto usage = store::llm_usage(**db, s->id());
+  ASSERT_TRUE(usage && usage->size() == 1u);
+  EXPECT_TRUE((*usage)[0].estimated);
+  EXPECT_EQ((*usage)[0].input_tokens, a->usage.input_tokens);
+  // The estimate counts against the token budget: the next call is refused.
+  auto b = s->complete(ask("coder", "unmetered again"));
+  ASSERT_FALSE(b);
+  EXPECT_EQ(b.kind(), ErrorKind::budget_exhausted);
+}
+
+// A cmd: program given a price in kforge.toml (one that wraps a paid API) is charged for its
+// estimated tokens, so a dollar budget works for it too.
+TEST(Session, PricedCommandIsChargedForEstimatedTokens) {
+  Harness h;
+  auto config = config_with({{"default", "cmd:wrap-api"}});
+  config.prices.set("cmd:wrap-api", {1.0, 2.0, 0.0});
+  auto s = h.open(config);
+  auto a = s->complete(ask("coder", "unmetered hello there"));
+  ASSERT_TRUE(a) << a.error().message;
+  EXPECT_TRUE(a->usage.estimated);
+  EXPECT_NEAR(a->cost_usd, (a->usage.input_tokens * 1.0 + a->usage.output_tokens * 2.0) / 1e6, 1e-12);
+}
+
+// The words of prose come out near 4 characters a token; code's punctuation counts more.
+TEST(TokenEstimate, ProseAndCode) {
+  EXPECT_EQ(estimate_tokens(""), 0);
+  EXPECT_EQ(estimate_tokens("the cat sat"), 3);
+  EXPECT_EQ(estimate_tokens("vectorization"), 4);
+  EXPECT_EQ(estimate_tokens("x[i] = 12345;"), 1 + 1 + 1 + 1 + 1 + 2 + 1);
+  EXPECT_EQ(estimate_tokens("line\nnext"), 3);
+  EXPECT_EQ(estimate_tokens("≤ ±"), 2);  // one token per non-ASCII character
+  std::string prose = "Fusing the elementwise tail into the producer removes whole passes over memory. ";
+  double per_token = static_cast<double>(prose.size()) / static_cast<double>(estimate_tokens(prose));
+  EXPECT_GT(per_token, 3.0);
+  EXPECT_LT(per_token, 6.0);
 }
 
 TEST(Session, ReplyCutAtMaxTokensIsStillCharged) {

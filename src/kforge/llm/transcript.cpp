@@ -48,7 +48,8 @@ json to_json(const TranscriptEntry& e) {
        {{"input_tokens", r.usage.input_tokens},
         {"output_tokens", r.usage.output_tokens},
         {"cached_tokens", r.usage.cached_tokens},
-        {"reasoning_tokens", r.usage.reasoning_tokens}}},
+        {"reasoning_tokens", r.usage.reasoning_tokens},
+        {"estimated", r.usage.estimated}}},
       {"latency_ms", r.latency_ms},
       {"cost_usd", r.cost_usd},
       {"priced", r.priced},
@@ -86,6 +87,7 @@ Result<TranscriptEntry> entry_from_json(const json& j, const std::string& where)
       r.usage.output_tokens = u->value("output_tokens", std::int64_t{0});
       r.usage.cached_tokens = u->value("cached_tokens", std::int64_t{0});
       r.usage.reasoning_tokens = u->value("reasoning_tokens", std::int64_t{0});
+      r.usage.estimated = u->value("estimated", false);
     }
     r.latency_ms = j.value("latency_ms", 0.0);
     r.cost_usd = j.value("cost_usd", 0.0);

@@ -103,6 +103,31 @@ void write_iteration_files(const AutoEnv& env, const AutoOptions& o, const Itera
   }
 }
 
+// " Last fix tried: <cause> → <fix>." when the debugger tried one.
+std::string last_fix(const IterationRecord& rec) {
+  if (rec.debug.empty()) return "";
+  const auto& f = rec.debug.back().fix;
+  return fmt::format(" Last fix tried: {} → {}.", f.cause, f.fix);
+}
+
+// What later iterations are told of this one: its result, and why it failed or what the profiler
+// concluded and suggested, each once.
+agents::AttemptRecord attempt_record(const IterationRecord& rec, const std::string& failure) {
+  agents::AttemptRecord a;
+  a.iteration = rec.iteration;
+  a.strategy = rec.strategy;
+  a.verdict = rec.evaluation ? std::string(eval::verdict_name(rec.evaluation->verdict)) : "no kernel";
+  if (rec.evaluation && rec.evaluation->correct() && rec.evaluation->candidate) {
+    a.median_ms = rec.evaluation->candidate->median_ms;
+    a.speedup = rec.evaluation->speedup;
+    a.roofline = rec.evaluation->roofline;
+  }
+  a.failure = failure;
+  a.tuning = rec.tuning;
+  a.diagnosis = rec.diagnosis;
+  return a;
+}
+
 }  // namespace
 
 Result<double> measure_baseline_ms(const eval::TaskContext& ctx, const eval::EvalOptions& base) {
@@ -131,6 +156,8 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) {
   timed.time_budget_s = o.time_budget_s;
 
   // Prepare: the baseline's time and the roofline bound the prompts quote.
+  state.budget = {0, o.iterations, o.patience, 0, o.debug_attempts, in_search(o) ? "search expansion" : "run"};
+  state.baseline_when = in_search(o) ? "measured alone once for the whole search" : "measured alone before the first iteration";
   if (o.baseline_ms > 0) state.baseline_ms = o.baseline_ms;
   else {
     say("measuring the baseline");
@@ -159,6 +186,8 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) {
     }
     IterationRecord rec;
     rec.iteration = it;
+    state.budget.iteration = it;
+    state.budget.without_improvement = without_improvement;
     steps.clock = &rec.clock;
     const auto start = Clock::now();
     const auto tokens_before = env.agents->llm->totals();
@@ -168,17 +197,14 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) {
 
     // Stops the run on a model failure that is not the model's reply being malformed.
     std::optional<llm::LlmError> fatal;
-    auto finish_iteration = [&](const std::string& outcome) {
+    // `failure`: why the iteration gave no correct kernel, in full ("" when it did).
+    auto finish_iteration = [&](const std::string& outcome, const std::string& failure = "") {
       rec.outcome = outcome;
       rec.wall_s = seconds_since(start);
       rec.tokens = minus(env.agents->llm->totals(), tokens_before);
       (void)store::update_node(env.journal->db(), node_record(env, o, rec, parent, depth, true));
       write_iteration_files(env, o, rec);
-      agents::AttemptRecord a{it, rec.strategy.empty() ? "(no plan)" : rec.strategy,
-                              rec.evaluation ? std::string(eval::verdict_name(rec.evaluation->verdict)) : "no kernel", std::nullopt, 0, outcome};
-      if (rec.evaluation && rec.evaluation->speedup) a.speedup = rec.evaluation->speedup->median;
-      if (rec.evaluation) a.roofline = rec.evaluation->roofline;
-      state.history.push_back(a);
+      state.history.push_back(attempt_record(rec, failure));
       say(fmt::format("iteration {}: {}", it, outcome));
       result.iterations.push_back(std::move(rec));
     };
@@ -187,7 +213,7 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) {
     auto plan = timed_model_call(steps, [&] { return agents::plan(*env.agents, state, o.strategy); });
     if (!plan) {
       if (stops_the_run(plan.error())) fatal = plan.error();
-      finish_iteration("the planner failed: " + plan.error().message);
+      finish_iteration("the planner failed: " + plan.error().message, "the planner failed: " + plan.error().message);
       if (fatal) {
         result.state = run_state_for(*fatal);
         result.stop_reason = fatal->message;
@@ -204,7 +230,7 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) {
     auto code = timed_model_call(steps, [&] { return agents::implement(*env.agents, state, *plan, current, o.coder_instruction); });
     if (!code) {
       if (stops_the_run(code.error())) fatal = code.error();
-      finish_iteration("the coder failed: " + code.error().message);
+      finish_iteration("the coder failed: " + code.error().message, "the coder failed: " + code.error().message);
       if (fatal) {
         result.state = run_state_for(*fatal);
         result.stop_reason = fatal->message;
@@ -226,7 +252,8 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) {
       e.verdict = eval::Verdict::compile_error;
       e.reason = rec.debug.empty() ? "does not compile" : rec.debug.back().failure.substr(0, 2000);
       rec.evaluation = e;
-      finish_iteration(fmt::format("does not compile after {} fix(es)", compiled.fixes));
+      finish_iteration(fmt::format("does not compile after {} fix(es)", compiled.fixes),
+                       fmt::format("does not compile after {} fix(es): {}{}", compiled.fixes, e.reason, last_fix(rec)));
       if (fatal) {
         result.state = run_state_for(*fatal);
         result.stop_reason = fatal->message;
@@ -247,7 +274,9 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) {
     if (!checked.ok) {
       fatal = checked.model_error;
       finish_iteration(fmt::format("{} after {} fix(es): {}", eval::verdict_name(checked.evaluation->verdict), checked.fixes,
-                                   checked.evaluation->reason.substr(0, 200)));
+                                   checked.evaluation->reason.substr(0, 200)),
+                       fmt::format("{} after {} fix(es): {}{}", eval::verdict_name(checked.evaluation->verdict), checked.fixes,
+                                   checked.evaluation->reason, last_fix(rec)));
       if (fatal) {
         result.state = run_state_for(*fatal);
         result.stop_reason = fatal->message;
@@ -272,7 +301,7 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) {
       if (!tuned) rec.tuning = "tunables not usable: " + tuned.error().message;
       else {
         rec.tuning = tuned->summary();
-        if (!tuned->trials.empty()) rec.tuning += "\n" + tuned->table();  // the measurements, so the model need not guess them
+        rec.tuning_table = tuned->table();
         if (tuned->best && tuned->recheck && tuned->recheck->correct()) {
           rec.source = tuned->tuned_source;
           final_eval = tuned->recheck;
@@ -287,7 +316,8 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) {
     }
     rec.evaluation = final_eval;
     if (!final_eval->correct()) {
-      finish_iteration(fmt::format("{} while timing: {}", eval::verdict_name(final_eval->verdict), final_eval->reason.substr(0, 200)));
+      finish_iteration(fmt::format("{} while timing: {}", eval::verdict_name(final_eval->verdict), final_eval->reason.substr(0, 200)),
+                       fmt::format("{} while timing: {}", eval::verdict_name(final_eval->verdict), final_eval->reason));
       ++without_improvement;
       if (without_improvement >= o.patience) {
         result.stop_reason = fmt::format("{} iterations without improvement", without_improvement);
@@ -296,8 +326,14 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) {
       continue;
     }
 
+    // Each timed evaluation measured the baseline again, beside this kernel: the latest is the one to quote.
+    if (final_eval->baseline) {
+      state.baseline_ms = final_eval->baseline->median_ms;
+      state.baseline_when = fmt::format("measured beside iteration {}'s kernel, the latest measurement", it);
+    }
     say(fmt::format("iteration {}: profiler's diagnosis", it));
-    auto diagnosis = timed_model_call(steps, [&] { return agents::diagnose(*env.agents, state, rec.source, *final_eval); });
+    auto diagnosis =
+        timed_model_call(steps, [&] { return agents::diagnose(*env.agents, state, rec.source, *final_eval, rec.tuning_table); });
     if (diagnosis) rec.diagnosis = *diagnosis;
     else if (stops_the_run(diagnosis.error())) fatal = diagnosis.error();
 
@@ -316,7 +352,7 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) {
     if (rec.decision) outcome += "; " + rec.decision->describe();
     if (improved) outcome += in_search(o) ? " — best of this expansion" : " — new best";
     if (improved) {
-      state.best = agents::BestKernel{rec.source, *final_eval, rec.diagnosis, it};
+      state.best = agents::BestKernel{rec.source, *final_eval, rec.diagnosis, it, rec.tuning_table};
       result.best_node = rec.node;
       (void)env.journal->write("best.cpp", rec.source);
       without_improvement = 0;

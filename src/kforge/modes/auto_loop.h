@@ -50,6 +50,7 @@ struct IterationRecord {
   std::optional<eval::Evaluation> evaluation;  // the final one (timed and profiled when correct)
   std::optional<agents::Diagnosis> diagnosis;
   std::string tuning;       // the tuner's summary
+  std::string tuning_table;  // its variants and times ("" without tunables)
   int fixes = 0;
   std::vector<agents::DebugAttempt> debug;
   PhaseClock clock;

@@ -9,6 +9,7 @@
 
 #include "kforge/agents/tuner.h"
 #include "kforge/core/fs.h"
+#include "kforge/core/shorten.h"
 #include "kforge/core/subprocess.h"
 #include "kforge/store/store.h"
 
@@ -77,11 +78,12 @@ agents::LoopState HitlSession::loop_state() const {
   s.machine = &machine_;
   s.threads = eval_.threads;
   s.baseline_ms = state_.baseline_ms;
+  s.baseline_when = state_.baseline_when.empty() ? "measured alone when the session started" : state_.baseline_when;
   const auto& t = ctx_.task();
   s.roofline_ms = 1e3 * std::max(t.flops / (machine_.peak_gflops(s.threads) * 1e9 + 1e-30), t.bytes / (machine_.peak_gbps(s.threads) * 1e9 + 1e-30));
   if (state_.best && state_.best->candidate)
     if (const auto* v = version(state_.best_version)) s.best = agents::BestKernel{v->source, *state_.best, std::nullopt, state_.best_version};
-  for (const auto& h : state_.history) s.history.push_back({0, h, "", std::nullopt, 0, ""});
+  s.events = state_.history;  // no iteration limit: s.budget stays empty
   return s;
 }
 
@@ -161,7 +163,7 @@ void HitlSession::plan(const std::string& hint) {
     std::string first = lower(a.substr(0, a.find(' ')));
     if (first == "a" || first == "approve" || first == "y" || first == "yes") {
       state_.plan = p->markdown;
-      record("plan approved: " + p->strategy.substr(0, 120));
+      record("plan approved: " + core::shorten(p->strategy, 400));
       (void)journal_.write("plan.md", state_.plan);
       human_.show("plan approved: `implement` writes the kernel\n");
       return;
@@ -264,6 +266,10 @@ void HitlSession::time(bool profile) {
     return;
   }
   state_.passed_version = state_.current;
+  if (e.baseline) {  // the baseline was measured again beside this version: the latest is the one to quote
+    state_.baseline_ms = e.baseline->median_ms;
+    state_.baseline_when = fmt::format("measured beside v{}, the latest measurement", state_.current);
+  }
   human_.show(timing_text(e));
   if (e.profile) human_.show(e.profile->summary() + toolchain::format_vector_remarks(e.profile->vectorization));
   bool best = !state_.best || !state_.best->candidate || e.candidate->median_ms < state_.best->candidate->median_ms;
@@ -275,11 +281,13 @@ void HitlSession::time(bool profile) {
   record(fmt::format("v{}: {:.4g} ms, {:.2f}x the baseline", state_.current, e.candidate->median_ms, e.speedup ? e.speedup->median : 0.0));
   if (!profile) return;
   human_.show("profiler:\n");
-  auto d = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_}, [&] { return agents::diagnose(agents_, loop_state(), current_source(), e); });
+  auto d = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_}, [&] { return agents::diagnose(agents_, loop_state(), current_source(), e, tuning_[state_.current]); });
   if (!d) return report_model_error(d.error());
   human_.show(fmt::format("bottleneck        {}\ndiagnosis         {}\nneeds improvement {}\nsuggestion        {}\n", d->bottleneck, d->diagnosis,
                           d->needs_improvement ? "yes" : "no", d->suggestion));
-  record(fmt::format("profiler: {} (needs improvement: {})", d->diagnosis.substr(0, 120), d->needs_improvement ? "yes" : "no"));
+  // The planner reads this history: the suggestion is kept, as in auto's.
+  record(fmt::format("profiler on v{}: {} (bottleneck: {}; needs improvement: {}). Suggested next: {}", state_.current, core::shorten(d->diagnosis, 400),
+                     d->bottleneck, d->needs_improvement ? "yes" : "no", core::shorten(d->suggestion, 400)));
 }
 
 void HitlSession::tune() {
@@ -291,7 +299,7 @@ void HitlSession::tune() {
   if (r->tunables.empty()) return human_.show("the kernel declares no tunables (`// kforge:tune NAME = {a, b, c}`)\n");
   human_.show(r->table() + r->summary() + "\n");
   if (!r->best || !r->recheck || !r->recheck->correct()) return;
-  propose(r->tuned_source, "tune: " + agents::describe(*r->best));
+  if (propose(r->tuned_source, "tune: " + agents::describe(*r->best))) tuning_[state_.current] = r->table();
 }
 
 void HitlSession::fix() {
@@ -303,7 +311,7 @@ void HitlSession::fix() {
   if (!f) return report_model_error(f.error());
   human_.show(fmt::format("error  {}\ncause  {}\nfix    {}\n", f->summary.error, f->summary.cause, f->summary.fix));
   state_.attempts.push_back({state_.last_failure, f->summary});
-  if (propose(f->source, "fix: " + f->summary.cause.substr(0, 100))) state_.last_failure.clear();
+  if (propose(f->source, "fix: " + core::shorten(f->summary.cause, 120))) state_.last_failure.clear();
 }
 
 void HitlSession::edit_plan() {
@@ -389,7 +397,9 @@ void HitlSession::status() {
   if (state_.best && state_.best->candidate)
     s += fmt::format("best      v{}: {:.4g} ms, {:.2f}x the baseline\n", state_.best_version, state_.best->candidate->median_ms,
                      state_.best->speedup ? state_.best->speedup->median : 0.0);
-  s += fmt::format("models    {} calls, {} tokens in, {} out, ${:.4f}\n", t.calls, t.usage.input_tokens, t.usage.output_tokens, t.cost_usd);
+  const char* est = t.estimated ? "~" : "";
+  s += fmt::format("models    {} calls, {}{} tokens in, {}{} out, ${:.4f}{}\n", t.calls, est, t.usage.input_tokens, est, t.usage.output_tokens,
+                   t.cost_usd, t.estimated ? " (~ estimated: the provider reported no usage)" : "");
   human_.show(s);
 }
 
@@ -405,11 +415,16 @@ void HitlSession::cost() {
   }
   std::string s = fmt::format("{:<{}}  {:<{}}  {:>5}  {:>10}  {:>10}  {:>10}\n", "role", role_w, "model", model_w, "calls", "tokens in", "tokens out",
                               "cost $");
-  for (const auto& u : *usage)
+  bool estimated = false;
+  for (const auto& u : *usage) {
+    estimated = estimated || u.estimated;
+    const char* est = u.estimated ? "~" : "";
     s += fmt::format("{:<{}}  {:<{}}  {:>5}  {:>10}  {:>10}  {:>10.4f}\n", u.role, role_w, u.provider + ":" + u.model, model_w, u.calls,
-                     u.input_tokens, u.output_tokens, u.cost_usd);
+                     est + std::to_string(u.input_tokens), est + std::to_string(u.output_tokens), u.cost_usd);
+  }
   auto t = agents_.llm->totals();
   s += fmt::format("total: {} calls, ${:.4f}{}\n", t.calls, t.cost_usd, t.unpriced ? " (some unpriced)" : "");
+  if (estimated) s += "~ estimated: the provider reported no usage, so kforge counted the text's tokens\n";
   human_.show(s);
 }
 

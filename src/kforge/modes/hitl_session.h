@@ -7,6 +7,7 @@
 // command asks for it.
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,7 +49,8 @@ struct HitlState {
   std::optional<eval::Evaluation> best;  // the fastest correct timed version
   int best_version = 0;
   int passed_version = 0;                // the latest version that passed the check (0 = none)
-  double baseline_ms = 0;
+  double baseline_ms = 0;                // the latest measurement of the baseline
+  std::string baseline_when;             // which one that was ("" = measured alone at the start)
   std::vector<std::string> history;      // one line per command and its outcome
 
   nlohmann::json to_json() const;
@@ -105,6 +107,7 @@ class HitlSession {
   Human& human_;
   HitlState state_;
   PhaseClock clock_;
+  std::map<int, std::string> tuning_;  // the tuner's table of each version it produced, for the profiler
 };
 
 // A unified diff of two texts (through diff(1)); "" when they are equal.

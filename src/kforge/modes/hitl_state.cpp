@@ -14,7 +14,7 @@ nlohmann::json HitlState::to_json() const {
           {"plan", plan},         {"rejected", rejected},   {"versions", versions_json},
           {"current", current},   {"last_failure", last_failure}, {"attempts", attempts_json},
           {"best", best ? eval::to_json(*best) : nlohmann::json(nullptr)}, {"best_version", best_version}, {"passed_version", passed_version},
-          {"baseline_ms", baseline_ms}, {"history", history}};
+          {"baseline_ms", baseline_ms}, {"baseline_when", baseline_when}, {"history", history}};
 }
 
 HitlState HitlState::from_json(const nlohmann::json& j) {
@@ -35,6 +35,7 @@ HitlState HitlState::from_json(const nlohmann::json& j) {
   s.passed_version = j.value("passed_version", 0);
   s.model = j.value("model", "");
   s.baseline_ms = j.value("baseline_ms", 0.0);
+  s.baseline_when = j.value("baseline_when", "");
   s.history = j.value("history", std::vector<std::string>{});
   return s;
 }

@@ -80,6 +80,8 @@ TEST_F(HitlTest, ScriptedSessionFromPlanToAccept) {
   auto sessions = nlohmann::json::parse(run({"sessions", "--json"}).out, nullptr, false);
   ASSERT_TRUE(sessions.is_array() && !sessions.empty());
   EXPECT_TRUE(sessions[0]["best_speedup"].is_number()) << sessions.dump(2);
+  EXPECT_EQ(sessions[0]["tokens_estimated"], true) << "a cmd: model reports no usage";
+  EXPECT_GT(sessions[0]["tokens"].get<long>(), 0);
   // The cost table's columns line up even with a long model name (a cmd: command line).
   std::istringstream lines(resumed.out);
   std::string header, planner_row;
@@ -92,6 +94,8 @@ TEST_F(HitlTest, ScriptedSessionFromPlanToAccept) {
   ASSERT_LE(calls_end, planner_row.size());
   EXPECT_EQ(planner_row[calls_end - 1], '2') << header << "\n" << planner_row;  // the planner's 2 calls, right-aligned under "calls"
   EXPECT_EQ(planner_row[calls_end - 2], ' ');
+  EXPECT_THAT(planner_row, HasSubstr(" ~"));  // its tokens are marked as estimated
+  EXPECT_THAT(resumed.out, HasSubstr("~ estimated"));
 }
 
 TEST_F(HitlTest, InteractiveTerminalWithLineEditingAndEditor) {

@@ -19,7 +19,9 @@ namespace {
 
 class Driver {
  public:
-  Driver(const SearchEnv& env, const SearchOptions& o) : env_(env), o_(o), rng_(o.seed) {}
+  // Only the strategies for what the task computes are offered (no GEMM micro-kernels for a norm).
+  Driver(const SearchEnv& env, const SearchOptions& o)
+      : env_(env), o_(o), rng_(o.seed), offered_(strategies_for(env.strategies, env.ctx->spec().tags)) {}
 
   SearchResult result;
 
@@ -91,7 +93,7 @@ class Driver {
   std::vector<std::string> unused_strategies(std::int64_t id) const {
     auto used = path_strategies(id);
     std::vector<std::string> out;
-    for (const auto& s : env_.strategies)
+    for (const auto& s : offered_)
       if (!used.count(s.id)) out.push_back(s.id);
     return out;
   }
@@ -259,6 +261,7 @@ class Driver {
   const SearchEnv& env_;
   const SearchOptions& o_;
   std::mt19937_64 rng_;
+  std::vector<Strategy> offered_;  // the catalogue's strategies that fit the task
   std::map<std::int64_t, store::NodeRecord> nodes_;
   std::map<std::string, std::int64_t> done_;
   std::optional<std::int64_t> root_;

@@ -1,7 +1,9 @@
-// [[strategy]] tables with id, family and text.
+// [[strategy]] tables with id, family, tags and text.
 #include "kforge/modes/strategy_catalogue.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include <toml++/toml.h>
 
@@ -28,6 +30,12 @@ Status read_into(const std::filesystem::path& file, std::vector<Strategy>& out) 
                t->get_as<std::string>("family") ? t->get_as<std::string>("family")->get() : "other",
                t->get_as<std::string>("text") ? t->get_as<std::string>("text")->get() : ""};
     if (s.id.empty() || s.text.empty()) return Error{where + ": needs `id` and `text`"};
+    if (const toml::array* tags = t->get_as<toml::array>("tags")) {
+      for (const auto& tag : *tags) {
+        if (!tag.is_string()) return Error{where + ": `tags` must be a list of strings"};
+        s.tags.push_back(tag.as_string()->get());
+      }
+    }
     bool replaced = false;
     for (auto& existing : out)
       if (existing.id == s.id) {
@@ -40,6 +48,20 @@ Status read_into(const std::filesystem::path& file, std::vector<Strategy>& out) 
 }
 
 }  // namespace
+
+bool Strategy::fits(const std::vector<std::string>& task_tags) const {
+  if (tags.empty()) return true;
+  for (const auto& t : tags)
+    if (t == "any" || std::find(task_tags.begin(), task_tags.end(), t) != task_tags.end()) return true;
+  return false;
+}
+
+std::vector<Strategy> strategies_for(const std::vector<Strategy>& catalogue, const std::vector<std::string>& task_tags) {
+  std::vector<Strategy> out;
+  for (const auto& s : catalogue)
+    if (s.fits(task_tags)) out.push_back(s);
+  return out;
+}
 
 std::filesystem::path default_strategies_file() { return core::source_dir() / "strategies" / "cpu.toml"; }
 

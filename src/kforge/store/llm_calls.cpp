@@ -6,15 +6,15 @@ namespace kforge::store {
 Status insert_llm_call(Database& db, const LlmCallRecord& c) {
   auto st = db.prepare(
       "INSERT INTO llm_calls (session_id, call, time, role, provider, model, input_tokens, output_tokens, cached_tokens, "
-      "reasoning_tokens, latency_ms, cost_usd, priced, cached, finish_reason, error_kind, error, request_key) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      "reasoning_tokens, latency_ms, cost_usd, priced, cached, finish_reason, error_kind, error, request_key, tokens_estimated) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   if (!st) return st.error();
   st->bind(1, c.session_id).bind(2, c.call).bind(3, c.time).bind(4, c.role).bind(5, c.provider).bind(6, c.model);
   st->bind(7, c.input_tokens).bind(8, c.output_tokens).bind(9, c.cached_tokens).bind(10, c.reasoning_tokens);
   st->bind(11, c.latency_ms).bind(12, c.cost_usd).bind(13, c.priced).bind(14, c.cached).bind(15, c.finish_reason);
   if (c.error_kind.empty()) st->bind_null(16).bind_null(17);
   else st->bind(16, c.error_kind).bind(17, c.error);
-  st->bind(18, c.request_key);
+  st->bind(18, c.request_key).bind(19, c.tokens_estimated);
   return st->run();
 }
 
@@ -35,7 +35,8 @@ SELECT c.session_id, COALESCE(s.started_at, ''), c.role, c.provider, c.model,
        SUM(CASE WHEN c.cached THEN 0 ELSE c.output_tokens END),
        SUM(CASE WHEN c.cached THEN 0 ELSE c.cached_tokens END),
        SUM(CASE WHEN c.cached THEN 0 ELSE c.reasoning_tokens END),
-       SUM(c.cost_usd), SUM(c.latency_ms), MIN(c.priced)
+       SUM(c.cost_usd), SUM(c.latency_ms), MIN(c.priced),
+       MAX(CASE WHEN c.cached THEN 0 ELSE c.tokens_estimated END)
 FROM llm_calls c LEFT JOIN sessions s ON s.id = c.session_id
 WHERE ?1 = '' OR c.session_id = ?1
 GROUP BY c.session_id, c.role, c.provider, c.model
@@ -63,6 +64,7 @@ ORDER BY s.started_at DESC, c.session_id DESC, c.role, c.provider, c.model)sql")
     u.cost_usd = st->real(12);
     u.latency_ms = st->real(13);
     u.unpriced = st->int64(14) == 0;
+    u.estimated = st->int64(15) != 0;
     rows.push_back(std::move(u));
   }
   return rows;

@@ -19,6 +19,7 @@ struct LlmCallRecord {
   std::int64_t input_tokens = 0, output_tokens = 0, cached_tokens = 0, reasoning_tokens = 0;
   double latency_ms = 0, cost_usd = 0;
   bool priced = true, cached = false;
+  bool tokens_estimated = false;  // the provider reported no usage; kforge estimated the tokens
   std::string finish_reason;
   std::string error_kind, error;  // empty when the call succeeded
   std::string request_key;
@@ -36,6 +37,7 @@ struct UsageRow {
   std::int64_t input_tokens = 0, output_tokens = 0, cached_tokens = 0, reasoning_tokens = 0;
   double cost_usd = 0, latency_ms = 0;  // latency: the sum over calls
   bool unpriced = false;                // some call had no known price
+  bool estimated = false;               // some call's tokens are kforge's estimate
 };
 
 // Grouped by session, role, provider and model, sessions newest first. An empty session_id

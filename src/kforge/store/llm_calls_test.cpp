@@ -1,6 +1,6 @@
 // llm_calls and llm_cache: rows round-trip; usage totals group by session, role and model,
 // count failed and cached calls, leave cached calls' tokens and cost out, and flag unpriced
-// models; the cache replaces entries under the same key.
+// models and calls whose tokens were estimated; the cache replaces entries under the same key.
 #include "kforge/store/llm_calls.h"
 
 #include <gtest/gtest.h>
@@ -108,6 +108,25 @@ TEST(Sessions, ListedNewestFirst) {
   ASSERT_EQ(list->size(), 2u);
   EXPECT_EQ((*list)[0].id, "b");
   EXPECT_EQ((*list)[1].started_at, "2025-01-01T00:00:00Z");
+}
+
+TEST(LlmCalls, UsageSaysWhenTokensWereEstimated) {
+  TempDir dir;
+  auto db = open_store(store_path(dir.path()));
+  ASSERT_TRUE(db);
+  ASSERT_TRUE(insert_session(**db, {"s", "2025-01-01T00:00:00Z", "", ""}));
+  auto counted = call("s", 1, "coder", "python3 model.py", 812, 340, 0.0);
+  counted.provider = "cmd";
+  counted.tokens_estimated = true;
+  ASSERT_TRUE(insert_llm_call(**db, counted));
+  ASSERT_TRUE(insert_llm_call(**db, call("s", 2, "planner", "gpt-4o", 100, 10, 0.5)));
+  auto rows = llm_usage(**db, "s");
+  ASSERT_TRUE(rows) << rows.error().message;
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[0].role, "coder");
+  EXPECT_TRUE((*rows)[0].estimated);
+  EXPECT_EQ((*rows)[0].input_tokens, 812);
+  EXPECT_FALSE((*rows)[1].estimated);
 }
 
 }  // namespace kforge::store

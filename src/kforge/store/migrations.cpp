@@ -89,6 +89,9 @@ CREATE INDEX nodes_by_hash ON nodes(run_id, source_hash);
     {3, "the process that owns a running run (a killed one shows as interrupted)", R"sql(
 ALTER TABLE runs ADD COLUMN owner TEXT NOT NULL DEFAULT '';  -- host|boot id|pid|start ticks
 )sql"},
+    {4, "calls whose tokens kforge estimated (the provider reported none)", R"sql(
+ALTER TABLE llm_calls ADD COLUMN tokens_estimated INTEGER NOT NULL DEFAULT 0;
+)sql"},
 };
 
 Result<int> read_version(Database& db) {

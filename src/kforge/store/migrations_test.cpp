@@ -1,5 +1,6 @@
 // Migrations: a fresh store reaches the latest version with every table; opening again runs
-// nothing; a database from a newer kforge is refused; versions are ordered with no gaps.
+// nothing; a store written before a migration opens and keeps its rows; a database from a newer
+// kforge is refused; versions are ordered with no gaps.
 #include "kforge/store/migrations.h"
 
 #include <gtest/gtest.h>
@@ -46,6 +47,31 @@ TEST(Migrations, ReopeningKeepsTheData) {
   ASSERT_TRUE(s);
   ASSERT_TRUE(s->has_value());
   EXPECT_EQ((*s)->command, "kforge test");
+}
+
+// A store of version 3 (before calls could be marked estimated) opens; its calls read as counted
+// by their provider.
+TEST(Migrations, StoreFromBeforeEstimatedTokensOpens) {
+  TempDir dir;
+  auto path = store_path(dir.path());
+  {
+    auto db = Database::open(path);
+    ASSERT_TRUE(db);
+    for (const auto& m : migrations())
+      if (m.version <= 3) ASSERT_TRUE((*db)->exec(m.sql)) << m.name;
+    ASSERT_TRUE((*db)->exec("PRAGMA user_version = 3"));
+    ASSERT_TRUE((*db)->exec("INSERT INTO sessions (id, started_at) VALUES ('s', '2025-01-01T00:00:00Z');"
+                            "INSERT INTO llm_calls (session_id, call, time, role, provider, model, input_tokens, output_tokens) "
+                            "VALUES ('s', 1, '2025-01-01T00:00:01Z', 'planner', 'openai', 'gpt-4o', 100, 10);"));
+  }
+  auto db = open_store(path);
+  ASSERT_TRUE(db) << db.error().message;
+  EXPECT_EQ(*schema_version(**db), migrations().back().version);
+  auto rows = llm_usage(**db, "s");
+  ASSERT_TRUE(rows) << rows.error().message;
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0].input_tokens, 100);
+  EXPECT_FALSE((*rows)[0].estimated);
 }
 
 TEST(Migrations, NewerDatabaseIsRefused) {

@@ -41,6 +41,8 @@ class Compiler {
   virtual CompileResult compile(const CompileRequest& request) = 0;
   // The compiler's report on which loops it vectorized (raw text); empty if it cannot say.
   virtual std::string vectorization_output(const CompileRequest& request) { return {}; }
+  // Which compiler and version ("g++ (Debian 12.2.0-14) 12.2.0"): what the agents write for.
+  virtual std::string version() { return {}; }
 };
 
 }  // namespace kforge::toolchain

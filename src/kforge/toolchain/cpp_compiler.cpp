@@ -137,10 +137,16 @@ std::string CppCompiler::identity() {
   if (identity_.empty()) {
     auto r = core::run_process({options_.cxx, "--version"},
                                {.timeout = std::chrono::seconds(20), .clean_env = std::vector<std::string>{"PATH=/usr/bin:/bin", "LANG=C"}});
-    std::string version = r.out.substr(0, r.out.find('\n'));
-    identity_ = options_.cxx + "|" + version + "|" + host_cpu_signature();
+    version_ = r.out.substr(0, r.out.find('\n'));
+    identity_ = options_.cxx + "|" + version_ + "|" + host_cpu_signature();
   }
   return identity_;
+}
+
+std::string CppCompiler::version() {
+  identity();
+  std::lock_guard lock(mu_);
+  return version_.empty() ? options_.cxx : version_;
 }
 
 Result<std::filesystem::path> CppCompiler::new_scratch() {

@@ -37,6 +37,7 @@ class CppCompiler : public Compiler {
   explicit CppCompiler(CppCompilerOptions options);
   CompileResult compile(const CompileRequest& request) override;
   std::string vectorization_output(const CompileRequest& request) override;
+  std::string version() override;  // the first line of `--version`
 
   // The flags a role compiles with (without -I for the scratch folder), shown by `kforge show`.
   std::vector<std::string> flags_for(Role role) const;
@@ -50,7 +51,7 @@ class CppCompiler : public Compiler {
 
   CppCompilerOptions options_;
   std::mutex mu_;
-  std::string identity_;
+  std::string identity_, version_;
 };
 
 }  // namespace kforge::toolchain

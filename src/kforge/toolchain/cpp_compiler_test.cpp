@@ -3,6 +3,7 @@
 #include "kforge/toolchain/cpp_compiler.h"
 
 #include <fstream>
+#include <regex>
 #include <nlohmann/json.hpp>
 
 #include "kforge/core/utf8.h"
@@ -38,6 +39,14 @@ TEST_F(CppCompilerTest, CompilesAndCachesByContent) {
   auto flagged = compile(src, {"-DTILE=4"});
   EXPECT_NE(flagged.key, first.key);
   EXPECT_FALSE(flagged.cached);
+}
+
+// The version the agents are told: the first line of `--version`, with a version number in it.
+TEST_F(CppCompilerTest, VersionIsTheFirstLineOfVersionOutput) {
+  CppCompiler c({.cache_dir = dir_ / "cache"});
+  std::string v = c.version();
+  EXPECT_EQ(v.find('\n'), std::string::npos);
+  EXPECT_TRUE(std::regex_search(v, std::regex(R"(\d+\.\d+)"))) << v;
 }
 
 // A cache entry that is not whole (a full disk once left one holding only a temporary file) is

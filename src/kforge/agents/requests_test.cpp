@@ -1,0 +1,281 @@
+// What each role's request carries, rendered for a real suite task (13p_cross_entropy at the cpu
+// size, whose labels come from generate.cpp) with a fake model that records the requests. Proves
+// that every role is shown, exactly once each: the constants of kforge_task.h, the task notes, the
+// budget left, the machine's microarchitecture and the compiler's version; that the profiler sees
+// the hot lines once with their uncertainty, the tuner's table, the speedup's interval and the
+// machine load, and no remarks on intrinsics loops; that the planner is told the latest baseline,
+// every earlier attempt with its suggestion (a long strategy cut at a sentence, not mid-word), the
+// best kernel's numbers once, and no attention playbook for a task that is not attention; and that
+// no role gets a tuned kernel whose tunables are pinned ahead of their guards.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "kforge/agents/agents.h"
+#include "kforge/agents/tunables.h"
+#include "kforge/core/paths.h"
+#include "kforge/core/task_loader.h"
+#include "kforge/eval/microarch.h"
+
+namespace kforge::agents {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+class FakeCompiler : public toolchain::Compiler {
+ public:
+  toolchain::CompileResult compile(const toolchain::CompileRequest&) override { return {}; }
+  std::string version() override { return "g++ (test) 13.1.0"; }
+};
+
+const char* kPlan = "## Analysis\na\n## Bottleneck\nb\n## Strategy\nc\n## Blocking\nd\n## Vectorization\ne\n## Threading\nf\n## Tunables\nnone\n"
+                    "## Expected gain\ng\n";
+const char* kKernel = "```cpp\n#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* hidden, const float* weight, "
+                      "const std::int32_t* labels, float* loss) {}\n```\n";
+
+// Answers each role with a reply its parser accepts, and keeps every request.
+class RecordingClient : public llm::ModelClient {
+ public:
+  explicit RecordingClient(std::shared_ptr<std::vector<llm::ChatRequest>> seen) : seen_(std::move(seen)) {}
+  std::string name() const override { return "fake"; }
+  llm::LlmResult complete(const llm::ChatRequest& r, const llm::StreamCallback*) override {
+    seen_->push_back(r);
+    llm::ChatReply reply;
+    reply.finish_reason = "stop";
+    reply.usage = {100, 10, 0, 0};
+    if (r.agent_role == "planner") reply.text = kPlan;
+    if (r.agent_role == "coder") reply.text = kKernel;
+    if (r.agent_role == "debugger") reply.text = std::string(kKernel) + "FIX_SUMMARY:\nerror: e\ncause: c\nfix: f\n";
+    if (r.agent_role == "profiler") reply.text = "BOTTLENECK: compute\nDIAGNOSIS: d\nNEEDS_IMPROVEMENT: yes\nSUGGESTION: s\n";
+    return reply;
+  }
+
+ private:
+  std::shared_ptr<std::vector<llm::ChatRequest>> seen_;
+};
+
+eval::MachineProfile zen4() {
+  eval::MachineProfile m;
+  m.cpu_model = "AMD EPYC 9654 96-Core Processor";
+  m.vendor = "AuthenticAMD";
+  m.cpu_family = 25;
+  m.cpu_model_number = 17;
+  auto arch = eval::microarchitecture(m.vendor, m.cpu_family, m.cpu_model_number, 1, m.cpu_model);
+  m.microarch = arch.name;
+  m.microarch_note = arch.note;
+  m.clock_ghz = 2.4;
+  m.clock_source = "cpu MHz";
+  m.isa = {"avx2", "fma", "avx512f"};
+  m.logical_cpus = 2;
+  m.physical_cores = 1;
+  m.caches = {{1, "Data", 32 << 10, 1}, {2, "Unified", 1 << 20, 1}, {3, "Unified", 32 << 20, 2}};
+  m.fma_gflops_1 = m.fma_gflops_all = 150;
+  m.triad_gbps_1 = m.triad_gbps_all = 20;
+  return m;
+}
+
+const char* kTunable = R"(#include "kforge_task.h"
+#include <immintrin.h>
+// kforge:tune UNROLL = {1, 2, 4}
+#ifndef UNROLL
+#define UNROLL 1
+#endif
+extern "C" void kernel(const float* hidden, const float* weight, const std::int32_t* labels, float* loss) {}
+)";
+
+eval::Evaluation timed_evaluation() {
+  eval::Evaluation e;
+  e.verdict = eval::Verdict::correct;
+  e.reason = "correct on 3 secret input sets; 1.85x the baseline (median of 40 paired runs)";
+  e.partner = "baseline";
+  e.candidate = eval::TimingStats{40, 0.5, 0.45, 0.6, 0.44};
+  e.baseline = eval::TimingStats{40, 0.925, 0.9, 1.0, 0.88};
+  e.speedup = eval::SpeedupStats{1.85, 1.7, 2.0, 1.80, 1.90};
+  e.gflops = 12;
+  e.gbps = 3;
+  e.roofline = 0.12;
+  e.load_average = 2.5;
+  e.machine_busy = true;
+  eval::Profile p;
+  p.samples = 61;
+  p.calls = 12;
+  p.object_share = {{"kernel", 1.0}};
+  p.hot_lines = {{7, 19, 19.0 / 61, "kernel", "  acc = _mm256_fmadd_ps(a, b, acc);"}};
+  p.vectorization = {{6, false, "not vectorized: unsupported data-type", "for (int i = 0; i < 8; ++i)", true},
+                     {9, true, "loop vectorized using 32 byte vectors", "for (int v = 0; v < V; ++v)", false}};
+  p.bound = "compute";
+  e.profile = p;
+  return e;
+}
+
+class RequestsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto spec = core::load_task(core::source_dir() / "bench" / "jaxbench" / "13p_cross_entropy");
+    ASSERT_TRUE(spec) << spec.error().message;
+    spec_ = std::make_unique<core::TaskSpec>(std::move(*spec));
+    auto ctx = eval::TaskContext::create(*spec_, "cpu", compiler_, std::filesystem::temp_directory_path());
+    ASSERT_TRUE(ctx) << ctx.error().message;
+    ctx_ = std::make_unique<eval::TaskContext>(std::move(*ctx));
+    auto playbook = KnowledgeIndex::open(core::source_dir() / "knowledge");
+    ASSERT_TRUE(playbook) << playbook.error().message;
+    playbook_ = std::make_unique<KnowledgeIndex>(std::move(*playbook));
+    llm::SessionOptions so;
+    so.model = "openai:fake";
+    so.record = false;
+    so.make_client = [seen = seen_](const llm::ModelSpec&, const llm::ClientOptions&) -> llm::LlmResultOf<std::unique_ptr<llm::ModelClient>> {
+      return std::unique_ptr<llm::ModelClient>(std::make_unique<RecordingClient>(seen));
+    };
+    auto session = llm::LlmSession::open({}, so);
+    ASSERT_TRUE(session) << session.error().message;
+    session_ = std::move(*session);
+    env_.llm = session_.get();
+    env_.prompts = &prompts_;
+    env_.playbook = playbook_.get();
+    state_ = loop_state();
+  }
+
+  LoopState loop_state() {
+    LoopState s;
+    s.task = ctx_.get();
+    s.machine = &machine_;
+    s.threads = 2;
+    s.baseline_ms = 0.925;
+    s.baseline_when = "measured beside iteration 2's kernel, the latest measurement";
+    s.roofline_ms = 0.06;
+    s.budget = {3, 5, 2, 1, 3};
+    tuned_ = apply_config(kTunable, {{"UNROLL", "2"}});
+    s.best = BestKernel{tuned_, timed_evaluation(), Diagnosis{"compute", "BEST-DIAGNOSIS", "BEST-SUGGESTION", true}, 2,
+                        "  variant   verdict  median ms  speedup\n  UNROLL=2  correct  0.49  1.83x  ← chosen\n"};
+    AttemptRecord first;
+    first.iteration = 1;
+    for (int i = 0; i < 40; ++i) first.strategy += "Block the vocabulary into slices that fit in L2 and reuse each slice for sixteen tokens. ";
+    first.verdict = "correct";
+    first.median_ms = 0.8;
+    first.speedup = eval::SpeedupStats{1.16, 1.1, 1.2, 1.12, 1.19};
+    first.roofline = 0.07;
+    first.tuning = "no tunables declared";
+    first.diagnosis = Diagnosis{"memory bandwidth", "the weight streams from DRAM once per token block",
+                                "SUGGESTION-ONE: transpose the weight slice into a packed buffer so the vocabulary loop is unit-stride", true};
+    AttemptRecord second;
+    second.iteration = 2;
+    second.strategy = "Fused online log-sum-exp.";
+    second.verdict = "correct";
+    s.history = {first, second};
+    return s;
+  }
+
+  // Every message of the first request of `role`, joined.
+  std::string request(const std::string& role) const {
+    for (const auto& r : *seen_)
+      if (r.agent_role == role) {
+        std::string all;
+        for (const auto& m : r.messages) all += m.content + "\n";
+        return all;
+      }
+    return "";
+  }
+
+  void ask_every_role() {
+    ASSERT_TRUE(plan(env_, state_, "Fusion: compute the chain in one pass."));
+    ASSERT_TRUE(implement(env_, state_, Plan{kPlan, "c"}, state_.best->source));
+    ASSERT_TRUE(fix(env_, state_, kTunable, "verdict: incorrect\nreason: 3 elements differ\n", {}));
+    ASSERT_TRUE(diagnose(env_, state_, state_.best->source, state_.best->evaluation, state_.best->tuning));
+  }
+
+  FakeCompiler compiler_;
+  std::unique_ptr<core::TaskSpec> spec_;
+  std::unique_ptr<eval::TaskContext> ctx_;
+  std::unique_ptr<KnowledgeIndex> playbook_;
+  eval::MachineProfile machine_ = zen4();
+  PromptLibrary prompts_;
+  std::shared_ptr<std::vector<llm::ChatRequest>> seen_ = std::make_shared<std::vector<llm::ChatRequest>>();
+  std::unique_ptr<llm::LlmSession> session_;
+  AgentEnv env_;
+  LoopState state_;
+  std::string tuned_;
+};
+
+}  // namespace
+
+TEST_F(RequestsTest, EveryRoleGetsEachFactOnce) {
+  ask_every_role();
+  for (const char* role : {"planner", "coder", "debugger", "profiler"}) {
+    std::string r = request(role);
+    SCOPED_TRACE(role);
+    ASSERT_FALSE(r.empty());
+    // kforge_task.h: the constants by name and type.
+    EXPECT_EQ(count(r, "inline constexpr std::int64_t V = 32064;"), 1u);
+    EXPECT_EQ(count(r, "inline constexpr std::int64_t labels_numel = 128;"), 1u);
+    // The task notes: task.toml's comments and the generator's.
+    EXPECT_EQ(count(r, "input labels: uniform in [0, V): generate.cpp"), 1u);
+    EXPECT_EQ(count(r, "What the code computes: logits = hidden·W"), 1u);
+    EXPECT_EQ(count(r, "generate.cpp (draws the structured inputs):"), 1u);
+    EXPECT_EQ(count(r, "8.4 GFLOP, a 125 MiB weight"), 1u);  // the cpu size's comment…
+    EXPECT_EQ(count(r, "deliberately not multiples"), 0u);    // …not the ci size's
+    // The budget left.
+    EXPECT_EQ(count(r, "Iteration 3 of 5 (2 more after this one)"), 1u);
+    EXPECT_EQ(count(r, "unless this one beats the best kernel, the run ends with it"), 1u);
+    // The machine: microarchitecture, what it means, clock, compiler.
+    EXPECT_EQ(count(r, "Zen 4 (family 25, model 17), 2.40 GHz"), 1u);
+    EXPECT_EQ(count(r, "two 256-bit halves"), 1u);
+    EXPECT_EQ(count(r, "Compiler: g++ (test) 13.1.0"), 1u);
+    EXPECT_EQ(count(r, "ISA: avx2 fma avx512f"), 1u);
+    // A tuned kernel keeps its guards first: nothing pinned ahead of them.
+    if (r.find("#define UNROLL") != std::string::npos) {
+      EXPECT_LT(r.find("#ifndef UNROLL"), r.find("#define UNROLL"));
+    }
+  }
+}
+
+TEST_F(RequestsTest, ProfilerSeesMeasurementsTuningAndHotLinesOnce) {
+  ask_every_role();
+  std::string r = request("profiler");
+  EXPECT_EQ(count(r, "hot lines of the kernel"), 1u);
+  EXPECT_EQ(count(r, "     19   31.1% [21–44%]  line    7:"), 1u);  // samples and the share's interval
+  EXPECT_EQ(count(r, "← chosen"), 1u);                                // the tuner's table
+  EXPECT_EQ(count(r, "1.85x the baseline (95% interval 1.80–1.90x)"), 1u);
+  EXPECT_EQ(count(r, "1.85x"), 1u);  // not again in the verdict's reason
+  EXPECT_EQ(count(r, "machine load while timing: 2.5 (1-minute average): busy"), 1u);
+  EXPECT_THAT(r, Not(HasSubstr("unsupported data-type")));  // the remark on an intrinsics loop
+  EXPECT_EQ(count(r, "line    9: vectorized"), 1u);
+  EXPECT_EQ(count(r, "(1 remark(s) on loops written with intrinsics left out"), 1u);
+}
+
+TEST_F(RequestsTest, PlannerSeesEveryAttemptWithItsSuggestion) {
+  ask_every_role();
+  std::string r = request("planner");
+  EXPECT_EQ(count(r, "Baseline (PyTorch eager): 0.925 ms (measured beside iteration 2's kernel, the latest measurement)"), 1u);
+  // Iteration 1 was not the best: its conclusion and suggestion are kept whole.
+  EXPECT_EQ(count(r, "Suggested next: SUGGESTION-ONE: transpose the weight slice into a packed buffer so the vocabulary loop is unit-stride"), 1u);
+  EXPECT_EQ(count(r, "1.16x the baseline (95% interval 1.12–1.19x)"), 1u);
+  // Its long strategy is cut after a whole sentence.
+  auto tried = r.find("  Tried: Block the vocabulary");
+  ASSERT_NE(tried, std::string::npos);
+  auto cut = r.find(" […]", tried);
+  ASSERT_NE(cut, std::string::npos);
+  EXPECT_EQ(r.substr(cut - 15, 15), "sixteen tokens.");
+  // The best kernel (iteration 2): its numbers and diagnosis once, in the standing.
+  EXPECT_EQ(count(r, "1.85x"), 1u);
+  EXPECT_EQ(count(r, "BEST-SUGGESTION"), 1u);
+  EXPECT_EQ(count(r, "Iteration 2: the best kernel so far"), 1u);
+  // The playbook is about what a cross-entropy computes (a GEMM, a softmax, a reduction).
+  EXPECT_THAT(r, Not(HasSubstr("Flash-attention")));
+  EXPECT_THAT(r, Not(HasSubstr("Paged KV")));
+  EXPECT_THAT(r, HasSubstr("# Playbook excerpts\n### "));
+}
+
+TEST_F(RequestsTest, DebuggerIsToldItsFixBudget) {
+  ask_every_role();
+  EXPECT_EQ(count(request("debugger"), "The debugger gets up to 3 fix(es) per kernel."), 1u);
+}
+
+}  // namespace kforge::agents
