@@ -23,9 +23,9 @@ core::TaskSpec load_task_arg(const std::string& task) {
 
 std::unique_ptr<toolchain::CppCompiler> make_compiler() {
   toolchain::CppCompilerOptions o;
-  // $KFORGE_CACHE_DIR shares compiled artifacts between state folders (tests, several projects).
-  const char* cache = std::getenv("KFORGE_CACHE_DIR");
-  o.cache_dir = cache && *cache ? std::filesystem::path(cache) : core::state_dir() / "cache";
+  // Compiled artifacts and the ATen header depend on the compiler, flags and CPU, not on the
+  // project: one cache per user, shared by every working directory.
+  o.cache_dir = core::user_cache_dir();
   o.include_dir = core::source_dir() / "bench" / "include";
   // $KFORGE_TOOLCHAIN_DIRS (colon-separated): the trees of a compiler installed outside /usr
   // (KFORGE_CXX=/opt/gcc-14/bin/g++ needs /opt/gcc-14), readable inside the compile sandbox.
