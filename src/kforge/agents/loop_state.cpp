@@ -78,7 +78,9 @@ std::string describe_evaluation(const eval::Evaluation& e) {
     s += fmt::format("kernel median {:.4g} ms (p10 {:.4g}, p90 {:.4g})", e.candidate->median_ms, e.candidate->p10_ms, e.candidate->p90_ms);
     if (e.baseline) s += fmt::format("; {} median {:.4g} ms", e.partner, e.baseline->median_ms);
     if (e.speedup) s += fmt::format("; speedup {:.2f}x", e.speedup->median);
-    s += fmt::format("; {:.2f} GFLOP/s, {:.2f} GB/s, {:.1f}% of the roofline\n", e.gflops, e.gbps, 100 * e.roofline);
+    s += fmt::format("; {:.2f} GFLOP/s, {:.2f} GB/s, {:.1f}% of the roofline{}\n", e.gflops, e.gbps, 100 * e.roofline,
+                     e.roofline_note.empty() ? "" : " (" + e.roofline_note + ")");
+    if (e.machine_busy) s += fmt::format("timed on a busy machine ({}): absolute times are unreliable\n", e.busy_reason);
   }
   if (e.profile) s += e.profile->summary();
   return s;

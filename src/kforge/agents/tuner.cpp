@@ -42,7 +42,7 @@ Result<TuneResult> tune(const eval::TaskContext& ctx, const std::string& source,
   for (int w = 0; w < std::max(1, o.jobs); ++w)
     workers.emplace_back([&] {
       for (std::size_t i; (i = next++) < configs.size();) {
-        auto shared = base.machine_lock ? base.machine_lock->share() : std::shared_lock<std::shared_mutex>();
+        auto shared = base.machine_lock ? base.machine_lock->share() : eval::MachineLock::Shared();
         ctx.compiler().compile({base.role, source, file_name, ctx.header(), config_flags(configs[i])});
       }
     });

@@ -40,6 +40,30 @@ std::unique_ptr<toolchain::CppCompiler> make_compiler() {
   return std::make_unique<toolchain::CppCompiler>(o);
 }
 
+std::unique_ptr<eval::MachineLock> make_machine_lock() {
+  double bound_s = 600;
+  if (const char* v = std::getenv("KFORGE_LOCK_WAIT_S"); v && *v) {
+    char* end = nullptr;
+    bound_s = std::strtod(v, &end);
+    if (*end || bound_s < 0) throw UsageError(fmt::format("KFORGE_LOCK_WAIT_S must be a number of seconds, not '{}'", v));
+  }
+  auto across = eval::ProcessLock::open({core::user_cache_dir() / "machine.lock", bound_s, [](std::string_view m) { progress(m); }});
+  if (!across) {
+    fmt::print(stderr, "kforge: warning: {}; timings are not kept apart from other kforge processes\n", across.error().message);
+    return std::make_unique<eval::MachineLock>();
+  }
+  return std::make_unique<eval::MachineLock>(std::move(*across));
+}
+
+Result<eval::MachineProfile> this_machine(eval::MachineLock* lock, bool remeasure, double budget_s) {
+  eval::MachineProfileOptions o;
+  o.remeasure = remeasure;
+  o.lock = lock;
+  o.progress = [](std::string_view m) { progress(m); };
+  o.measure.budget_s = budget_s;
+  return eval::machine_profile(core::user_cache_dir(), o);
+}
+
 // On by default, on a terminal and in a pipe alike (a 60 s baseline build with no word looked like
 // a hang in CI logs); KFORGE_PROGRESS=0 or --quiet turns it off.
 bool progress_enabled() {

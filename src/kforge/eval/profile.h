@@ -34,6 +34,7 @@ struct Profile {
   double arithmetic_intensity = 0;  // FLOP per byte of the task's cost model
   double machine_balance = 0;       // peak FLOP/s over peak bytes/s for the thread count
   std::string bound;                // "compute" or "memory" by the roofline model
+  std::string roofline_note;        // why the roofline is above 100% ("" when it is not)
 
   std::string summary() const;      // text for the profiler agent and for humans
 };

@@ -309,8 +309,9 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) {
     // on absolute medians from different runs: on a shared machine the baseline itself moved
     // 1.6–2.6 ms between two iterations and a 0.82x kernel beat a 1.20x one on its raw median.
     bool improved = !state.best || better_than_best(*final_eval, state.best->evaluation);
-    std::string outcome = fmt::format("correct, {:.4g} ms, {:.2f}x the baseline, {:.0f}% of the roofline{}", final_eval->candidate->median_ms,
+    std::string outcome = fmt::format("correct, {:.4g} ms, {:.2f}x the baseline, {:.0f}% of the roofline{}{}", final_eval->candidate->median_ms,
                                       final_eval->speedup ? final_eval->speedup->median : 0.0, 100 * final_eval->roofline,
+                                      final_eval->roofline_note.empty() ? "" : " (" + final_eval->roofline_note + ")",
                                       !improved ? "" : in_search(o) ? " — best of this expansion" : " — new best");
     if (improved) {
       state.best = agents::BestKernel{rec.source, *final_eval, rec.diagnosis, it};
@@ -368,8 +369,9 @@ std::string auto_report(const AutoEnv& env, const AutoOptions& o, const AutoResu
   }
   if (r.best) {
     const auto& e = r.best->evaluation;
-    s += fmt::format("\n## Best kernel (iteration {})\n\n{:.4g} ms, {:.2f}x the baseline, {:.0f}% of the roofline. `best.cpp` in this folder.\n",
-                     r.best->iteration, e.candidate->median_ms, e.speedup ? e.speedup->median : 0.0, 100 * e.roofline);
+    s += fmt::format("\n## Best kernel (iteration {})\n\n{:.4g} ms, {:.2f}x the baseline, {:.0f}% of the roofline{}. `best.cpp` in this folder.\n",
+                     r.best->iteration, e.candidate->median_ms, e.speedup ? e.speedup->median : 0.0, 100 * e.roofline,
+                     e.roofline_note.empty() ? "" : " (" + e.roofline_note + ")");
   } else {
     s += "\nNo correct kernel was found.\n";
   }
