@@ -40,13 +40,21 @@ std::unique_ptr<toolchain::CppCompiler> make_compiler() {
   return std::make_unique<toolchain::CppCompiler>(o);
 }
 
+namespace {
+
+double seconds_from_env(const char* name, double fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  double s = std::strtod(v, &end);
+  if (*end || s < 0) throw UsageError(fmt::format("{} must be a number of seconds, not '{}'", name, v));
+  return s;
+}
+
+}  // namespace
+
 std::unique_ptr<eval::MachineLock> make_machine_lock() {
-  double bound_s = 600;
-  if (const char* v = std::getenv("KFORGE_LOCK_WAIT_S"); v && *v) {
-    char* end = nullptr;
-    bound_s = std::strtod(v, &end);
-    if (*end || bound_s < 0) throw UsageError(fmt::format("KFORGE_LOCK_WAIT_S must be a number of seconds, not '{}'", v));
-  }
+  const double bound_s = seconds_from_env("KFORGE_LOCK_WAIT_S", 600);
   auto across = eval::ProcessLock::open({core::user_cache_dir() / "machine.lock", bound_s, [](std::string_view m) { progress(m); }});
   if (!across) {
     fmt::print(stderr, "kforge: warning: {}; timings are not kept apart from other kforge processes\n", across.error().message);
@@ -60,7 +68,7 @@ Result<eval::MachineProfile> this_machine(eval::MachineLock* lock, bool remeasur
   o.remeasure = remeasure;
   o.lock = lock;
   o.progress = [](std::string_view m) { progress(m); };
-  o.measure.budget_s = budget_s;
+  o.measure.budget_s = budget_s > 0 ? budget_s : seconds_from_env("KFORGE_PEAK_BUDGET_S", 30);
   return eval::machine_profile(core::user_cache_dir(), o);
 }
 

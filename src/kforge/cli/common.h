@@ -30,8 +30,9 @@ std::unique_ptr<toolchain::CppCompiler> make_compiler();
 // kforge process of the user (a file lock in the per-user cache; KFORGE_LOCK_WAIT_S bounds a wait,
 // default 600). Waits are told on the progress lines.
 std::unique_ptr<eval::MachineLock> make_machine_lock();
-// This machine's profile and peaks from the per-user cache, measured (with `lock`) when needed.
-Result<eval::MachineProfile> this_machine(eval::MachineLock* lock, bool remeasure = false, double budget_s = 30);
+// This machine's profile and peaks from the per-user cache, measured (with `lock`) when needed,
+// in at most `budget_s` seconds (0: KFORGE_PEAK_BUDGET_S, default 30).
+Result<eval::MachineProfile> this_machine(eval::MachineLock* lock, bool remeasure = false, double budget_s = 0);
 
 // Progress lines on stderr ("  … compiling"), only when stderr is a terminal or KFORGE_PROGRESS=1.
 void progress(std::string_view message);

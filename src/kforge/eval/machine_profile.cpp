@@ -54,7 +54,9 @@ Result<MachineProfile> machine_profile(const std::filesystem::path& cache_dir, c
   const std::string key = machine_key(m);
   const auto file = peak_file(cache_dir, m);
   auto record = read_peak_record(file, key);
-  std::string why = o.remeasure ? "asked to" : !record ? "none measured on this machine yet" : remeasure_reason(*record, m.usable_cpus, unix_now(), o.provisional_retry_s);
+  std::string why = o.remeasure ? "asked to"
+                    : !record    ? "none measured on this machine yet"
+                                 : remeasure_reason(*record, m.usable_cpus, unix_now(), o.provisional_retry_s);
   if (why.empty()) {
     apply_peak_record(m, *record, file);
     return m;

@@ -27,7 +27,8 @@ struct PeakRates {
 };
 PeakRates peak_rates_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const PeakRates& r);
-// Why these peaks cannot be right ("" when they can): all CPUs together slower than one.
+// Why these peaks cannot be right ("" when they can): a rate missing, or FMA on all CPUs
+// together slower than on one.
 std::string implausible_peaks(const PeakRates& r, int cpus);
 
 struct PeakRun {

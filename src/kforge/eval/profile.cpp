@@ -77,7 +77,8 @@ void fill_roofline(Profile& p, const core::ResolvedTask& task, double seconds, c
   p.arithmetic_intensity = task.bytes > 0 ? task.flops / task.bytes : 0;
   p.machine_balance = m.peak_gbps(threads) > 0 ? m.peak_gflops(threads) / m.peak_gbps(threads) : 0;
   p.bound = p.arithmetic_intensity >= p.machine_balance ? "compute" : "memory";
-  p.roofline_note = roofline_note(p.roofline, {"the kernel", threads, p.gflops, p.gbps, static_cast<double>(task.input_bytes() + task.output_bytes())}, m);
+  const double footprint = static_cast<double>(task.input_bytes() + task.output_bytes());
+  p.roofline_note = roofline_note(p.roofline, {"the kernel", threads, p.gflops, p.gbps, footprint}, m);
 }
 
 std::string Profile::summary() const {
