@@ -126,10 +126,11 @@ std::string describe_evaluation(const eval::Evaluation& e) {
   if (e.baseline) s += fmt::format("; {} median {:.4g} ms in the same pairs", e.partner, e.baseline->median_ms);
   s += "\n";
   if (e.speedup) s += fmt::format("speedup {} (p10 {:.2f}x, p90 {:.2f}x)\n", speedup_text(*e.speedup), e.speedup->p10, e.speedup->p90);
-  s += fmt::format("{:.2f} GFLOP/s, {:.2f} GB/s, {:.1f}% of the roofline", e.gflops, e.gbps, 100 * e.roofline);
+  s += fmt::format("{:.2f} GFLOP/s, {:.2f} GB/s, {:.1f}% of the roofline{}", e.gflops, e.gbps, 100 * e.roofline,
+                   e.roofline_note.empty() ? "" : " (" + e.roofline_note + ")");
   s += e.profile ? " (" + e.profile->bound_text() + ")\n" : "\n";
   s += fmt::format("machine load while timing: {:.1f} (1-minute average){}\n", e.load_average,
-                   e.machine_busy ? ": busy, other work shared the CPUs; absolute times are unreliable, paired ratios less so" : "");
+                   e.machine_busy ? fmt::format(": busy ({}); absolute times are unreliable, paired ratios less so", e.busy_reason) : "");
   return s;
 }
 

@@ -16,7 +16,7 @@ void compile_all(const eval::TaskContext& ctx, const std::string& source, const 
   for (int w = 0; w < std::max(1, jobs); ++w)
     workers.emplace_back([&] {
       for (std::size_t i; (i = next++) < configs.size();) {
-        auto shared = base.machine_lock ? base.machine_lock->share() : std::shared_lock<std::shared_mutex>();
+        auto shared = base.machine_lock ? base.machine_lock->share() : eval::MachineLock::Shared();
         // Only warms the artifact cache: a failure shows again, with its diagnostics, in the trial.
         (void)ctx.compiler().compile({base.role, apply_config(source, configs[i]), file_name, ctx.header(), {}});
       }

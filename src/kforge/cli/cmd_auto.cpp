@@ -33,7 +33,8 @@ int run_auto_command(const AutoCliOptions& o, int argc_hint) {
   if (!ctx) throw UsageError(ctx.error().message);
   auto stack = make_agent_stack({fmt::format("kforge auto {} --size {}", spec.id, ctx->task().size), o.model, o.config, o.prompts, "",
                                  o.max_usd, o.max_tokens, o.stream});
-  auto machine = eval::machine_profile(core::state_dir());  // after the models are known to be usable
+  auto lock = make_machine_lock();
+  auto machine = this_machine(lock.get());  // after the models are known to be usable
   if (!machine) throw UsageError(machine.error().message);
   auto& session = stack->session;
   const std::string run_id = session->id();
@@ -52,6 +53,7 @@ int run_auto_command(const AutoCliOptions& o, int argc_hint) {
   env.run_id = run_id;
   env.eval.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   env.eval.machine = &*machine;
+  env.eval.machine_lock = lock.get();
   env.say = [](std::string_view m) { fmt::print(stderr, "  … {}\n", m); };
   modes::AutoOptions ao;
   ao.iterations = o.iterations;

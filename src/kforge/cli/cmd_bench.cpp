@@ -67,6 +67,16 @@ std::vector<std::string> painted_row(const eval::SuiteTaskResult& r) {
   return cells;
 }
 
+// What a bare table cannot say: why a roofline reads over 100%, and which timings ran on a busy machine.
+void print_notes(const std::vector<eval::SuiteTaskResult>& results) {
+  for (const auto& r : results) {
+    if (!r.evaluation) continue;
+    const auto& e = *r.evaluation;
+    if (!e.roofline_note.empty()) fmt::print("  {}: roofline {}: {}\n", r.id, format_percent(e.roofline), e.roofline_note);
+    if (e.machine_busy) fmt::print("  {}: timed on a busy machine: {}\n", r.id, e.busy_reason);
+  }
+}
+
 // 0 only when something was evaluated and all of it was correct: a run that evaluated nothing,
 // or a task that could not be loaded, is not a success.
 int bench_status(const std::vector<eval::SuiteTaskResult>& results, const eval::SuiteSummary& summary) {
@@ -93,8 +103,10 @@ int run_bench(const BenchOptions& o) {
   so.dump_dir = o.dump;
   // Before the machine is profiled or anything compiled: a typo must not cost a run.
   if (auto st = eval::check_selection(so); !st) throw UsageError(st.error().message);
-  auto machine = eval::machine_profile(core::state_dir());
+  auto lock = make_machine_lock();
+  auto machine = this_machine(lock.get());
   if (!machine) throw UsageError(machine.error().message);
+  so.eval.machine_lock = lock.get();
   so.eval.threads = o.threads;
   so.eval.time_budget_s = o.budget;
   so.eval.machine = &*machine;
@@ -137,6 +149,7 @@ int run_bench(const BenchOptions& o) {
                summary.geomean_speedup ? format_ratio(*summary.geomean_speedup) : "n/a", summary.seconds);
     for (const auto& r : results)
       if (r.evaluation && !r.evaluation->correct()) fmt::print("  {}: {}\n", r.id, r.evaluation->reason.substr(0, 300));
+    print_notes(results);
   }
   return bench_status(results, summary);
 }

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "kforge/cli/colour.h"
@@ -56,6 +55,7 @@ std::string print_human(const eval::Evaluation& e) {
                                              format_ratio(e.speedup->p10), format_ratio(e.speedup->p90))});
     std::string perf = fmt::format("{:.2f} GFLOP/s, {:.2f} GB/s", e.gflops, e.gbps);
     if (e.roofline > 0) perf += fmt::format(", {} of the roofline", format_percent(e.roofline));
+    if (!e.roofline_note.empty()) perf += fmt::format(" ({})", e.roofline_note);
     rows.push_back({"throughput", perf});
     // Every call is started and seen to end from kforge's process: that round trip is in both
     // sides' times, and pulls the ratio of very short kernels toward 1.
@@ -64,9 +64,8 @@ std::string print_human(const eval::Evaluation& e) {
                                           "kernels this short are pulled toward 1; a larger --size measures the kernel itself",
                                           format_ms(e.call_overhead_ms), format_percent(e.call_overhead_ms / e.candidate->median_ms))});
     if (e.machine_busy)
-      rows.push_back({"warning", fmt::format("the machine was busy (load {:.1f} on {} CPUs): absolute times are unreliable; the paired "
-                                             "speedup less so",
-                                             e.load_average, std::thread::hardware_concurrency())});
+      rows.push_back({"busy", fmt::format("the machine was busy: {} (load {:.1f}); absolute times are unreliable, the paired speedup less so",
+                                          e.busy_reason, e.load_average)});
   }
   if (e.profile) {
     rows.push_back({"profile", e.profile->summary()});
@@ -108,9 +107,11 @@ int run_eval(const EvalCliOptions& o) {
     opt.against_name = std::filesystem::path(o.against).filename().string();
     opt.against_role = parse_role(o.against_role);
   }
+  auto lock = make_machine_lock();
+  opt.machine_lock = lock.get();
   std::optional<eval::MachineProfile> machine;
   if (opt.time) {
-    auto m = eval::machine_profile(core::state_dir());
+    auto m = this_machine(lock.get());
     if (m) machine = *m;
     else fmt::print(stderr, "kforge: warning: no roofline: {}\n", m.error().message);
   }

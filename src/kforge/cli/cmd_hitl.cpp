@@ -69,7 +69,8 @@ int run_hitl(const HitlCliOptions& o) {
   auto ctx = eval::TaskContext::create(spec, size, *compiler, core::state_dir());
   if (!ctx) throw UsageError(ctx.error().message);
   auto stack = make_agent_stack({fmt::format("kforge hitl {}", spec.id), model, o.config, o.prompts, o.resume, o.max_usd, o.max_tokens, false});
-  auto machine = eval::machine_profile(core::state_dir());  // after the models are known to be usable
+  auto lock = make_machine_lock();
+  auto machine = this_machine(lock.get());  // after the models are known to be usable
   if (!machine) throw UsageError(machine.error().message);
   auto journal = modes::RunJournal::open(core::state_dir(), stack->session->id());
   if (!journal) throw UsageError(journal.error().message);
@@ -77,6 +78,7 @@ int run_hitl(const HitlCliOptions& o) {
   eval::EvalOptions eo;
   eo.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   eo.machine = &*machine;
+  eo.machine_lock = lock.get();
   eo.time_budget_s = o.budget;
   if (o.resume.empty()) {
     state.run_id = stack->session->id();

@@ -137,9 +137,10 @@ int run_search_command(SearchCliOptions o) {
     selection.size = o.size;
     if (auto st = eval::check_selection(selection); !st) throw UsageError(st.error().message);
   }
-  auto machine = eval::machine_profile(core::state_dir());
+  auto machine_lock = make_machine_lock();
+  auto& lock = *machine_lock;
+  auto machine = this_machine(&lock);
   if (!machine) throw UsageError(machine.error().message);
-  eval::MachineLock lock;
   o.search.model = o.model;
   o.search.strategies_file = o.strategies.empty() ? "" : std::filesystem::absolute(o.strategies).string();
 

@@ -23,9 +23,9 @@ core::TaskSpec load_task_arg(const std::string& task) {
 
 std::unique_ptr<toolchain::CppCompiler> make_compiler() {
   toolchain::CppCompilerOptions o;
-  // $KFORGE_CACHE_DIR shares compiled artifacts between state folders (tests, several projects).
-  const char* cache = std::getenv("KFORGE_CACHE_DIR");
-  o.cache_dir = cache && *cache ? std::filesystem::path(cache) : core::state_dir() / "cache";
+  // Compiled artifacts and the ATen header depend on the compiler, flags and CPU, not on the
+  // project: one cache per user, shared by every working directory.
+  o.cache_dir = core::user_cache_dir();
   o.include_dir = core::source_dir() / "bench" / "include";
   // $KFORGE_TOOLCHAIN_DIRS (colon-separated): the trees of a compiler installed outside /usr
   // (KFORGE_CXX=/opt/gcc-14/bin/g++ needs /opt/gcc-14), readable inside the compile sandbox.
@@ -38,6 +38,38 @@ std::unique_ptr<toolchain::CppCompiler> make_compiler() {
     }
   }
   return std::make_unique<toolchain::CppCompiler>(o);
+}
+
+namespace {
+
+double seconds_from_env(const char* name, double fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  double s = std::strtod(v, &end);
+  if (*end || s < 0) throw UsageError(fmt::format("{} must be a number of seconds, not '{}'", name, v));
+  return s;
+}
+
+}  // namespace
+
+std::unique_ptr<eval::MachineLock> make_machine_lock() {
+  const double bound_s = seconds_from_env("KFORGE_LOCK_WAIT_S", 600);
+  auto across = eval::ProcessLock::open({core::user_cache_dir() / "machine.lock", bound_s, [](std::string_view m) { progress(m); }});
+  if (!across) {
+    fmt::print(stderr, "kforge: warning: {}; timings are not kept apart from other kforge processes\n", across.error().message);
+    return std::make_unique<eval::MachineLock>();
+  }
+  return std::make_unique<eval::MachineLock>(std::move(*across));
+}
+
+Result<eval::MachineProfile> this_machine(eval::MachineLock* lock, bool remeasure, double budget_s) {
+  eval::MachineProfileOptions o;
+  o.remeasure = remeasure;
+  o.lock = lock;
+  o.progress = [](std::string_view m) { progress(m); };
+  o.measure.budget_s = budget_s > 0 ? budget_s : seconds_from_env("KFORGE_PEAK_BUDGET_S", 30);
+  return eval::machine_profile(core::user_cache_dir(), o);
 }
 
 // On by default, on a terminal and in a pipe alike (a 60 s baseline build with no word looked like

@@ -8,7 +8,10 @@
 #include <string>
 #include <string_view>
 
+#include "kforge/core/result.h"
 #include "kforge/core/task_spec.h"
+#include "kforge/eval/machine.h"
+#include "kforge/eval/machine_lock.h"
 #include "kforge/toolchain/cpp_compiler.h"
 
 namespace kforge::cli {
@@ -24,6 +27,13 @@ struct UsageError : std::runtime_error {
 
 core::TaskSpec load_task_arg(const std::string& task);
 std::unique_ptr<toolchain::CppCompiler> make_compiler();
+// The machine lock of this command: one measurement at a time among its threads and among every
+// kforge process of the user (a file lock in the per-user cache; KFORGE_LOCK_WAIT_S bounds a wait,
+// default 600). Waits are told on the progress lines.
+std::unique_ptr<eval::MachineLock> make_machine_lock();
+// This machine's profile and peaks from the per-user cache, measured (with `lock`) when needed,
+// in at most `budget_s` seconds (0: KFORGE_PEAK_BUDGET_S, default 30).
+Result<eval::MachineProfile> this_machine(eval::MachineLock* lock, bool remeasure = false, double budget_s = 0);
 
 // Progress lines on stderr ("  … compiling"), only when stderr is a terminal or KFORGE_PROGRESS=1.
 void progress(std::string_view message);

@@ -2,6 +2,7 @@
 #include "kforge/core/paths.h"
 
 #include <fmt/format.h>
+#include <pwd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +15,24 @@ namespace kforge::core {
 std::filesystem::path state_dir() {
   if (const char* d = std::getenv("KFORGE_DIR"); d && *d) return std::filesystem::absolute(d);
   return std::filesystem::current_path() / ".kforge";
+}
+
+namespace {
+
+std::string home_dir() {
+  if (const char* h = std::getenv("HOME"); h && *h == '/') return h;
+  if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir && *pw->pw_dir == '/') return pw->pw_dir;
+  return "";
+}
+
+}  // namespace
+
+std::filesystem::path user_cache_dir() {
+  if (const char* d = std::getenv("KFORGE_CACHE_DIR"); d && *d) return std::filesystem::absolute(d);
+  // The XDG base-directory rule: a relative value is invalid and ignored.
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') return std::filesystem::path(x) / "kforge";
+  if (auto home = home_dir(); !home.empty()) return std::filesystem::path(home) / ".cache" / "kforge";
+  return state_dir() / "cache";
 }
 
 std::filesystem::path source_dir() {

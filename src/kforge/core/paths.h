@@ -1,6 +1,7 @@
 #pragma once
-// Where kforge keeps its state and finds its data: the .kforge folder (cache, secrets, store),
-// the source tree (bench/, prompts/, knowledge/), the helper executables, and task lookup.
+// Where kforge keeps its state and finds its data: the .kforge folder (secrets, store, reference
+// outputs), the per-user cache (compiled artifacts, the ATen header, measured peaks, the machine
+// lock), the source tree (bench/, prompts/, knowledge/), the helper executables, and task lookup.
 
 #include <filesystem>
 #include <string>
@@ -10,8 +11,11 @@
 
 namespace kforge::core {
 
-// $KFORGE_DIR, or .kforge in the working directory.
+// $KFORGE_DIR, or .kforge in the working directory: what belongs to one project.
 std::filesystem::path state_dir();
+// What belongs to the machine and the user, shared by every working directory: $KFORGE_CACHE_DIR,
+// else $XDG_CACHE_HOME/kforge, else ~/.cache/kforge (the state folder's cache/ when there is no home).
+std::filesystem::path user_cache_dir();
 // $KFORGE_SOURCE_DIR, or the source tree this binary was built from.
 std::filesystem::path source_dir();
 // The folder holding the running executable (kforge-run and kforge-peak live beside kforge).

@@ -8,6 +8,9 @@
 
 #include <fstream>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace kforge::core {
 namespace {
@@ -56,6 +59,37 @@ TEST_F(FindTaskDir, UnknownIdSuggestsTheClosest) {
   auto far = find_task_dir("zzz_unrelated");
   ASSERT_FALSE(far);
   EXPECT_EQ(far.error().message.find("did you mean"), std::string::npos) << far.error().message;
+}
+
+// The per-user cache: KFORGE_CACHE_DIR wins, then an absolute XDG_CACHE_HOME, then ~/.cache;
+// never the working directory, so every project shares compiled artifacts and measured peaks.
+class UserCacheDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* name : {"KFORGE_CACHE_DIR", "XDG_CACHE_HOME", "HOME"})
+      if (const char* v = std::getenv(name)) saved_.emplace_back(name, v);
+      else saved_.emplace_back(name, std::nullopt);
+  }
+  void TearDown() override {
+    for (const auto& [name, value] : saved_)
+      if (value) ::setenv(name.c_str(), value->c_str(), 1);
+      else ::unsetenv(name.c_str());
+  }
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+TEST_F(UserCacheDir, OverrideThenXdgThenHome) {
+  ::setenv("HOME", "/home/someone", 1);
+  ::unsetenv("KFORGE_CACHE_DIR");
+  ::unsetenv("XDG_CACHE_HOME");
+  EXPECT_EQ(user_cache_dir(), std::filesystem::path("/home/someone/.cache/kforge"));
+  ::setenv("XDG_CACHE_HOME", "relative/ignored", 1);
+  EXPECT_EQ(user_cache_dir(), std::filesystem::path("/home/someone/.cache/kforge"));
+  ::setenv("XDG_CACHE_HOME", "/var/cache/someone", 1);
+  EXPECT_EQ(user_cache_dir(), std::filesystem::path("/var/cache/someone/kforge"));
+  ::setenv("KFORGE_CACHE_DIR", "/tmp/kforge-test-cache", 1);
+  EXPECT_EQ(user_cache_dir(), std::filesystem::path("/tmp/kforge-test-cache"));
+  EXPECT_NE(user_cache_dir().parent_path(), state_dir().parent_path());
 }
 
 }  // namespace

@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <future>
 #include <random>
 #include <thread>
@@ -23,14 +22,6 @@ namespace kforge::eval {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// The 1-minute load average (0 when unknown).
-double load_average() {
-  std::ifstream in("/proc/loadavg");
-  double load = 0;
-  in >> load;
-  return load;
-}
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -56,6 +47,29 @@ struct Scratch {
     std::filesystem::copy_file(artifact, p, std::filesystem::copy_options::overwrite_existing);
     return p;
   }
+};
+
+// Load samples for an evaluation: a few before its timing, then one between pairs now and then
+// (both kernel processes idle, so every running thread of theirs or of kforge is its own).
+class LoadSampler {
+ public:
+  LoadSampler(Evaluation& e, std::vector<pid_t> watched, double budget_s)
+      : e_(e), watched_(std::move(watched)), interval_s_(std::max(0.25, 3 * budget_s / 32)) {
+    std::erase(watched_, -1);
+    e_.load_samples = probe_.sample_for(0.1, 0.05, watched_);
+    next_ = monotonic_seconds() + interval_s_;
+  }
+  void between_pairs() {
+    if (monotonic_seconds() < next_) return;
+    e_.load_samples.push_back(probe_.sample(watched_));
+    next_ = monotonic_seconds() + interval_s_;
+  }
+
+ private:
+  Evaluation& e_;
+  LoadProbe probe_;
+  std::vector<pid_t> watched_;
+  double interval_s_, next_ = 0;
 };
 
 Evaluation finish(Evaluation e, const Judgement& j, Clock::time_point start) {
@@ -150,7 +164,7 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
   say("compiling");
   // Compiling, preparing references and checking share the machine (held from here to the
   // timing); timing, below, takes it alone. One hold for the whole stretch: no nested waits.
-  auto shared = opt.machine_lock ? opt.machine_lock->share() : std::shared_lock<std::shared_mutex>();
+  auto shared = opt.machine_lock ? opt.machine_lock->share() : MachineLock::Shared();
   auto compiling = std::async(std::launch::async, [&] { return compile_source(ctx, source, file_name, opt.role, opt.extra_flags); });
   std::future<toolchain::CompileResult> against_compiling;
   if (against)
@@ -253,9 +267,11 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
     if (auto j = judge_check(partner_results, references, task, "the --against kernel", e)) return finish(std::move(e), *j, start);
   }
 
-  // 7. Time it, paired with the partner, with the machine to itself.
+  // 7. Time it, paired with the partner, with the machine to itself (this process's other
+  // evaluations and other kforge processes wait), sampling the load outside kforge before and
+  // between pairs.
   if (shared.owns_lock()) shared.unlock();
-  std::unique_lock<std::shared_mutex> measuring;
+  MachineLock::Exclusive measuring;
   if (opt.time && opt.machine_lock) {
     double wait_start = monotonic_seconds();
     measuring = opt.machine_lock->measure();
@@ -264,22 +280,22 @@ Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std
   e.timing_start = monotonic_seconds();
   if (opt.time) {
     say(e.partner.empty() ? std::string("timing") : fmt::format("timing against the {}", e.partner));
-    e.load_average = load_average();
-    // This evaluation's own threads are part of the average: "busy" means clearly more than them.
-    e.machine_busy = e.load_average > static_cast<double>(std::thread::hardware_concurrency()) + 1.0;
+    LoadSampler load(e, {candidate->pid(), partner ? partner->pid() : -1}, opt.time_budget_s);
     e.call_overhead_ms = candidate->round_trip_ms(21);
     TimingInputs inputs(*timing_set, task);
     PairedTimingRequest request{opt.time_budget_s, opt.warmup_s, opt.min_pairs, opt.max_pairs, opt.perturb, opt.call_timeout_s};
+    request.between_pairs = [&load] { load.between_pairs(); };
     auto time_start = Clock::now();
     auto timed = time_paired(*candidate, partner ? &*partner : nullptr, inputs, task, request);
     e.phases.time_s = since(time_start);
+    judge_machine_load(measuring.contention, e);
     if (!timed.failure) timed.failure = candidate->channel_untouched("timing");
     if (!timed.failure && partner && !partner->trusted()) timed.failure = partner->channel_untouched("timing");
     if (auto j = judge_timing(timed, task, e)) {
       e.kernel_output = candidate->printed();
       return finish(std::move(e), *j, start);
     }
-    if (opt.machine) e.roofline = roofline_fraction(task.flops, task.bytes, e.candidate->median_ms / 1e3, *opt.machine, e.threads);
+    if (opt.machine) rate_against_peaks(task, *opt.machine, e);
   }
 
   // 8. Profile: sampled hot lines, the compiler's vectorization remarks, the roofline position.

@@ -5,7 +5,9 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kforge/core/fs.h"
@@ -76,6 +78,50 @@ TEST_F(EvaluateTest, CorrectKernelIsTimedAgainstTheLibtorchBaseline) {
   EXPECT_TRUE(j["speedup"].is_number());
   EXPECT_TRUE(j["candidate"]["median_ms"].is_number());
   EXPECT_TRUE(j["baseline"]["median_ms"].is_number());
+  // The load outside kforge, sampled before the timing and between pairs, with its verdict.
+  EXPECT_GE(e.load_samples.size(), 2u);
+  EXPECT_EQ(e.machine_busy, !e.busy_reason.empty());
+  EXPECT_GE(j["machine_load"]["samples"].size(), 2u);
+  EXPECT_TRUE(j["machine_load"]["reason"].is_string());
+}
+
+// A timing that cannot have the machine from another kforge process within the bound measures
+// anyway, and says so: busy, with whom it waited for. Threads beyond the CPUs are reported as
+// oversubscription.
+TEST_F(EvaluateTest, ContendedOrOversubscribedTimingIsMarkedBusy) {
+  auto lock_file = *state_ / "machine.lock";
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  pid_t holder = ::fork();
+  if (holder == 0) {
+    ::alarm(30);
+    auto across = ProcessLock::open({lock_file, 5, nullptr});
+    if (!across) ::_exit(3);
+    MachineLock lock(std::move(*across));
+    auto x = lock.measure();
+    (void)!::write(ready[1], "x", 1);
+    ::sleep(20);
+    ::_exit(0);
+  }
+  char c;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  auto across = ProcessLock::open({lock_file, 0.2, nullptr});
+  ASSERT_TRUE(across) << across.error().message;
+  MachineLock lock(std::move(*across));
+  auto o = quick();
+  o.partner = EvalOptions::Partner::reference;
+  o.machine_lock = &lock;
+  o.threads = usable_cpus() + 2;
+  auto e = evaluate(*ctx_, kGemm, "gemm.cpp", o);
+  ::kill(holder, SIGKILL);
+  ::waitpid(holder, nullptr, 0);
+  ::close(ready[0]);
+  ::close(ready[1]);
+  ASSERT_EQ(e.verdict, Verdict::correct) << e.reason;
+  EXPECT_TRUE(e.machine_busy);
+  EXPECT_THAT(e.busy_reason, HasSubstr("another kforge process (pid " + std::to_string(holder) + ")"));
+  EXPECT_THAT(e.busy_reason, HasSubstr("oversubscribed OpenMP"));
+  EXPECT_THAT(to_json(e)["machine_load"]["reason"].get<std::string>(), HasSubstr("another kforge process"));
 }
 
 TEST_F(EvaluateTest, CompileErrorCarriesDiagnostics) {

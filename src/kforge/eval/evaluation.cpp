@@ -33,6 +33,7 @@ nlohmann::json to_json(const Evaluation& e) {
   j["gflops"] = e.candidate ? nlohmann::json(e.gflops) : nlohmann::json(nullptr);
   j["gbps"] = e.candidate ? nlohmann::json(e.gbps) : nlohmann::json(nullptr);
   j["roofline_fraction"] = e.candidate ? nlohmann::json(e.roofline) : nlohmann::json(nullptr);
+  j["roofline_note"] = e.roofline_note;
   j["check_ms"] = e.check_ms;
   j["mismatch"] = e.mismatch ? nlohmann::json(*e.mismatch) : nlohmann::json(nullptr);
   j["compile"] = {{"ok", e.compile.ok},
@@ -47,7 +48,9 @@ nlohmann::json to_json(const Evaluation& e) {
   j["profile"] = e.profile ? to_json(*e.profile) : nlohmann::json(nullptr);
   j["kernel_output"] = core::valid_utf8(e.kernel_output);  // nlohmann::json throws on invalid UTF-8
   j["sandbox"] = {{"landlock_abi", e.landlock_abi}};
-  j["machine_load"] = {{"load_1min", e.load_average}, {"busy", e.machine_busy}};
+  nlohmann::json samples = nlohmann::json::array();
+  for (const auto& s : e.load_samples) samples.push_back(to_json(s));
+  j["machine_load"] = {{"load_1min", e.load_average}, {"busy", e.machine_busy}, {"reason", e.busy_reason}, {"samples", samples}};
   j["phases"] = {{"compile_s", e.phases.compile_s}, {"partner_s", e.phases.partner_s}, {"prepare_s", e.phases.prepare_s}, {"check_s", e.phases.check_s},
                  {"time_s", e.phases.time_s}, {"total_s", e.phases.total_s}};
   return j;

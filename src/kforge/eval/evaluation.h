@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kforge/eval/load_probe.h"
 #include "kforge/eval/mismatch.h"
 #include "kforge/eval/profile.h"
 #include "kforge/eval/timing_stats.h"
@@ -38,6 +39,7 @@ struct Evaluation {
   std::optional<SpeedupStats> speedup;
   int warmup_pairs = 0;
   double gflops = 0, gbps = 0, roofline = 0;
+  std::string roofline_note;                    // why the roofline is above 100% ("" when it is not)
   double call_overhead_ms = 0;                  // the median round trip of an empty call (in both sides' times)
   double idle_cpu_ms_max = 0;                   // the most CPU the candidate's process used while the partner ran
   double timing_start = 0, timing_end = 0;      // CLOCK_MONOTONIC seconds: the measured window
@@ -47,10 +49,14 @@ struct Evaluation {
 
   std::string kernel_output;  // what the runner process printed (capped)
   int landlock_abi = 0;
-  // The machine's 1-minute load average when timing began; "busy" when it exceeds the CPU count
-  // by more than one: other work shared the CPUs, absolute times are unreliable, paired ratios less so.
-  double load_average = 0;
+  // The load outside kforge, sampled just before the timing and between pairs (both kernel
+  // processes idle then). "busy" when that work needed CPUs the timing used, the hypervisor stole
+  // time, the threads outnumbered the CPUs, or another kforge process kept the machine past the
+  // wait bound: absolute times are then unreliable, paired ratios less so.
+  std::vector<LoadSample> load_samples;
+  double load_average = 0;                      // the highest 1-minute load average seen
   bool machine_busy = false;
+  std::string busy_reason;                      // "" when not busy
   PhaseTimes phases;
 
   bool correct() const { return verdict == Verdict::correct; }

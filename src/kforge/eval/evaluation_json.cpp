@@ -25,6 +25,7 @@ Profile profile(const nlohmann::json& j) {
   p.arithmetic_intensity = j.value("arithmetic_intensity", 0.0);
   p.machine_balance = j.value("machine_balance", 0.0);
   p.bound = j.value("bound", "");
+  p.roofline_note = j.value("roofline_note", "");
   return p;
 }
 
@@ -55,6 +56,13 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
   e.gflops = number_or(j, "gflops", 0);
   e.gbps = number_or(j, "gbps", 0);
   e.roofline = number_or(j, "roofline_fraction", 0);
+  e.roofline_note = j.value("roofline_note", "");
+  if (auto load = j.value("machine_load", nlohmann::json::object()); load.is_object()) {
+    e.load_average = number_or(load, "load_1min", 0);
+    e.machine_busy = load.value("busy", false);
+    e.busy_reason = load.value("reason", "");
+    for (const auto& s : load.value("samples", nlohmann::json::array())) e.load_samples.push_back(load_sample_from_json(s));
+  }
   if (j.contains("profile") && j["profile"].is_object()) e.profile = profile(j["profile"]);
   for (const auto& ms : j.value("check_ms", nlohmann::json::array())) e.check_ms.push_back(ms.get<double>());
   e.kernel_output = j.value("kernel_output", "");

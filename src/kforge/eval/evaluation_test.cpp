@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "kforge/core/utf8.h"
+#include "kforge/eval/evaluation_json.h"
 
 namespace kforge::eval {
 namespace {
@@ -20,6 +21,27 @@ TEST(EvaluationJson, InvalidUtf8InKernelOutputIsReplaced) {
   auto back = nlohmann::json::parse(dump);
   EXPECT_EQ(back["kernel_output"].get<std::string>(), "garbage \xEF\xBF\xBD\xEF\xBF\xBD then a cut euro \xEF\xBF\xBD");
   EXPECT_EQ(back["reason"].get<std::string>(), "output 'y' differs: the kernel printed \xEF\xBF\xBD");
+}
+
+// The load verdict and its samples go to JSON and come back (a resumed session keeps them).
+TEST(EvaluationJson, BusyAndItsReasonRoundTrip) {
+  Evaluation e;
+  e.verdict = Verdict::correct;
+  e.machine_busy = true;
+  e.busy_reason = "3.0 runnable tasks outside kforge on average while it used 2 of 2 CPUs";
+  e.load_average = 4.5;
+  e.load_samples = {{1.0, 4.5, 4, 1, 3, 0.0, 2}, {1.3, 4.6, 5, 1, 4, 0.02, 2}};
+  e.roofline_note = "cache-resident working set";
+  auto j = to_json(e);
+  EXPECT_EQ(j["machine_load"]["busy"], true);
+  EXPECT_EQ(j["machine_load"]["samples"].size(), 2u);
+  EXPECT_EQ(j["machine_load"]["samples"][1]["outside_running"], 4);
+  auto back = evaluation_from_json(j);
+  EXPECT_TRUE(back.machine_busy);
+  EXPECT_EQ(back.busy_reason, e.busy_reason);
+  EXPECT_EQ(back.load_samples.size(), 2u);
+  EXPECT_DOUBLE_EQ(back.load_samples[1].steal, 0.02);
+  EXPECT_EQ(back.roofline_note, e.roofline_note);
 }
 
 }  // namespace

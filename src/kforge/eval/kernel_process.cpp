@@ -2,8 +2,6 @@
 // outputs and the CPU accounting are all on this side.
 #include "kforge/eval/kernel_process.h"
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -12,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kforge/eval/load_probe.h"
 #include "kforge/runner/job.h"
 
 namespace kforge::eval {
@@ -26,32 +25,6 @@ double now_ms() {
 }
 
 Clock::time_point after(double seconds) { return Clock::now() + std::chrono::microseconds(static_cast<long long>(seconds * 1e6)); }
-
-// Whether every thread of `pid` is asleep (or the process is gone): the state letter of each
-// /proc/PID/task/TID/stat, after the command name's closing parenthesis.
-bool no_thread_runnable(int pid) {
-  const std::string dir = fmt::format("/proc/{}/task", pid);
-  DIR* d = opendir(dir.c_str());
-  if (!d) return true;
-  bool asleep = true;
-  while (dirent* entry = readdir(d)) {
-    if (entry->d_name[0] == '.') continue;
-    int fd = open(fmt::format("{}/{}/stat", dir, entry->d_name).c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
-    char buf[512];
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) continue;
-    buf[n] = 0;
-    const char* paren = std::strrchr(buf, ')');
-    if (paren && paren[1] == ' ' && paren[2] == 'R') {
-      asleep = false;
-      break;
-    }
-  }
-  closedir(d);
-  return asleep;
-}
 
 // A page of shared memory for the control words, unmapped and closed with its owner.
 struct ControlMemory {
@@ -84,6 +57,8 @@ KernelProcess& KernelProcess::operator=(KernelProcess&&) noexcept = default;
 KernelProcess::~KernelProcess() {
   if (s_ && s_->proc) s_->proc->kill();
 }
+
+int KernelProcess::pid() const { return s_->proc ? s_->proc->pid() : -1; }
 
 const std::string& KernelProcess::who() const { return s_->spec.who; }
 bool KernelProcess::trusted() const { return s_->spec.trusted; }
@@ -239,7 +214,7 @@ bool KernelProcess::settle(double max_wait_s) {
     timespec nap{0, static_cast<long>(kWindowMs * 1e6)};
     nanosleep(&nap, nullptr);
     const double cpu = cpu_ms(), t2 = now_ms();
-    if (cpu - before < kBusyShare * (t2 - t) && no_thread_runnable(s_->proc->pid())) return true;
+    if (cpu - before < kBusyShare * (t2 - t) && running_threads(s_->proc->pid()) == 0) return true;
     if (t2 > give_up) return false;
     before = cpu;
     t = t2;

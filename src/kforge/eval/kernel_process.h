@@ -84,6 +84,7 @@ class KernelProcess {
   void stop();
 
   const std::string& who() const;
+  int pid() const;  // its threads are kforge's own work to the load probe
   bool trusted() const;
   int landlock_abi() const;
   std::string printed() const;

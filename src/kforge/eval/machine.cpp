@@ -1,19 +1,15 @@
-// /proc/cpuinfo and sysfs for the description; kforge-peak for the peaks.
+// /proc/cpuinfo and sysfs for the description; the peak accessors.
 #include "kforge/eval/machine.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <ctime>
 #include <set>
 #include <sstream>
 
 #include "kforge/core/fs.h"
-#include "kforge/core/hash.h"
-#include "kforge/core/subprocess.h"
 #include "kforge/eval/microarch.h"
-#include "kforge/eval/runner_process.h"
 
 namespace kforge::eval {
 namespace {
@@ -78,13 +74,6 @@ void fill_clock(MachineProfile& m, double cpuinfo_mhz) {
   }
 }
 
-std::string today() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
-  return buf;
-}
-
 }  // namespace
 
 double MachineProfile::peak_gflops(int threads) const {
@@ -95,8 +84,22 @@ double MachineProfile::peak_gflops(int threads) const {
 
 double MachineProfile::peak_gbps(int threads) const { return threads <= 1 ? triad_gbps_1 : triad_gbps_all; }
 
+double MachineProfile::cache_bytes(int threads) const {
+  const int cpus = std::max(1, std::min(threads, logical_cpus));
+  double total = 0;
+  for (const auto& c : caches) {
+    if (c.type == "Instruction") continue;
+    const int per = std::max(1, c.shared_by_cpus);
+    total += static_cast<double>(c.size_bytes) * ((cpus + per - 1) / per);  // the instances those CPUs reach
+  }
+  return total;
+}
+
 MachineProfile describe_cpu() {
   MachineProfile m;
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) == 0) m.hostname = host;
+  m.usable_cpus = usable_cpus();
   std::set<std::string> flags;
   std::set<std::pair<std::string, std::string>> cores;
   std::string physical_id, core_id;
@@ -159,8 +162,10 @@ nlohmann::json to_json(const MachineProfile& m) {
           {"microarch_note", m.microarch_note},
           {"clock_ghz", m.clock_ghz},
           {"clock_source", m.clock_source},
+          {"hostname", m.hostname},
           {"isa", m.isa},
           {"logical_cpus", m.logical_cpus},
+          {"usable_cpus", m.usable_cpus},
           {"physical_cores", m.physical_cores},
           {"caches", caches},
           {"openblas_core", m.openblas_core},
@@ -172,51 +177,13 @@ nlohmann::json to_json(const MachineProfile& m) {
             {"triad_gbps_1", m.triad_gbps_1},
             {"triad_gbps_all", m.triad_gbps_all},
             {"isa_used", m.peak_isa},
-            {"measured_at", m.measured_at}}}};
-}
-
-Result<MachineProfile> machine_profile(const std::filesystem::path& state_dir, bool refresh) {
-  MachineProfile m = describe_cpu();
-  core::Hasher key;
-  key.add(m.cpu_model).add(static_cast<std::uint64_t>(m.logical_cpus)).add(openmp_openblas_dir());
-  for (const auto& f : m.isa) key.add(f);
-  auto file = state_dir / "hw.json";
-  nlohmann::json peaks;
-  if (!refresh)
-    if (auto text = core::read_text(file)) {
-      auto j = nlohmann::json::parse(*text, nullptr, false);
-      if (j.is_object() && j.value("key", "") == key.hex()) peaks = j["peaks"];
-    }
-  if (peaks.is_null()) {
-    auto exe = runner_executable().parent_path() / "kforge-peak";
-    // The same library path as the runner, so the OpenBLAS it reports is the one baselines use.
-    std::vector<std::string> env;
-    for (auto& e : runner_environment(describe_cpu().logical_cpus))
-      if (e.rfind("LD_LIBRARY_PATH=", 0) == 0 || e.rfind("OPENBLAS_CORETYPE=", 0) == 0) env.push_back(e);
-    auto r = core::run_process({exe.string()}, {.timeout = std::chrono::seconds(120), .extra_env = env});
-    if (!r.success()) return Error{fmt::format("measuring peaks with {} failed ({}): {}", exe.string(), r.describe(), r.err)};
-    peaks = nlohmann::json::parse(r.out, nullptr, false);
-    if (!peaks.is_object()) return Error{fmt::format("kforge-peak printed something that is not JSON: {}", r.out)};
-    peaks["measured_at"] = today();
-    (void)core::write_atomic(file, nlohmann::json{{"key", key.hex()}, {"peaks", peaks}}.dump(2));
-  }
-  m.fma_gflops_1 = peaks.value("fma_gflops_1", 0.0);
-  m.fma_gflops_all = peaks.value("fma_gflops_all", 0.0);
-  m.triad_gbps_1 = peaks.value("triad_gbps_1", 0.0);
-  m.triad_gbps_all = peaks.value("triad_gbps_all", 0.0);
-  m.openblas_core = peaks.value("openblas_core", "");
-  m.openblas_config = peaks.value("openblas_config", "");
-  m.openblas_coretype_env = peaks.value("openblas_coretype_env", "");
-  m.peak_isa = peaks.value("isa_used", "");
-  m.measured_at = peaks.value("measured_at", "");
-  return m;
-}
-
-double roofline_fraction(double flops, double bytes, double seconds, const MachineProfile& m, int threads) {
-  if (seconds <= 0) return 0;
-  double t_compute = flops > 0 && m.peak_gflops(threads) > 0 ? flops / (m.peak_gflops(threads) * 1e9) : 0;
-  double t_memory = bytes > 0 && m.peak_gbps(threads) > 0 ? bytes / (m.peak_gbps(threads) * 1e9) : 0;
-  return std::max(t_compute, t_memory) / seconds;
+            {"measured_at", m.measured_at},
+            {"provisional", m.provisional},
+            {"provisional_reason", m.provisional_reason},
+            {"load", to_json(m.peak_load)},
+            {"runs", m.peak_runs.size()},
+            {"spread", to_json(m.peak_spread)},
+            {"file", m.peak_file.string()}}}};
 }
 
 }  // namespace kforge::eval

@@ -1,16 +1,23 @@
 #pragma once
 // What `kforge hw` reports and the roofline uses: the CPU (model, ISA extensions, cores, caches)
-// read from the system, and measured peaks (kforge-peak), cached in .kforge/hw.json per CPU.
+// read from the system, and measured peaks (kforge-peak), cached once per machine in the per-user
+// cache (<cache>/peaks/), shared by every working directory.
 
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "kforge/core/result.h"
+#include "kforge/eval/load_probe.h"
+#include "kforge/eval/peak_measure.h"
 
 namespace kforge::eval {
+
+class MachineLock;
 
 struct CacheLevel {
   int level = 0;
@@ -36,20 +43,42 @@ struct MachineProfile {
   double fma_gflops_1 = 0, fma_gflops_all = 0;  // measured f32 peaks
   double triad_gbps_1 = 0, triad_gbps_all = 0;  // measured bandwidth
   std::string peak_isa;
-  std::string measured_at;  // ISO date
+  std::string measured_at;  // ISO date and time, UTC
+
+  // How far the peaks can be trusted, and where they are kept.
+  std::string hostname;
+  int usable_cpus = 0;              // this process's affinity mask
+  bool provisional = false;         // measured on a busy machine: re-measured on a later run
+  std::string provisional_reason;
+  LoadVerdict peak_load;            // the busiest moment of the measurement
+  std::vector<PeakRun> peak_runs;   // every run of the measurement
+  PeakRates peak_spread;            // (max − min) / max over the runs
+  double measured_unix = 0;         // identifies the measurement (stale marks name it)
+  PeakRates explained;              // rates that beat these peaks yet a quiet re-measurement did not
+  std::filesystem::path peak_file;  // the cached record ("" when not cached)
 
   double peak_gflops(int threads) const;
   double peak_gbps(int threads) const;
+  // Bytes of data and unified caches that `threads` threads reach together.
+  double cache_bytes(int threads) const;
 };
 
-// Reads the cached profile or measures it (a few seconds). `refresh` forces a new measurement.
-Result<MachineProfile> machine_profile(const std::filesystem::path& state_dir, bool refresh = false);
+struct MachineProfileOptions {
+  bool remeasure = false;                         // measure even when the cached peaks are good
+  MachineLock* lock = nullptr;                     // measure with the machine to this process (and across processes)
+  std::function<void(std::string_view)> progress;
+  PeakMeasureOptions measure;                     // its budget and tolerance (cpus is filled in)
+  double provisional_retry_s = 300;               // provisional peaks are re-measured once this old
+};
+
+// Reads this machine's cached peaks from `cache_dir` (the per-user cache), or measures them when
+// absent, stale (proven low), implausible (all CPUs slower than one), provisional and old enough,
+// or when asked to. A measurement that ends provisional keeps, per rate, the best of it and of
+// the record it replaces.
+Result<MachineProfile> machine_profile(const std::filesystem::path& cache_dir, const MachineProfileOptions& options = {});
 // The CPU description alone (no measurement), e.g. for cache keys and quick displays.
 MachineProfile describe_cpu();
 
 nlohmann::json to_json(const MachineProfile& m);
-
-// Fraction of the roofline reached: the time the roofline allows over the measured time.
-double roofline_fraction(double flops, double bytes, double seconds, const MachineProfile& m, int threads);
 
 }  // namespace kforge::eval

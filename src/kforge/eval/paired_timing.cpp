@@ -146,6 +146,7 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
   };
 
   for (int pair = 0;; ++pair) {
+    if (req.between_pairs) req.between_pairs();
     const bool warming = out.warmup_pairs < 2 || now_s() - start < req.warmup_s;
     const std::string label = fmt::format("timing pair {}", pair);
     const std::uint64_t seed = rng();

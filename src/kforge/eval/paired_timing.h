@@ -7,6 +7,7 @@
 // the copy and compare them with the partner's. The candidate always runs first on fresh data, so
 // it can never find the partner's answer for that data anywhere.
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -24,6 +25,7 @@ struct PairedTimingRequest {
   double perturb = 0.05;
   double call_timeout_s = 30;
   double settle_s = 1.0;  // how long a process may stay busy after a return before it counts as work left running
+  std::function<void()> between_pairs;  // optional: called before every pair, both processes idle (load sampling)
 };
 
 struct PairedTiming {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "kforge/core/subprocess.h"
+#include "kforge/eval/roofline.h"
 
 namespace kforge::eval {
 
@@ -85,10 +86,14 @@ void fill_roofline(Profile& p, const core::ResolvedTask& task, double seconds, c
   p.arithmetic_intensity = task.bytes > 0 ? task.flops / task.bytes : 0;
   p.machine_balance = m.peak_gbps(threads) > 0 ? m.peak_gflops(threads) / m.peak_gbps(threads) : 0;
   p.bound = p.arithmetic_intensity >= p.machine_balance ? "compute" : "memory";
+  const double footprint = static_cast<double>(task.input_bytes() + task.output_bytes());
+  p.roofline_note = roofline_note(p.roofline, {"the kernel", threads, p.gflops, p.gbps, footprint}, m);
 }
 
 std::string Profile::summary() const {
-  return fmt::format("roofline: {:.1f}% ({}); {:.2f} GFLOP/s, {:.2f} GB/s\n", 100 * roofline, bound_text(), gflops, gbps) + samples_text();
+  return fmt::format("roofline: {:.1f}%{} ({}); {:.2f} GFLOP/s, {:.2f} GB/s\n", 100 * roofline, roofline_note.empty() ? "" : " — " + roofline_note,
+                     bound_text(), gflops, gbps) +
+         samples_text();
 }
 
 std::string Profile::bound_text() const {
@@ -132,7 +137,7 @@ nlohmann::json to_json(const Profile& p) {
   return {{"samples", p.samples}, {"calls", p.calls},         {"object_share", p.object_share},
           {"hot_lines", hot},     {"vectorization", vec},     {"gflops", p.gflops},
           {"gbps", p.gbps},       {"roofline", p.roofline},   {"arithmetic_intensity", p.arithmetic_intensity},
-          {"machine_balance", p.machine_balance}, {"bound", p.bound}, {"summary", p.summary()}};
+          {"machine_balance", p.machine_balance}, {"bound", p.bound}, {"roofline_note", p.roofline_note}, {"summary", p.summary()}};
 }
 
 }  // namespace kforge::eval

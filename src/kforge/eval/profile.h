@@ -35,6 +35,7 @@ struct Profile {
   double arithmetic_intensity = 0;  // FLOP per byte of the task's cost model
   double machine_balance = 0;       // peak FLOP/s over peak bytes/s for the thread count
   std::string bound;                // "compute" or "memory" by the roofline model
+  std::string roofline_note;        // why the roofline is above 100% ("" when it is not)
 
   std::string summary() const;       // text for humans: the roofline, then samples_text()
   std::string bound_text() const;    // "memory-bound by the cost model: 0.25 FLOP/byte against a machine balance of 8.1"

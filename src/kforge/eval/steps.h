@@ -25,7 +25,10 @@ std::optional<Judgement> run_check_calls(KernelProcess& p, std::uint32_t out, st
 std::optional<Judgement> judge_check(const std::vector<OutputSnapshot>& results, const std::vector<SharedSet>& references,
                                      const core::ResolvedTask& task, const std::string& who, Evaluation& e);
 
-// time_step.cpp: the statistics of a paired timing.
+// time_step.cpp: the statistics of a paired timing; the roofline, and the peaks checked against
+// both sides' rates (a side faster than a peak marks the cached peaks stale); the load verdict.
 std::optional<Judgement> judge_timing(const PairedTiming& timed, const core::ResolvedTask& task, Evaluation& e);
+void rate_against_peaks(const core::ResolvedTask& task, const MachineProfile& m, Evaluation& e);
+void judge_machine_load(const std::string& lock_contention, Evaluation& e);
 
 }  // namespace kforge::eval

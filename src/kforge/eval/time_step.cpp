@@ -1,6 +1,7 @@
 // The statistics of a paired timing, every sample taken on kforge's clock.
 #include <fmt/format.h>
 
+#include "kforge/eval/roofline.h"
 #include "kforge/eval/steps.h"
 
 namespace kforge::eval {
@@ -21,6 +22,40 @@ std::optional<Judgement> judge_timing(const PairedTiming& timed, const core::Res
     e.gbps = task.bytes / seconds / 1e9;
   }
   return std::nullopt;
+}
+
+namespace {
+
+AchievedRates rates_of(const std::string& who, double median_ms, const core::ResolvedTask& task, int threads) {
+  const double seconds = median_ms / 1e3;
+  return {who, threads, seconds > 0 ? task.flops / seconds / 1e9 : 0, seconds > 0 ? task.bytes / seconds / 1e9 : 0,
+          static_cast<double>(task.input_bytes() + task.output_bytes())};
+}
+
+}  // namespace
+
+void rate_against_peaks(const core::ResolvedTask& task, const MachineProfile& m, Evaluation& e) {
+  if (!e.candidate) return;
+  auto kernel = rates_of("the kernel", e.candidate->median_ms, task, e.threads);
+  e.roofline = roofline_fraction(task.flops, task.bytes, e.candidate->median_ms / 1e3, m, e.threads);
+  e.roofline_note = roofline_note(e.roofline, kernel, m);
+  // Either side of the pair faster than a peak proves the peak low: the next run re-measures it.
+  std::vector<AchievedRates> sides = {kernel};
+  const bool against = e.partner.rfind("against ", 0) == 0;
+  if (e.baseline) sides.push_back(rates_of(against ? "the --against kernel" : "the " + e.partner, e.baseline->median_ms, task, e.threads));
+  for (const auto& side : sides)
+    if (auto marked = note_achieved_rates(side, m); marked && *marked) {
+      e.roofline_note = "peaks measured low (" + side.who + " beat them): re-measured on the next run";
+      break;
+    }
+}
+
+void judge_machine_load(const std::string& lock_contention, Evaluation& e) {
+  auto verdict = judge_load(e.load_samples, e.threads);
+  e.load_average = verdict.load_1min;
+  e.machine_busy = verdict.busy || !lock_contention.empty();
+  e.busy_reason = verdict.reason;
+  if (!lock_contention.empty()) e.busy_reason += (e.busy_reason.empty() ? "" : "; ") + lock_contention;
 }
 
 }  // namespace kforge::eval

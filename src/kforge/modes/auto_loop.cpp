@@ -347,8 +347,9 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) {
       rec.clock.time_s += seconds_since(t);
       improved = rec.decision->challenger_won();
     }
-    std::string outcome = fmt::format("correct, {:.4g} ms, {:.2f}x the baseline, {:.0f}% of the roofline", final_eval->candidate->median_ms,
-                                      final_eval->speedup ? final_eval->speedup->median : 0.0, 100 * final_eval->roofline);
+    std::string outcome = fmt::format("correct, {:.4g} ms, {:.2f}x the baseline, {:.0f}% of the roofline{}", final_eval->candidate->median_ms,
+                                      final_eval->speedup ? final_eval->speedup->median : 0.0, 100 * final_eval->roofline,
+                                      final_eval->roofline_note.empty() ? "" : " (" + final_eval->roofline_note + ")");
     if (rec.decision) outcome += "; " + rec.decision->describe();
     if (improved) outcome += in_search(o) ? " — best of this expansion" : " — new best";
     if (improved) {
@@ -411,8 +412,9 @@ std::string auto_report(const AutoEnv& env, const AutoOptions& o, const AutoResu
   }
   if (r.best) {
     const auto& e = r.best->evaluation;
-    s += fmt::format("\n## Best kernel (iteration {})\n\n{:.4g} ms, {:.2f}x the baseline, {:.0f}% of the roofline. `best.cpp` in this folder.\n",
-                     r.best->iteration, e.candidate->median_ms, e.speedup ? e.speedup->median : 0.0, 100 * e.roofline);
+    s += fmt::format("\n## Best kernel (iteration {})\n\n{:.4g} ms, {:.2f}x the baseline, {:.0f}% of the roofline{}. `best.cpp` in this folder.\n",
+                     r.best->iteration, e.candidate->median_ms, e.speedup ? e.speedup->median : 0.0, 100 * e.roofline,
+                     e.roofline_note.empty() ? "" : " (" + e.roofline_note + ")");
   } else {
     s += "\nNo correct kernel was found.\n";
   }

@@ -120,7 +120,8 @@ class AutoLoopTest : public ::testing::Test {
     auto r = core::run_process(argv, {.timeout = std::chrono::seconds(600),
                                       .cwd = dir_,
                                       .extra_env = {"KFORGE_DIR=" + (dir_ / "state").string(),
-                                                    std::string("KFORGE_CACHE_DIR=") + (cache ? cache : (dir_ / "cache").c_str())}});
+                                                    std::string("KFORGE_CACHE_DIR=") + (cache ? cache : (dir_ / "cache").c_str()),
+                                                    "KFORGE_PEAK_BUDGET_S=3"}});
     output_ = r.err;
     auto j = nlohmann::json::parse(r.out, nullptr, false);
     EXPECT_FALSE(j.is_discarded()) << "stdout: " << r.out << "\nstderr: " << r.err;

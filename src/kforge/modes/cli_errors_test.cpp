@@ -40,12 +40,13 @@ TEST_F(CliErrors, MissingApiKeyIsRefusedBeforeAnyWork) {
                              {.timeout = std::chrono::seconds(60), .cwd = dir_, .extra_env = [&] {
                                auto e = env();
                                e.push_back("ANTHROPIC_API_KEY=");
+                               e.push_back("KFORGE_CACHE_DIR=" + (dir_ / "cache").string());  // a cache of its own, to see no peaks land
                                return e;
                              }()});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr("ANTHROPIC_API_KEY"));
   EXPECT_FALSE(std::filesystem::exists(dir_ / "state" / "sessions")) << "a failed start left a session folder";
-  EXPECT_FALSE(std::filesystem::exists(dir_ / "state" / "hw.json")) << "the machine was measured before the key was checked";
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "cache" / "peaks")) << "the machine was measured before the key was checked";
 
   // The same for `llm ping`: a request never sent leaves no session.
   auto ping = core::run_process({kforge(), "llm", "ping", "--model", "openai:gpt-test"}, {.timeout = std::chrono::seconds(60), .cwd = dir_, .extra_env = [&] {

@@ -38,7 +38,9 @@ class CliScenario : public ::testing::Test {
   }
   std::vector<std::string> env() const {
     const char* cache = std::getenv("KFORGE_TEST_CACHE");
-    return {"KFORGE_DIR=" + (dir_ / "state").string(), std::string("KFORGE_CACHE_DIR=") + (cache ? cache : (dir_ / "cache").c_str()), "KFORGE_PROGRESS=0"};
+    // Peaks only set the roofline here: a short measurement (each test may have a cache of its own).
+    return {"KFORGE_DIR=" + (dir_ / "state").string(), std::string("KFORGE_CACHE_DIR=") + (cache ? cache : (dir_ / "cache").c_str()), "KFORGE_PROGRESS=0",
+            "KFORGE_PEAK_BUDGET_S=3"};
   }
   void script(const nlohmann::json& j) { (void)core::write_atomic(dir_ / "script.json", j.dump()); }
 

@@ -41,8 +41,10 @@ std::string timing_text(const eval::Evaluation& e) {
   if (e.baseline)
     s += fmt::format("{:<9} median {:.4g} ms  (p10 {:.4g}, p90 {:.4g})\n", e.partner, e.baseline->median_ms, e.baseline->p10_ms, e.baseline->p90_ms);
   if (e.speedup) s += fmt::format("speedup   {:.2f}x  (p10 {:.2f}x, p90 {:.2f}x)\n", e.speedup->median, e.speedup->p10, e.speedup->p90);
-  if (e.candidate) s += fmt::format("roofline  {:.1f}%  ({:.2f} GFLOP/s, {:.2f} GB/s)\n", 100 * e.roofline, e.gflops, e.gbps);
-  if (e.machine_busy) s += fmt::format("warning   the machine was busy (load {:.1f}): absolute times are unreliable\n", e.load_average);
+  if (e.candidate)
+    s += fmt::format("roofline  {:.1f}%  ({:.2f} GFLOP/s, {:.2f} GB/s){}\n", 100 * e.roofline, e.gflops, e.gbps,
+                     e.roofline_note.empty() ? "" : "  " + e.roofline_note);
+  if (e.machine_busy) s += fmt::format("busy      {} (load {:.1f}): absolute times are unreliable\n", e.busy_reason, e.load_average);
   return s;
 }
 

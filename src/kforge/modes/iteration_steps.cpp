@@ -18,7 +18,7 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 
 std::string compile_failure(const StepEnv& env, const std::string& source) {
   toolchain::CompileRequest req{toolchain::Role::candidate, source, "kernel.cpp", env.ctx->header(), env.eval.extra_flags};
-  auto shared = env.eval.machine_lock ? env.eval.machine_lock->share() : std::shared_lock<std::shared_mutex>();
+  auto shared = env.eval.machine_lock ? env.eval.machine_lock->share() : eval::MachineLock::Shared();
   auto r = env.ctx->compiler().compile(req);
   if (!r.ok) {
     std::string errors = toolchain::format_errors(r.diagnostics, 8);
