@@ -41,7 +41,10 @@ class Driver {
       if (n.depth == 0 && n.strategy == "root") root_ = id;
     if (!root_) return Error{fmt::format("run {} has no root node", env_.run_id)};
     auto run = store::find_run(journal->db(), env_.run_id);
-    if (run && *run && (*run)->best_node && nodes_.count(*(*run)->best_node)) best_ = *(*run)->best_node;
+    if (run && *run && (*run)->best_node && nodes_.count(*(*run)->best_node)) {
+      best_ = *(*run)->best_node;
+      best_source_ = nodes_.at(*best_).source;
+    }
     return ok_status();
   }
 
@@ -208,12 +211,12 @@ class Driver {
     std::lock_guard lock(best_mu_);
     if (!best_) {
       best_ = child;
+      best_source_ = source;
       record_best(child);
       return nlohmann::json{{"method", "first correct kernel"}, {"winner", "challenger"}};
     }
-    auto incumbent = best_source_.empty() ? node(*best_).source : best_source_;
     if (env_.say) env_.say(fmt::format("[{}] timing the child against the search's best (node {}) side by side", x.key, *best_));
-    auto d = eval::decide_paired(*env_.ctx, source, incumbent, fmt::format("node {}", *best_), paired_options());
+    auto d = eval::decide_paired(*env_.ctx, source, best_source_, fmt::format("node {}", *best_), paired_options());
     if (d.challenger_won()) {
       best_ = child;
       best_source_ = source;
@@ -262,6 +265,8 @@ class Driver {
   std::optional<std::int64_t> root_;
   std::mutex best_mu_;
   std::optional<std::int64_t> best_;  // the search's best: changed only by a side-by-side win
+  // Its kernel, kept beside the id: a best found in this wave is not among nodes_ until the wave
+  // ends and load() runs again.
   std::string best_source_;
   double baseline_ms_ = 0;
   std::mutex stop_mu_;
