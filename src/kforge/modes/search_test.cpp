@@ -137,7 +137,8 @@ TEST_F(SearchTest, BeamBuildsTheGraphAndAdmitsOnlyValidNodes) {
   // Graphviz accepts what it writes.
   auto graph = run({"graph", run_id, "--format", "json"});
   ASSERT_TRUE(graph.success()) << graph.err;
-  for (const auto& n : nlohmann::json::parse(graph.out)["nodes"]) {
+  auto graph_json = nlohmann::json::parse(graph.out);  // kept: a loop over a member of the temporary read freed memory
+  for (const auto& n : graph_json["nodes"]) {
     if (n["depth"].get<int>() > 0) {
       EXPECT_THAT(n["label"].get<std::string>(), ::testing::MatchesRegex("exp [0-9]+ · iter [0-9]+")) << n.dump();
     }
