@@ -6,18 +6,14 @@
 #include <cmath>
 
 #include "kforge_task.h"
+#include "kforge/simd_math.h"
 
 namespace {
 
+using kforge::simd::hsum;
+
 // Rows are 32-byte aligned (the buffers are 64-byte aligned), as the aligned streaming stores need.
 static_assert(task::D % 32 == 0, "rows must be a whole number of 32-float blocks");
-
-float horizontal_sum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
 
 }  // namespace
 
@@ -40,7 +36,7 @@ extern "C" void kernel(const float* x, const float* scale, float* y) {
         acc2 = _mm256_fmadd_ps(v2, v2, acc2);
         acc3 = _mm256_fmadd_ps(v3, v3, acc3);
       }
-      const float sum_sq = horizontal_sum(_mm256_add_ps(_mm256_add_ps(acc0, acc1), _mm256_add_ps(acc2, acc3)));
+      const float sum_sq = hsum(_mm256_add_ps(_mm256_add_ps(acc0, acc1), _mm256_add_ps(acc2, acc3)));
       const __m256 inv_rms = _mm256_set1_ps(1.0f / std::sqrt(sum_sq / static_cast<float>(D) + eps));
       for (std::int64_t d = 0; d < D; d += 8) {
         __m256 v = _mm256_mul_ps(_mm256_load_ps(xr + d), inv_rms);

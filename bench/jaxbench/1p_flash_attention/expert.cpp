@@ -10,8 +10,13 @@
 #include <vector>
 
 #include "kforge_task.h"
+#include "kforge/simd_math.h"
 
 namespace {
+
+using kforge::simd::exp2_ps;
+using kforge::simd::hmax;
+using kforge::simd::hsum;
 
 using task::B;
 using task::D;
@@ -25,26 +30,6 @@ constexpr std::int64_t BK = 64;  // keys per block, a multiple of NR
 constexpr std::int64_t NKB = (S + BK - 1) / BK;
 constexpr std::int64_t NQB = (S + BQ - 1) / BQ;
 static_assert(D % NR == 0, "the micro-kernels tile the head dimension by 16");
-
-// 2^x for x ≤ 0, to ~1e-7 relative: x = n + f with |f| ≤ 1/2, 2^f by its degree-7 Taylor series
-// (the truncation error is below 1e-8), 2^n through the exponent bits. Inputs below -126
-// (masked scores are -inf) give exactly 0, which also keeps denormals out of the sums.
-inline __m256 exp2_ps(__m256 x) {
-  const __m256 keep = _mm256_cmp_ps(x, _mm256_set1_ps(-126.0f), _CMP_GE_OQ);
-  x = _mm256_max_ps(x, _mm256_set1_ps(-126.0f));
-  const __m256 n = _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  const __m256 f = _mm256_sub_ps(x, n);
-  __m256 p = _mm256_set1_ps(1.5252734e-5f);
-  p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(1.5403530e-4f));
-  p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(1.3333558e-3f));
-  p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(9.6181291e-3f));
-  p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(5.5504109e-2f));
-  p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(2.4022651e-1f));
-  p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(6.9314718e-1f));
-  p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(1.0f));
-  const __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-  return _mm256_and_ps(_mm256_mul_ps(p, _mm256_castsi256_ps(bits)), keep);
-}
 
 // s[MR][NR] (row stride BK) = q[MR][D] (row stride D) · kt[D][NR] (row stride BK).
 inline void qk_tile(const float* q, const float* kt, float* s) {
@@ -146,10 +131,7 @@ void query_block(const float* q, const float* kt_head, const float* v, float* o,
       std::fill(s + seen, s + ncols, -INFINITY);
       __m256 mx = _mm256_set1_ps(-INFINITY);
       for (std::int64_t j = 0; j < ncols; j += 8) mx = _mm256_max_ps(mx, _mm256_loadu_ps(s + j));
-      __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(mx), _mm256_extractf128_ps(mx, 1));
-      m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
-      m4 = _mm_max_ss(m4, _mm_shuffle_ps(m4, m4, 1));
-      const float m_new = std::max(w.m[r], _mm_cvtss_f32(m4));
+      const float m_new = std::max(w.m[r], hmax(mx));
       const __m256 mb = _mm256_set1_ps(m_new);
       __m256 sum = _mm256_setzero_ps();
       for (std::int64_t j = 0; j < ncols; j += 8) {
@@ -157,9 +139,6 @@ void query_block(const float* q, const float* kt_head, const float* v, float* o,
         _mm256_storeu_ps(s + j, p);
         sum = _mm256_add_ps(sum, p);
       }
-      __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(sum), _mm256_extractf128_ps(sum, 1));
-      s4 = _mm_hadd_ps(s4, s4);
-      s4 = _mm_hadd_ps(s4, s4);
       if (m_new > w.m[r]) {  // the running maximum moved: rescale what was accumulated so far
         const float alpha = std::exp2(w.m[r] - m_new);
         w.l[r] *= alpha;
@@ -168,7 +147,7 @@ void query_block(const float* q, const float* kt_head, const float* v, float* o,
           _mm256_storeu_ps(w.acc.data() + r * D + d, _mm256_mul_ps(ab, _mm256_loadu_ps(w.acc.data() + r * D + d)));
         w.m[r] = m_new;
       }
-      w.l[r] += _mm_cvtss_f32(s4);
+      w.l[r] += hsum(sum);
     }
     // Masked and padding entries are exactly 0, so all rows share the key count nk.
     for (std::int64_t r = 0; r < rows_pad; r += MR)

@@ -11,8 +11,13 @@
 #include <cmath>
 
 #include "kforge_task.h"
+#include "kforge/simd_math.h"
 
 namespace {
+
+using kforge::simd::hsum;
+using kforge::simd::mish;
+using kforge::simd::mish_ps;
 
 using dnnl::memory;
 using tag = memory::format_tag;
@@ -20,45 +25,6 @@ using dt = memory::data_type;
 
 constexpr std::int64_t OH = task::H - task::KS + 1, OW = task::W - task::KS + 1, PLANE = OH * OW;
 constexpr std::int64_t PV = PLANE / 8 * 8;
-
-// e^x to ~2 ulp: x = n·ln2 + r with |r| ≤ ln2/2, a degree-6 polynomial for e^r, 2^n via the exponent.
-inline __m256 exp_avx2(__m256 x) {
-  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.3f));
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-  p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-  return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
-}
-
-// Mish without forming log(1 + e^x): tanh(log u) = (u² − 1)/(u² + 1) with u = 1 + e^x, so
-// mish(x) = x·t/(t + 2) with t = e^x·(e^x + 2), accurate for x ≪ 0; above 20 it is x in f32.
-inline __m256 mish_avx2(__m256 v) {
-  const __m256 e = exp_avx2(_mm256_min_ps(v, _mm256_set1_ps(20.0f)));
-  const __m256 t = _mm256_mul_ps(e, _mm256_add_ps(e, _mm256_set1_ps(2.0f)));
-  const __m256 m = _mm256_div_ps(_mm256_mul_ps(v, t), _mm256_add_ps(t, _mm256_set1_ps(2.0f)));
-  return _mm256_blendv_ps(m, v, _mm256_cmp_ps(v, _mm256_set1_ps(20.0f), _CMP_GT_OQ));
-}
-
-inline float mish(float v) {
-  if (v > 20.0f) return v;
-  const float e = std::exp(v), t = e * (e + 2.0f);
-  return v * t / (t + 2.0f);
-}
-
-inline float hsum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
 
 struct Conv {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
@@ -112,7 +78,7 @@ extern "C" void kernel(const float* x, const float* conv_weight, const float* co
       float* p = y + (n * CO + co) * PLANE;
       __m256 vsum = _mm256_setzero_ps();
       for (std::int64_t i = 0; i < PV; i += 8) {
-        const __m256 m = mish_avx2(_mm256_loadu_ps(p + i));
+        const __m256 m = mish_ps(_mm256_loadu_ps(p + i));
         _mm256_storeu_ps(p + i, m);
         vsum = _mm256_add_ps(vsum, m);
       }

@@ -7,27 +7,9 @@
 #include <cmath>
 
 #include "kforge_task.h"
+#include "kforge/simd_math.h"
 
-namespace {
-
-// e^x to ~2 ulp: x = n·ln2 + r with |r| ≤ ln2/2, a degree-6 polynomial for e^r, 2^n via the exponent.
-inline __m256 exp_avx2(__m256 x) {
-  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.3f));
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-  p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-  return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
-}
-
-}  // namespace
+using kforge::simd::swish_ps;
 
 extern "C" void kernel(const float* x, const float* weight, const float* bias, float* y) {
   using namespace task;
@@ -39,8 +21,7 @@ extern "C" void kernel(const float* x, const float* weight, const float* bias, f
     float* row = y + i * N;
     for (std::int64_t j = 0; j < NV; j += 8) {
       const __m256 v = _mm256_add_ps(_mm256_loadu_ps(row + j), _mm256_loadu_ps(bias + j));
-      const __m256 den = _mm256_add_ps(_mm256_set1_ps(1.0f), exp_avx2(_mm256_sub_ps(_mm256_setzero_ps(), v)));
-      _mm256_storeu_ps(row + j, _mm256_div_ps(_mm256_mul_ps(v, _mm256_set1_ps(scale)), den));
+      _mm256_storeu_ps(row + j, _mm256_mul_ps(swish_ps(v), _mm256_set1_ps(scale)));
     }
     for (std::int64_t j = NV; j < N; ++j) {
       const float v = row[j] + bias[j];

@@ -6,11 +6,13 @@
 #include <immintrin.h>
 
 #include <cmath>
-#include <numbers>
 
 #include "kforge_task.h"
+#include "kforge/simd_math.h"
 
 namespace {
+
+using kforge::simd::gelu_tanh_ps;
 
 using dnnl::memory;
 using tag = memory::format_tag;
@@ -47,32 +49,6 @@ struct Conv {
   }
 };
 
-// e^x to ~2 ulp: x = n·ln2 + r with |r| ≤ ln2/2, a degree-6 polynomial for e^r, 2^n via the exponent.
-inline __m256 exp_avx2(__m256 x) {
-  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.3f));
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-  p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-  return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
-}
-
-// 0.5·v·(1 + tanh(u)) = v / (1 + e^(−2u)), u = sqrt(2/π)·(v + 0.044715·v³).
-inline __m256 gelu_tanh_avx2(__m256 v) {
-  const float c = static_cast<float>(std::sqrt(2.0 / std::numbers::pi));
-  const __m256 v3 = _mm256_mul_ps(_mm256_mul_ps(v, v), v);
-  const __m256 u = _mm256_mul_ps(_mm256_set1_ps(c), _mm256_fmadd_ps(_mm256_set1_ps(0.044715f), v3, v));
-  const __m256 e = exp_avx2(_mm256_mul_ps(_mm256_set1_ps(-2.0f), u));
-  return _mm256_div_ps(v, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
-}
-
 }  // namespace
 
 extern "C" void kernel(const float* x, const float* weight, const float* bias, float* y) {
@@ -93,7 +69,7 @@ extern "C" void kernel(const float* x, const float* weight, const float* bias, f
     double total[8] = {};
     for (std::int64_t r = 0; r < OH; ++r) {
       __m256 acc = _mm256_setzero_ps();
-      for (std::int64_t p = r * OW; p < (r + 1) * OW; ++p) acc = _mm256_add_ps(acc, gelu_tanh_avx2(_mm256_loadu_ps(block + p * 8)));
+      for (std::int64_t p = r * OW; p < (r + 1) * OW; ++p) acc = _mm256_add_ps(acc, gelu_tanh_ps(_mm256_loadu_ps(block + p * 8)));
       alignas(32) float lanes[8];
       _mm256_store_ps(lanes, acc);
       for (int l = 0; l < 8; ++l) total[l] += lanes[l];

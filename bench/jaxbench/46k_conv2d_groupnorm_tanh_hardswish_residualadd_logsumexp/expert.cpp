@@ -13,8 +13,14 @@
 #include <vector>
 
 #include "kforge_task.h"
+#include "kforge/simd_math.h"
 
 namespace {
+
+using kforge::simd::exp_ps;
+using kforge::simd::hmax;
+using kforge::simd::hsum;
+using kforge::simd::tanh_ps;
 
 using dnnl::memory;
 using tag = memory::format_tag;
@@ -56,44 +62,6 @@ struct Conv {
     to_wei = dnnl::reorder(dnnl::reorder::primitive_desc(engine, wei_user, engine, pd.weights_desc()));
   }
 };
-
-// e^x to ~2 ulp: x = n·ln2 + r with |r| ≤ ln2/2, a degree-6 polynomial for e^r, 2^n via the exponent.
-inline __m256 exp_avx2(__m256 x) {
-  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.3f));
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-  p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-  return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
-}
-
-// tanh(x) = (e^2x − 1)/(e^2x + 1): absolute error ~1e-7 (what the residual add and logsumexp see).
-inline __m256 tanh_avx2(__m256 x) {
-  const __m256 e = exp_avx2(_mm256_add_ps(x, x));
-  const __m256 one = _mm256_set1_ps(1.0f);
-  return _mm256_div_ps(_mm256_sub_ps(e, one), _mm256_add_ps(e, one));
-}
-
-inline float hmax(__m256 v) {
-  __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
-  m = _mm_max_ss(m, _mm_movehdup_ps(m));
-  return _mm_cvtss_f32(m);
-}
-
-inline float hsum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
 
 // Adds each lane's Σ f(v) over one block's pixels to out[0..8), in float per image row, double across rows.
 template <class F>
@@ -161,7 +129,7 @@ extern "C" void kernel(const float* x, const float* conv_weight, const float* co
       __m256 vmax = _mm256_set1_ps(-INFINITY);
       for (std::int64_t cb = 0; cb < CB; ++cb) {
         const __m256 v = _mm256_loadu_ps(block(n, cb) + p * 8);
-        const __m256 t = tanh_avx2(_mm256_fmadd_ps(v, _mm256_loadu_ps(c.a.data() + n * CO + cb * 8),
+        const __m256 t = tanh_ps(_mm256_fmadd_ps(v, _mm256_loadu_ps(c.a.data() + n * CO + cb * 8),
                                                    _mm256_loadu_ps(c.b.data() + n * CO + cb * 8)));
         const __m256 gate = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(t, _mm256_set1_ps(3.0f)), _mm256_setzero_ps()),
                                           _mm256_set1_ps(6.0f));
@@ -170,7 +138,7 @@ extern "C" void kernel(const float* x, const float* conv_weight, const float* co
       }
       const float mx = hmax(vmax);
       __m256 vsum = _mm256_setzero_ps();
-      for (std::int64_t cb = 0; cb < CB; ++cb) vsum = _mm256_add_ps(vsum, exp_avx2(_mm256_sub_ps(r[cb], _mm256_set1_ps(mx))));
+      for (std::int64_t cb = 0; cb < CB; ++cb) vsum = _mm256_add_ps(vsum, exp_ps(_mm256_sub_ps(r[cb], _mm256_set1_ps(mx))));
       y[np] = mx + std::log(hsum(vsum));
     }
   }

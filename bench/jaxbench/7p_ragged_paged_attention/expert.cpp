@@ -15,8 +15,12 @@
 #include <vector>
 
 #include "kforge_task.h"
+#include "kforge/simd_math.h"
 
 namespace {
+
+using kforge::simd::exp_ps;
+using kforge::simd::hsum8;
 
 using namespace task;
 
@@ -32,32 +36,6 @@ constexpr std::int64_t capacity(std::int64_t slot) {
   if (slot < NDEC + NPRE - 1) return CHUNK;
   if (slot == NDEC + NPRE - 1) return T - NDEC - (NPRE - 1) * CHUNK;
   return 0;
-}
-
-// expf in the Cephes form: 2^n · p(r) with |r| ≤ ln2/2, ~1 ulp, for arguments ≤ 0 (-inf gives ~0).
-inline __m256 exp_ps(__m256 x) {
-  x = _mm256_max_ps(x, _mm256_set1_ps(-87.3f));
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-  p = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-  const __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-  return _mm256_mul_ps(p, _mm256_castsi256_ps(bits));
-}
-
-// Lane h of the result is the full sum of a[h].
-inline __m256 reduce8(const __m256 a[8]) {
-  const __m256 t0 = _mm256_hadd_ps(a[0], a[1]), t1 = _mm256_hadd_ps(a[2], a[3]);
-  const __m256 t2 = _mm256_hadd_ps(a[4], a[5]), t3 = _mm256_hadd_ps(a[6], a[7]);
-  const __m256 u0 = _mm256_hadd_ps(t0, t1), u1 = _mm256_hadd_ps(t2, t3);
-  return _mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31));
 }
 
 struct Item {
@@ -102,7 +80,7 @@ void attend(Scratch& w, const float* queries, const float* kv_pages, const std::
           const __m256 kv = _mm256_loadu_ps(w.k[j] + d);
           for (int h = 0; h < 8; ++h) acc[h] = _mm256_fmadd_ps(_mm256_loadu_ps(q + h * D + d), kv, acc[h]);
         }
-        const __m256 s = _mm256_mul_ps(reduce8(acc), scale);
+        const __m256 s = _mm256_mul_ps(hsum8(acc), scale);
         _mm256_store_ps(p + j * G, s);
         mx = _mm256_max_ps(mx, s);
       }

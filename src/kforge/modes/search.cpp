@@ -44,7 +44,10 @@ class Driver {
     if (!root_) return Error{fmt::format("run {} has no root node", env_.run_id)};
     auto run = store::find_run(journal->db(), env_.run_id);
     // Resuming: the best as the search recorded it (during a run the driver's own is the truth).
-    if (!best_ && run && *run && (*run)->best_node && nodes_.count(*(*run)->best_node)) best_ = *(*run)->best_node;
+    if (!best_ && run && *run && (*run)->best_node && nodes_.count(*(*run)->best_node)) {
+      best_ = *(*run)->best_node;
+      best_source_ = nodes_.at(*best_).source;
+    }
     return ok_status();
   }
 
@@ -215,9 +218,8 @@ class Driver {
       record_best(child);
       return nlohmann::json{{"method", "first correct kernel"}, {"winner", "challenger"}};
     }
-    auto incumbent = best_source_.empty() ? node(*best_).source : best_source_;
     if (env_.say) env_.say(fmt::format("[{}] timing the child against the search's best (node {}) side by side", x.key, *best_));
-    auto d = eval::decide_paired(*env_.ctx, source, incumbent, fmt::format("node {}", *best_), paired_options());
+    auto d = eval::decide_paired(*env_.ctx, source, best_source_, fmt::format("node {}", *best_), paired_options());
     if (d.challenger_won()) {
       best_ = child;
       best_source_ = source;
@@ -267,6 +269,8 @@ class Driver {
   std::optional<std::int64_t> root_;
   std::mutex best_mu_;
   std::optional<std::int64_t> best_;  // the search's best: changed only by a side-by-side win
+  // Its kernel, kept beside the id: a best found in this wave is not among nodes_ until the wave
+  // ends and load() runs again.
   std::string best_source_;
   double baseline_ms_ = 0;
   std::mutex stop_mu_;

@@ -137,7 +137,8 @@ TEST_F(SearchTest, BeamBuildsTheGraphAndAdmitsOnlyValidNodes) {
   // Graphviz accepts what it writes.
   auto graph = run({"graph", run_id, "--format", "json"});
   ASSERT_TRUE(graph.success()) << graph.err;
-  for (const auto& n : nlohmann::json::parse(graph.out)["nodes"]) {
+  auto graph_json = nlohmann::json::parse(graph.out);  // kept: a loop over a member of the temporary read freed memory
+  for (const auto& n : graph_json["nodes"]) {
     if (n["depth"].get<int>() > 0) {
       EXPECT_THAT(n["label"].get<std::string>(), ::testing::MatchesRegex("exp [0-9]+ · iter [0-9]+")) << n.dump();
     }
@@ -147,10 +148,10 @@ TEST_F(SearchTest, BeamBuildsTheGraphAndAdmitsOnlyValidNodes) {
   EXPECT_THAT(svg.out, HasSubstr("exp 1 · iter 1"));
 
   // `kforge graph --json`, as every command that prints results takes it: --format json.
-  auto graph_json = run({"graph", run_id, "--json"});
-  ASSERT_TRUE(graph_json.success()) << graph_json.err;
-  EXPECT_EQ(graph_json.out, graph.out);
-  EXPECT_EQ(nlohmann::json::parse(graph_json.out)["nodes"].size(), nodes.size());
+  auto graph_by_flag = run({"graph", run_id, "--json"});
+  ASSERT_TRUE(graph_by_flag.success()) << graph_by_flag.err;
+  EXPECT_EQ(graph_by_flag.out, graph.out);
+  EXPECT_EQ(nlohmann::json::parse(graph_by_flag.out)["nodes"].size(), nodes.size());
   EXPECT_EQ(run({"graph", run_id, "--json", "--format", "dot"}).exit_code, 2);
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -98,6 +99,23 @@ bool load_cached(const std::filesystem::path& entry, CompileResult& r) {
   }
 }
 
+// Every file under dir, by relative path and content, in one key: a trusted compile may include
+// any of them, so an edited helper header must miss the cache, not serve the old artifact.
+std::string tree_digest(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> files;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); !ec && it != std::filesystem::recursive_directory_iterator();
+       it.increment(ec))
+    if (it->is_regular_file(ec)) files.push_back(it->path());
+  std::sort(files.begin(), files.end());
+  core::Hasher h;
+  for (const auto& f : files) {
+    auto text = core::read_text(f);
+    h.add(std::filesystem::relative(f, dir).string()).add(text ? *text : "unreadable: " + text.error().message);
+  }
+  return h.hex();
+}
+
 // Puts what the sandbox did first in the log, and as an error the verdict will show.
 void explain_sandbox(CompileResult& result, const std::string& raw_output, const SandboxLimits& limits) {
   if (auto hit = sandbox_limit_hit(raw_output, limits); !hit.empty()) {
@@ -147,6 +165,12 @@ std::string CppCompiler::version() {
   identity();
   std::lock_guard lock(mu_);
   return version_.empty() ? options_.cxx : version_;
+}
+
+std::string CppCompiler::include_dir_digest() {
+  std::lock_guard lock(mu_);
+  if (include_digest_.empty()) include_digest_ = options_.include_dir.empty() ? "no include dir" : tree_digest(options_.include_dir);
+  return include_digest_;
 }
 
 Result<std::filesystem::path> CppCompiler::new_scratch() {
@@ -211,6 +235,7 @@ CompileResult CppCompiler::compile(const CompileRequest& request) {
   for (const auto& f : flags_for(request.role)) key.add(f);
   for (const auto& f : request.extra_flags) key.add(f);
   if (!options_.include_dir.empty()) key.add(options_.include_dir.string());
+  if (trusted(request.role)) key.add(include_dir_digest());
   const auto& limits = trusted(request.role) ? options_.trusted_limits : options_.candidate_limits;
   key.add(fmt::format("{} fsize {} as {}", kSandboxGeneration, limits.output_bytes, limits.address_space));
   CompileResult result;

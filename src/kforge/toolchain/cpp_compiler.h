@@ -44,6 +44,7 @@ class CppCompiler : public Compiler {
 
  private:
   std::string identity();  // compiler version + host CPU, part of every cache key
+  std::string include_dir_digest();  // what bench/include holds, part of every trusted role's key
   std::filesystem::path precompiled_torch_header(std::string& error);
   Result<std::filesystem::path> new_scratch();
   CompileSandbox sandbox_for(Role role, const std::filesystem::path& scratch, const std::filesystem::path& pch_dir) const;
@@ -52,6 +53,7 @@ class CppCompiler : public Compiler {
   CppCompilerOptions options_;
   std::mutex mu_;
   std::string identity_, version_;
+  std::string include_digest_;
 };
 
 }  // namespace kforge::toolchain

@@ -70,6 +70,33 @@ TEST_F(CppCompilerTest, AHalfWrittenCacheEntryIsRecompiled) {
   EXPECT_TRUE(std::filesystem::exists(third.artifact));
 }
 
+// Trusted roles include bench/include's helpers: editing one must rebuild what includes it, not
+// serve the artifact built against the old text. A candidate, which cannot read them, keeps its key.
+TEST_F(CppCompilerTest, EditingAnIncludedHelperMissesTheCache) {
+  const auto inc = dir_ / "include";
+  std::filesystem::create_directories(inc / "kforge");
+  std::ofstream(inc / "kforge" / "helper.h") << "#pragma once\ninline float helper() { return 1.0f; }\n";
+  const std::string src = "#include \"kforge_task.h\"\n#include \"kforge/helper.h\"\n"
+                          "extern \"C\" void kernel(const float* x, float* y) { y[0] = x[0] * helper(); }\n";
+  const std::string plain = "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* x, float* y) { y[0] = x[0]; }\n";
+  auto compile_as = [&](Role role, const std::string& source) {
+    CppCompiler c({.cache_dir = dir_ / "cache", .include_dir = inc});  // a new compiler, as a new kforge run
+    return c.compile({role, source, "kernel.cpp", kHeader, {}});
+  };
+  auto first = compile_as(Role::reference, src);
+  ASSERT_TRUE(first.ok) << first.log;
+  auto candidate = compile_as(Role::candidate, plain);
+  ASSERT_TRUE(candidate.ok) << candidate.log;
+  EXPECT_TRUE(compile_as(Role::reference, src).cached);
+
+  std::ofstream(inc / "kforge" / "helper.h") << "#pragma once\ninline float helper() { return 2.0f; }\n";
+  auto edited = compile_as(Role::reference, src);
+  ASSERT_TRUE(edited.ok) << edited.log;
+  EXPECT_FALSE(edited.cached);
+  EXPECT_NE(edited.key, first.key);
+  EXPECT_EQ(compile_as(Role::candidate, plain).key, candidate.key);
+}
+
 TEST_F(CppCompilerTest, DiagnosticsCarryFileLineColumnAndSource) {
   const std::string src = "#include \"kforge_task.h\"\n\nextern \"C\" void kernel(const float* x, float* y) {\n  y[0] = undeclared_thing * x[0];\n}\n";
   auto r = compile(src);
