@@ -10,10 +10,18 @@
 
 namespace kforge::eval {
 
+// KFORGE_TEST_CACHE when set; else beside the binaries under test (ctest gives every test
+// KFORGE_BIN_DIR; a second variable in the same ENVIRONMENT property never arrived, so every test
+// used to build its own ATen header and measure its own peaks); else one folder in /tmp.
 inline std::filesystem::path test_compile_cache() {
   if (const char* d = std::getenv("KFORGE_TEST_CACHE"); d && *d) return d;
+  if (const char* bin = std::getenv("KFORGE_BIN_DIR"); bin && *bin) return std::filesystem::path(bin).parent_path() / "test-cache";
   return std::filesystem::temp_directory_path() / "kforge-test-cache";
 }
+
+// The per-user cache (KFORGE_CACHE_DIR) that tests running the kforge binary share: peaks, the
+// compiled artifacts and the ATen header, measured and built once per build tree.
+inline std::filesystem::path test_user_cache() { return test_compile_cache() / "user-cache"; }
 
 inline std::filesystem::path test_state_dir(const std::string& suite) {
   return std::filesystem::temp_directory_path() / ("kforge-" + suite + "-" + std::to_string(::getpid()));

@@ -16,6 +16,7 @@
 
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
+#include "kforge/eval/eval_test_util.h"
 #include "kforge/core/subprocess.h"
 #include "kforge/store/store.h"
 
@@ -116,11 +117,10 @@ class AutoLoopTest : public ::testing::Test {
     std::vector<std::string> argv = {bin + "/kforge", "auto", "12p_rmsnorm", "--size", "ci", "--model", model, "--tune-budget", "2",
                                      "--budget", "0.2", "--json"};
     argv.insert(argv.end(), extra.begin(), extra.end());
-    const char* cache = std::getenv("KFORGE_TEST_CACHE");
     auto r = core::run_process(argv, {.timeout = std::chrono::seconds(600),
                                       .cwd = dir_,
                                       .extra_env = {"KFORGE_DIR=" + (dir_ / "state").string(),
-                                                    std::string("KFORGE_CACHE_DIR=") + (cache ? cache : (dir_ / "cache").c_str()),
+                                                    "KFORGE_CACHE_DIR=" + eval::test_user_cache().string(),
                                                     "KFORGE_PEAK_BUDGET_S=3"}});
     output_ = r.err;
     auto j = nlohmann::json::parse(r.out, nullptr, false);

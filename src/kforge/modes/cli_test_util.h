@@ -14,6 +14,7 @@
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/subprocess.h"
+#include "kforge/eval/eval_test_util.h"
 
 namespace kforge::modes {
 
@@ -37,9 +38,8 @@ class CliScenario : public ::testing::Test {
            (dir_ / "log.jsonl").string();
   }
   std::vector<std::string> env() const {
-    const char* cache = std::getenv("KFORGE_TEST_CACHE");
-    // Peaks only set the roofline here: a short measurement (each test may have a cache of its own).
-    return {"KFORGE_DIR=" + (dir_ / "state").string(), std::string("KFORGE_CACHE_DIR=") + (cache ? cache : (dir_ / "cache").c_str()), "KFORGE_PROGRESS=0",
+    // Peaks only set the roofline here: a short measurement, once per build tree's test cache.
+    return {"KFORGE_DIR=" + (dir_ / "state").string(), "KFORGE_CACHE_DIR=" + eval::test_user_cache().string(), "KFORGE_PROGRESS=0",
             "KFORGE_PEAK_BUDGET_S=3"};
   }
   void script(const nlohmann::json& j) { (void)core::write_atomic(dir_ / "script.json", j.dump()); }
