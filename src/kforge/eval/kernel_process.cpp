@@ -203,19 +203,29 @@ double KernelProcess::cpu_ms() const {
   return static_cast<double>(ts.tv_sec) * 1e3 + ts.tv_nsec * 1e-6;
 }
 
-bool KernelProcess::settle(double max_wait_s) {
+SettleState settle_state(const SettleSample& s, double max_cpu_s) {
+  if (s.quiet_window) return SettleState::settled;
+  if (s.cpu_since_return_ms > max_cpu_s * 1e3 || s.wall_since_return_ms > 30 * max_cpu_s * 1e3) return SettleState::left_running;
+  return SettleState::settling;
+}
+
+bool KernelProcess::settle(double max_cpu_s) {
   // Idle: every thread asleep (a spinning thread that the scheduler merely preempted is still
   // runnable, so a quiet CPU clock alone is not enough on a loaded machine), and under 10% of one
   // core used over the last quarter millisecond.
   constexpr double kWindowMs = 0.25, kBusyShare = 0.1;
-  const double give_up = now_ms() + max_wait_s * 1e3;
-  double before = cpu_ms(), t = now_ms();
+  const double cpu0 = cpu_ms(), t0 = now_ms();
+  double before = cpu0, t = t0;
   for (;;) {
     timespec nap{0, static_cast<long>(kWindowMs * 1e6)};
     nanosleep(&nap, nullptr);
     const double cpu = cpu_ms(), t2 = now_ms();
-    if (cpu - before < kBusyShare * (t2 - t) && running_threads(s_->proc->pid()) == 0) return true;
-    if (t2 > give_up) return false;
+    SettleSample sample{cpu - cpu0, t2 - t0, cpu - before < kBusyShare * (t2 - t) && running_threads(s_->proc->pid()) == 0};
+    switch (settle_state(sample, max_cpu_s)) {
+      case SettleState::settled: return true;
+      case SettleState::left_running: return false;
+      case SettleState::settling: break;
+    }
     before = cpu;
     t = t2;
   }

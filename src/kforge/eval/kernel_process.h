@@ -55,6 +55,20 @@ struct CallOutcome {
   std::optional<Judgement> failure;   // a crash, a forbidden call, a timeout, a death
 };
 
+// After a return: is the process settled, still settling, or running work it left behind?
+// The bound is the CPU the process used since the return, not the wall time: on a loaded machine a
+// worker that spins briefly before sleeping (libgomp, OpenBLAS: up to ~0.1 s of CPU) may wait
+// seconds for a core, and a wall-clock bound judged correct kernels as leaving work running (seen
+// at load 18 on two cores). Work really left running uses CPU whenever it is scheduled, so it
+// reaches the CPU bound; the wall bound (30 times longer) only ends a wait that cannot end.
+enum class SettleState { settled, settling, left_running };
+struct SettleSample {
+  double cpu_since_return_ms = 0;  // all threads of the process, since the call returned
+  double wall_since_return_ms = 0;
+  bool quiet_window = false;  // the last window: under 10% of a core used and no thread runnable
+};
+SettleState settle_state(const SettleSample& s, double max_cpu_s);
+
 class KernelProcess {
  public:
   static Result<KernelProcess> start(const KernelProcessSpec& spec);
@@ -71,9 +85,10 @@ class KernelProcess {
 
   // The process's CPU time so far (all its threads), read from outside.
   double cpu_ms() const;
-  // Waits until the process stops using CPU (OpenMP workers spin for a moment after a parallel
-  // region). False if it was still busy after `max_wait_s`: work left running after a return.
-  bool settle(double max_wait_s);
+  // Waits until the process stops using CPU (OpenMP and OpenBLAS workers spin for a moment after
+  // a parallel region). False if it used more than `max_cpu_s` of CPU after the return without
+  // settling: work left running (see settle_state below for why CPU, not wall time, is the bound).
+  bool settle(double max_cpu_s);
 
   // A failure if anything was written to the runner's channel that kforge did not ask for: the
   // runner itself speaks only when spoken to, so such a message comes from the kernel.

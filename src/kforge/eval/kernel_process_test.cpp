@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "kforge/core/subprocess.h"
+#include "kforge/eval/kernel_process.h"
 #include "kforge/eval/runner_process.h"
 
 namespace kforge::eval {
@@ -25,6 +26,19 @@ bool running(pid_t pid) {
   if (!std::getline(in, stat)) return false;
   auto paren = stat.rfind(')');
   return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+}
+
+// Settling after a return is bounded by the CPU the process uses, not by the wall clock: a worker
+// that spins briefly but waits seconds for a core on a loaded machine is settling, not work left
+// running (a wall-clock bound of 1 s judged a correct oneDNN expert a sandbox violation at load 18).
+TEST(KernelProcessSettle, CpuUsedNotWallTimeDecidesWorkLeftRunning) {
+  constexpr double kMaxCpuS = 1.0;
+  EXPECT_EQ(settle_state({.cpu_since_return_ms = 50, .wall_since_return_ms = 5000, .quiet_window = false}, kMaxCpuS), SettleState::settling);
+  EXPECT_EQ(settle_state({.cpu_since_return_ms = 900, .wall_since_return_ms = 950, .quiet_window = true}, kMaxCpuS), SettleState::settled);
+  EXPECT_EQ(settle_state({.cpu_since_return_ms = 1001, .wall_since_return_ms = 600, .quiet_window = false}, kMaxCpuS),
+            SettleState::left_running);  // two spinning threads reach the bound in half a second
+  EXPECT_EQ(settle_state({.cpu_since_return_ms = 10, .wall_since_return_ms = 30001, .quiet_window = false}, kMaxCpuS),
+            SettleState::left_running);  // a wait that cannot end still ends
 }
 
 TEST(KernelProcessHardening, RunnerDiesWithKforge) {

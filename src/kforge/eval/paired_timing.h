@@ -24,7 +24,7 @@ struct PairedTimingRequest {
   int max_pairs = 2000;
   double perturb = 0.05;
   double call_timeout_s = 30;
-  double settle_s = 1.0;  // how long a process may stay busy after a return before it counts as work left running
+  double settle_s = 1.0;  // the CPU seconds a process may use after a return before it counts as work left running
   std::function<void()> between_pairs;  // optional: called before every pair, both processes idle (load sampling)
 };
 
