@@ -173,6 +173,27 @@ std::string CppCompiler::include_dir_digest() {
   return include_digest_;
 }
 
+const std::vector<std::pair<std::string, std::string>>& CppCompiler::public_headers() {
+  std::lock_guard lock(mu_);
+  if (!public_headers_) {
+    public_headers_.emplace();
+    for (const char* name : kPublicHeaders) {
+      auto text = core::read_text(options_.include_dir / name);
+      if (!options_.include_dir.empty() && text) public_headers_->emplace_back(name, *text);
+    }
+  }
+  return *public_headers_;
+}
+
+Status CppCompiler::write_public_headers(const std::filesystem::path& scratch) {
+  for (const auto& [name, text] : public_headers()) {
+    std::error_code ec;
+    std::filesystem::create_directories((scratch / name).parent_path(), ec);
+    if (auto wrote = core::write_atomic(scratch / name, text); !wrote) return wrote;
+  }
+  return ok_status();
+}
+
 Result<std::filesystem::path> CppCompiler::new_scratch() {
   auto root = private_scratch_root(options_.scratch_root);
   if (!root) return root.error();
@@ -236,6 +257,7 @@ CompileResult CppCompiler::compile(const CompileRequest& request) {
   for (const auto& f : request.extra_flags) key.add(f);
   if (!options_.include_dir.empty()) key.add(options_.include_dir.string());
   if (trusted(request.role)) key.add(include_dir_digest());
+  for (const auto& [name, text] : public_headers()) key.add(name).add(text);
   const auto& limits = trusted(request.role) ? options_.trusted_limits : options_.candidate_limits;
   key.add(fmt::format("{} fsize {} as {}", kSandboxGeneration, limits.output_bytes, limits.address_space));
   CompileResult result;
@@ -255,6 +277,7 @@ CompileResult CppCompiler::compile(const CompileRequest& request) {
   const std::string file = scratch_file_name(request.file_name);
   auto wrote = core::write_atomic(*scratch / file, request.source);
   if (wrote) wrote = core::write_atomic(*scratch / "kforge_task.h", request.task_header);
+  if (wrote) wrote = write_public_headers(*scratch);
   if (!wrote) {  // kforge's trouble, not the kernel's: say so, and cache nothing
     std::error_code ec;
     std::filesystem::remove_all(*scratch, ec);
@@ -322,6 +345,7 @@ std::string CppCompiler::vectorization_output(const CompileRequest& request) {
   const std::string file = scratch_file_name(request.file_name);
   (void)core::write_atomic(*scratch / file, request.source);
   (void)core::write_atomic(*scratch / "kforge_task.h", request.task_header);
+  (void)write_public_headers(*scratch);  // remarks only: a missing header shows as a compile error in them
   std::vector<std::string> argv = compile_argv(request, file);
   for (const char* a : {"-fopt-info-vec-optimized", "-fopt-info-vec-missed", "-c", "-o", "/dev/null"}) argv.push_back(a);
   argv.push_back(file);

@@ -6,6 +6,10 @@
 #include <chrono>
 #include <filesystem>
 #include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "kforge/toolchain/compile_sandbox.h"
 #include "kforge/toolchain/compiler.h"
@@ -45,6 +49,12 @@ class CppCompiler : public Compiler {
  private:
   std::string identity();  // compiler version + host CPU, part of every cache key
   std::string include_dir_digest();  // what bench/include holds, part of every trusted role's key
+  // Headers every role may include, candidates too, copied into the compile's own folder (a
+  // candidate reads nothing of the repository): kforge/simd_math.h, the vetted vector math the
+  // experts use. Their text is part of every cache key.
+  static constexpr const char* kPublicHeaders[] = {"kforge/simd_math.h"};
+  const std::vector<std::pair<std::string, std::string>>& public_headers();
+  Status write_public_headers(const std::filesystem::path& scratch);
   std::filesystem::path precompiled_torch_header(std::string& error);
   Result<std::filesystem::path> new_scratch();
   CompileSandbox sandbox_for(Role role, const std::filesystem::path& scratch, const std::filesystem::path& pch_dir) const;
@@ -54,6 +64,7 @@ class CppCompiler : public Compiler {
   std::mutex mu_;
   std::string identity_, version_;
   std::string include_digest_;
+  std::optional<std::vector<std::pair<std::string, std::string>>> public_headers_;
 };
 
 }  // namespace kforge::toolchain

@@ -94,7 +94,32 @@ TEST_F(CppCompilerTest, EditingAnIncludedHelperMissesTheCache) {
   ASSERT_TRUE(edited.ok) << edited.log;
   EXPECT_FALSE(edited.cached);
   EXPECT_NE(edited.key, first.key);
-  EXPECT_EQ(compile_as(Role::candidate, plain).key, candidate.key);
+  EXPECT_EQ(compile_as(Role::candidate, plain).key, candidate.key);  // helper.h is not public
+}
+
+// A candidate may include the public kforge/simd_math.h (the experts' vetted vector math, copied
+// into its compile folder), and nothing else of bench/include; the header's text is in its key.
+TEST_F(CppCompilerTest, CandidatesIncludeThePublicMathHeaderAndNothingElse) {
+  const auto inc = dir_ / "include";
+  std::filesystem::create_directories(inc / "kforge");
+  std::ofstream(inc / "kforge" / "simd_math.h") << "#pragma once\ninline float twice(float v) { return 2 * v; }\n";
+  std::ofstream(inc / "kforge" / "guard_probe.h") << "#pragma once\ninline float private_helper() { return 1; }\n";
+  auto compile_as = [&](const std::string& source) {
+    CppCompiler c({.cache_dir = dir_ / "cache", .include_dir = inc});
+    return c.compile({Role::candidate, source, "kernel.cpp", kHeader, {}});
+  };
+  const std::string uses_math = "#include \"kforge_task.h\"\n#include \"kforge/simd_math.h\"\n"
+                                "extern \"C\" void kernel(const float* x, float* y) { y[0] = twice(x[0]); }\n";
+  auto first = compile_as(uses_math);
+  ASSERT_TRUE(first.ok) << first.log;
+  auto other = compile_as("#include \"kforge_task.h\"\n#include \"kforge/guard_probe.h\"\n"
+                          "extern \"C\" void kernel(const float* x, float* y) { y[0] = private_helper(); }\n");
+  EXPECT_FALSE(other.ok);
+  std::ofstream(inc / "kforge" / "simd_math.h") << "#pragma once\ninline float twice(float v) { return v + v; }\n";
+  auto edited = compile_as(uses_math);
+  ASSERT_TRUE(edited.ok) << edited.log;
+  EXPECT_NE(edited.key, first.key);
+  EXPECT_FALSE(edited.cached);
 }
 
 TEST_F(CppCompilerTest, DiagnosticsCarryFileLineColumnAndSource) {
