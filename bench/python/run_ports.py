@@ -81,7 +81,10 @@ def check_outputs(task, outs):
 
 
 def run_task(framework, suite, task_dir):
-    task = bind_task(task_dir)
+    try:
+        task = bind_task(task_dir)
+    except Exception as e:
+        return {entry: f"{task_dir / 'kforge_task.py'}: {type(e).__name__}: {e}" for _, _, entry in ENTRIES[framework]}
     results = {}
     sets = sorted(p for p in task_dir.glob("set*") if p.is_dir())
     for file, fn_name, entry in ENTRIES[framework]:
