@@ -19,9 +19,9 @@ std::string python_name(const std::string& name) {
   return keywords.count(name) ? name + "_" : name;
 }
 
-// A Python float literal that reads back as the same double ("2" would be an int).
+// The shortest Python float literal that reads back as the same double ("2" would be an int).
 std::string float_literal(double d) {
-  std::string s = fmt::format("{:.17g}", d);
+  std::string s = fmt::format("{}", d);
   if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
   if (s == "inf") return "float('inf')";
   if (s == "-inf") return "float('-inf')";
