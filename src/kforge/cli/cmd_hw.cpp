@@ -1,11 +1,13 @@
 // kforge hw [--json] [--remeasure [--budget S]]: this machine, and its measured peaks (kept once
-// per machine in the per-user cache; --remeasure measures again and shows how the runs spread).
+// per machine in the per-user cache; --remeasure measures again and shows how the runs spread),
+// and the project's Python environment (JAX and its backends, PyTorch), absent or not.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
 #include "kforge/cli/table.h"
+#include "kforge/core/python_env.h"
 #include "kforge/eval/machine.h"
 
 namespace kforge::cli {
@@ -42,15 +44,48 @@ std::string describe_runs(const eval::MachineProfile& m) {
   return s;
 }
 
+nlohmann::json python_json(const core::PythonEnvInfo& p) {
+  nlohmann::json j = {{"dir", p.dir.string()}, {"found", p.found}};
+  if (!p.found) {
+    j["problem"] = p.problem;
+    return j;
+  }
+  j["python"] = p.python_version;
+  j["numpy"] = p.numpy_version;
+  j["jax"] = p.jax_version;
+  j["jax_backends"] = p.jax_backends;
+  j["torch"] = p.torch_version;
+  if (!p.jax_error.empty()) j["jax_error"] = p.jax_error;
+  if (!p.torch_error.empty()) j["torch_error"] = p.torch_error;
+  return j;
+}
+
+// "0.10.2", or why it is not there.
+std::string version_or_why(const std::string& version, const std::string& error) {
+  return !version.empty() ? version : "not importable" + (error.empty() ? "" : ": " + error);
+}
+
+std::vector<std::pair<std::string, std::string>> python_rows(const core::PythonEnvInfo& p) {
+  if (!p.found) return {{"python env", "none: " + p.problem}};
+  return {{"python env", fmt::format("{} (Python {}, NumPy {})", p.dir.string(), p.python_version,
+                                     p.numpy_version.empty() ? "missing" : p.numpy_version)},
+          {"jax", p.jax_version.empty() ? version_or_why("", p.jax_error)
+                                        : fmt::format("{}, backends: {}", p.jax_version, fmt::join(p.jax_backends, ", "))},
+          {"torch", version_or_why(p.torch_version, p.torch_error)}};
+}
+
 int run_hw(const HwOptions& o) {
   auto lock = make_machine_lock();
   auto m = this_machine(lock.get(), o.remeasure, o.budget);
   if (!m) throw UsageError(m.error().message);
+  auto python = core::probe_python_env();
   if (o.json) {
-    fmt::print("{}\n", eval::to_json(*m).dump(2));
+    auto j = eval::to_json(*m);
+    j["python"] = python_json(python);
+    fmt::print("{}\n", j.dump(2));
     return 0;
   }
-  fmt::print("{}", key_values({
+  std::vector<std::pair<std::string, std::string>> rows = {
                        {"cpu", m->cpu_model},
                        {"host", m->hostname},
                        {"core", fmt::format("{} (family {}, model {}, stepping {}){}", m->microarch.empty() ? "unknown" : m->microarch,
@@ -69,7 +104,9 @@ int run_hw(const HwOptions& o) {
                        {"peaks", describe_trust(*m)},
                        {"measured", m->measured_at},
                        {"kept in", m->peak_file.string()},
-                   }));
+                   };
+  for (auto& row : python_rows(python)) rows.push_back(std::move(row));
+  fmt::print("{}", key_values(rows));
   if (o.remeasure) fmt::print("{}", describe_runs(*m));
   return 0;
 }

@@ -1,4 +1,4 @@
-// kforge show TASK [--size S] [--json] [--header]: a task resolved for one size.
+// kforge show TASK [--size S] [--json] [--header] [--python]: a task resolved for one size.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -8,6 +8,7 @@
 #include "kforge/cli/common.h"
 #include "kforge/cli/table.h"
 #include "kforge/core/task_header.h"
+#include "kforge/core/task_python.h"
 #include "kforge/core/task_resolve.h"
 
 namespace kforge::cli {
@@ -18,6 +19,7 @@ struct ShowOptions {
   std::string size;
   bool json = false;
   bool header = false;
+  bool python = false;
 };
 
 std::string init_text(const core::InitSpec& i) {
@@ -54,6 +56,10 @@ int run_show(const ShowOptions& o) {
   auto compiler = make_compiler();
   if (o.header) {
     fmt::print("{}", core::task_header(*task));
+    return 0;
+  }
+  if (o.python) {
+    fmt::print("{}", core::task_python_module(*task));
     return 0;
   }
   if (o.json) {
@@ -106,6 +112,7 @@ void add_show(CLI::App& cmd, int& exit_status) {
   cmd.add_option("--size", o->size, "Size preset (ci, cpu, full; default: the task's)")->type_name(kSizeType);
   cmd.add_flag("--json", o->json, "Print the resolved spec as JSON");
   cmd.add_flag("--header", o->header, "Print the generated kforge_task.h");
+  cmd.add_flag("--python", o->python, "Print the generated kforge_task.py (for workload.py, baseline.py)");
   cmd.callback([o, &exit_status] { exit_status = run_show(*o); });
 }
 

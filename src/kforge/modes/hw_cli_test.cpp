@@ -1,8 +1,11 @@
 // `kforge hw`: the peaks live in the per-user cache, not in the working directory's state folder,
 // so a second folder reads them without measuring; --remeasure measures again and prints every run
-// and how far apart they were.
+// and how far apart they were. The Python environment is reported as its interpreter describes
+// it, and its absence is a line of the report, not a failure.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 #include "kforge/modes/cli_test_util.h"
 
@@ -14,9 +17,10 @@ using ::testing::HasSubstr;
 class HwCli : public CliScenario {
  protected:
   // A cache of this test's own (the shared test cache may already hold this machine's peaks).
-  core::ProcessResult hw(std::vector<std::string> args, const std::filesystem::path& cwd) {
+  core::ProcessResult hw(std::vector<std::string> args, const std::filesystem::path& cwd, const std::string& pyenv = "") {
     args.insert(args.begin(), {kforge(), "hw"});
     auto e = env();
+    if (!pyenv.empty()) e.push_back("KFORGE_PYENV=" + pyenv);
     e.push_back("KFORGE_CACHE_DIR=" + (dir_ / "cache").string());
     std::erase_if(e, [](const std::string& v) { return v.rfind("KFORGE_DIR=", 0) == 0; });
     std::filesystem::create_directories(cwd);
@@ -43,6 +47,37 @@ TEST_F(HwCli, PeaksAreMeasuredOnceForEveryFolderAndRemeasuredOnRequest) {
   EXPECT_THAT(again.out, HasSubstr("run 1: FMA"));
   EXPECT_THAT(again.out, HasSubstr("spread (max−min)/max"));
   EXPECT_THAT(again.out, HasSubstr("kept in"));
+}
+
+TEST_F(HwCli, ReportsThePythonEnvironmentOrItsAbsence) {
+  auto none = hw({"--budget", "2", "--json"}, dir_ / "project", (dir_ / "no-venv").string());
+  ASSERT_TRUE(none.success()) << none.err;
+  auto a = nlohmann::json::parse(none.out)["python"];
+  EXPECT_FALSE(a["found"].get<bool>());
+  EXPECT_THAT(a["problem"].get<std::string>(), HasSubstr("scripts/setup"));
+
+  // A stand-in interpreter that answers the probe the way a venv with JAX on a GPU host would.
+  auto venv = dir_ / "venv";
+  std::filesystem::create_directories(venv / "bin");
+  {
+    std::ofstream py(venv / "bin" / "python");
+    py << "#!/bin/sh\necho '{\"python\": \"3.11.2\", \"numpy\": \"2.4.6\", \"jax\": \"0.10.2\", "
+          "\"jax_backends\": [\"cpu (1 device)\", \"gpu (2 devices)\"], \"torch_error\": \"ModuleNotFoundError\"}'\n";
+  }
+  std::filesystem::permissions(venv / "bin" / "python", std::filesystem::perms::owner_all);
+  auto found = hw({"--json"}, dir_ / "project", venv.string());
+  ASSERT_TRUE(found.success()) << found.err;
+  auto b = nlohmann::json::parse(found.out)["python"];
+  EXPECT_TRUE(b["found"].get<bool>());
+  EXPECT_EQ(b["jax"], "0.10.2");
+  EXPECT_EQ(b["jax_backends"], nlohmann::json({"cpu (1 device)", "gpu (2 devices)"}));
+  EXPECT_EQ(b["torch"], "");
+  EXPECT_EQ(b["torch_error"], "ModuleNotFoundError");
+
+  auto table = hw({}, dir_ / "project", venv.string());
+  ASSERT_TRUE(table.success()) << table.err;
+  EXPECT_THAT(table.out, HasSubstr("0.10.2, backends: cpu (1 device), gpu (2 devices)"));
+  EXPECT_THAT(table.out, HasSubstr("not importable: ModuleNotFoundError"));
 }
 
 }  // namespace

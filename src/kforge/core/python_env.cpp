@@ -1,0 +1,92 @@
+// Locates the venv and asks its interpreter what it holds (one short Python script, JSON back).
+#include "kforge/core/python_env.h"
+
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+#include "kforge/core/paths.h"
+#include "kforge/core/subprocess.h"
+
+namespace kforge::core {
+namespace {
+
+// Each import is tried on its own, so a broken torch does not hide a working JAX. JAX lists only
+// the backends whose plugins load; asking for an absent one raises, which is what "not found" is.
+const char* kProbe = R"py(import json, platform, sys
+out = {"python": platform.python_version()}
+try:
+    import numpy
+    out["numpy"] = numpy.__version__
+except Exception as e:
+    out["numpy_error"] = repr(e)
+try:
+    import jax
+    out["jax"] = jax.__version__
+    found = []
+    for b in ("cpu", "gpu", "tpu"):
+        try:
+            n = len(jax.devices(b))
+            found.append(f"{b} ({n} device{'s' if n != 1 else ''})")
+        except Exception:
+            pass
+    out["jax_backends"] = found
+except Exception as e:
+    out["jax_error"] = repr(e)
+try:
+    import torch
+    out["torch"] = torch.__version__
+except Exception as e:
+    out["torch_error"] = repr(e)
+print(json.dumps(out))
+)py";
+
+std::string text(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+}  // namespace
+
+std::filesystem::path python_env_dir() {
+  if (const char* d = std::getenv("KFORGE_PYENV"); d && *d) return d;
+  return executable_dir().parent_path() / "pyenv";
+}
+
+std::filesystem::path python_executable() { return python_env_dir() / "bin" / "python"; }
+
+PythonEnvInfo probe_python_env(std::chrono::milliseconds timeout) {
+  PythonEnvInfo info;
+  info.dir = python_env_dir();
+  if (!std::filesystem::exists(python_executable())) {
+    info.problem = "no Python environment at " + info.dir.string() + " (scripts/setup makes it; KFORGE_PYENV points elsewhere)";
+    return info;
+  }
+  ProcessOptions po;
+  po.timeout = timeout;
+  // Quiet JAX's "no GPU/TPU found" warning; the backends list says the same.
+  po.extra_env = {"TF_CPP_MIN_LOG_LEVEL=3"};
+  auto r = run_process({python_executable().string(), "-c", kProbe}, po);
+  if (!r.success()) {
+    info.problem = python_executable().string() + ": " + r.describe() + (r.err.empty() ? "" : ": " + r.err.substr(0, 400));
+    return info;
+  }
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    info.problem = python_executable().string() + ": unreadable report: " + r.out.substr(0, 200);
+    return info;
+  }
+  info.found = true;
+  info.python_version = text(j, "python");
+  info.numpy_version = text(j, "numpy");
+  info.jax_version = text(j, "jax");
+  info.torch_version = text(j, "torch");
+  info.jax_error = text(j, "jax_error");
+  info.torch_error = text(j, "torch_error");
+  if (auto it = j.find("jax_backends"); it != j.end() && it->is_array())
+    for (const auto& b : *it)
+      if (b.is_string()) info.jax_backends.push_back(b.get<std::string>());
+  return info;
+}
+
+}  // namespace kforge::core

@@ -1,0 +1,32 @@
+#pragma once
+// The project's Python environment: a venv that scripts/setup makes beside the build (build/pyenv,
+// next to build/bin/kforge) with pinned JAX, NumPy and PyTorch releases. Python implementations
+// of tasks (workload.py, baseline.py) and the tests that check them run its interpreter.
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kforge::core {
+
+// $KFORGE_PYENV, else pyenv/ beside the folder of the running executable (build/bin → build/pyenv).
+std::filesystem::path python_env_dir();
+// The venv's interpreter: python_env_dir()/bin/python.
+std::filesystem::path python_executable();
+
+// What the environment holds, as its own interpreter reports it. Absence is a value, not an
+// error: `problem` says what is missing and how to make it.
+struct PythonEnvInfo {
+  std::filesystem::path dir;
+  bool found = false;  // the interpreter ran and reported
+  std::string problem;
+  std::string python_version, numpy_version, jax_version, torch_version;  // "" when not importable
+  std::vector<std::string> jax_backends;                                  // "cpu (1 device)", "gpu (8 devices)"
+  std::string jax_error, torch_error;                                      // why an import failed
+};
+
+// Runs the venv's python once (imports numpy, jax and torch) with a wall-clock limit.
+PythonEnvInfo probe_python_env(std::chrono::milliseconds timeout = std::chrono::seconds(60));
+
+}  // namespace kforge::core
