@@ -110,7 +110,7 @@ class AutoLoopTest : public ::testing::Test {
 
   // Runs `kforge auto` with the script; returns its --json summary.
   nlohmann::json run(const nlohmann::json& script, const std::vector<std::string>& extra) {
-    (void)core::write_atomic(dir_ / "script.json", script.dump());
+    EXPECT_TRUE(core::write_atomic(dir_ / "script.json", script.dump()).ok());
     std::string model = "cmd:python3 " + (core::source_dir() / "tests" / "scripted_model.py").string() + " " + (dir_ / "script.json").string() +
                         " " + (dir_ / "log.jsonl").string();
     std::string bin = std::getenv("KFORGE_BIN_DIR") ? std::getenv("KFORGE_BIN_DIR") : core::executable_dir().string();

@@ -38,7 +38,7 @@ class SearchTest : public CliScenario {
  protected:
   void SetUp() override {
     CliScenario::SetUp();
-    (void)core::write_atomic(dir_ / "strategies.toml", kCatalogue);
+    ASSERT_TRUE(core::write_atomic(dir_ / "strategies.toml", kCatalogue).ok());
     // The planner's strategy section carries a marker the coder's reply is chosen by.
     script({{"planner",
              {nlohmann::json{{"when", "STRATEGY-FAST"}, {"reply", rms::plan("PLAN-FAST vectorize")}},
@@ -184,7 +184,7 @@ TEST_F(SearchTest, KilledSearchResumesWithoutRepeatingFinishedExpansions) {
     auto nodes = store::nodes_of_run(**db, run_id);
     int n = 0;
     if (nodes)
-      for (const auto& node : *nodes) n += node.extra.find("\"expansion_result\":true") != std::string::npos;
+      for (const auto& node : *nodes) n += node.expansion_result;
     return n;
   };
   for (int i = 0; i < 1200 && finished_expansions() < 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(250));
