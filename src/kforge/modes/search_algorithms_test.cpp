@@ -345,5 +345,51 @@ TEST_F(SearchAlgorithms, AResumeKeepsTheRecordedBest) {
   EXPECT_EQ(d.node(*d.best()).strategy_id, "go_fast");
 }
 
+// The graph's JSON (graph.json, `kforge search --json`) carries each node's decisions and the
+// roofline's reason from the typed columns.
+TEST_F(SearchAlgorithms, TheGraphJsonCarriesDecisionsAndTheRooflineReason) {
+  FakeExpander x(*ledger_, "run", kThree);
+  auto d = driver(x, kThree);
+  ASSERT_TRUE(d.load());
+  SearchOptions o;
+  o.width = 3;
+  run_parallel(d, o);
+  SearchResult r;
+  r.nodes = d.graph().nodes();
+  r.best = d.best();
+  for (auto& n : r.nodes)
+    if (n.strategy_id == "go_fast") {
+      n.roofline = 1.2;
+      n.roofline_reason = "the working set stays in L2";
+      n.timing_start = 5;
+      n.timing_end = 6;
+    }
+  auto j = to_json(r);
+  ASSERT_EQ(j["nodes"].size(), 4u);
+  int checked = 0;
+  for (const auto& n : j["nodes"]) {
+    if (n["depth"] == 0) {
+      EXPECT_EQ(n["strategy"], "root");
+      continue;
+    }
+    EXPECT_EQ(n["expansion"], "parallel/" + n["strategy"].get<std::string>());
+    if (n["strategy"] == "go_wrong") {
+      EXPECT_TRUE(n["vs_parent"].is_null());
+      EXPECT_TRUE(n["vs_best"].is_null());
+      continue;
+    }
+    EXPECT_EQ(n["vs_parent"]["against"], "the baseline");
+    EXPECT_TRUE(n["vs_best"].is_object());
+    if (n["strategy"] == "go_fast") {
+      EXPECT_EQ(n["roofline_reason"], "the working set stays in L2");
+      EXPECT_EQ(n["timing_window"], (nlohmann::json{5.0, 6.0}));
+      EXPECT_EQ(j["best"], n["id"]);
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2);
+  EXPECT_EQ(j["state"], "finished");
+}
+
 }  // namespace
 }  // namespace kforge::modes
