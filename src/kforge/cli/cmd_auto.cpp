@@ -42,8 +42,8 @@ int run_auto_command(const AutoCliOptions& o, int argc_hint) {
   if (!journal) throw UsageError(journal.error().message);
   nlohmann::json options = {{"model", o.model}, {"iterations", o.iterations}, {"patience", o.patience}, {"debug_attempts", o.debug_attempts},
                             {"strategy", o.strategy}, {"threads", o.threads}, {"max_usd", o.max_usd}, {"tune_budget", o.tune_budget}};
-  store::RunRecord run{run_id, "auto", spec.id, ctx->task().size, "running", options.dump()};
-  if (auto st = store::insert_run(journal->db(), run); !st) throw UsageError(st.error().message);
+  if (auto st = journal->ledger().start_run({run_id, "auto", spec.id, ctx->task().size, store::RunState::running, options.dump()}); !st)
+    throw UsageError(st.error().message);
 
   modes::AutoEnv env;
   env.ctx = &*ctx;
@@ -66,11 +66,14 @@ int run_auto_command(const AutoCliOptions& o, int argc_hint) {
              env.eval.threads, journal->dir().string());
 
   auto result = modes::run_auto(env, ao);
-  (void)journal->write("report.md", modes::auto_report(env, ao, result));
-  run.state = result.state;
-  run.stop_reason = result.stop_reason;
-  run.best_node = result.best_node;
-  (void)store::update_run(journal->db(), run);
+  if (auto st = journal->write("report.md", modes::auto_report(env, result)); !st)
+    fmt::print(stderr, "kforge auto: could not write report.md: {}\n", st.error().message);
+  auto ended = journal->ledger().update_run(run_id, [&](store::RunRecord& run) {
+    run.state = result.state;
+    run.stop_reason = result.stop_reason;
+    run.best_node = result.best_node;
+  });
+  if (!ended) fmt::print(stderr, "kforge auto: {}\n", ended.error().message);
 
   auto totals = session->totals();
   if (o.json) {

@@ -22,8 +22,8 @@ struct GraphOptions {
 
 const char* fill_for(const store::NodeRecord& n) {
   if (n.depth == 0) return "#ffffff";
-  if (n.state == "running") return "#fff3b0";
-  if (n.state == "interrupted") return "#dddddd";
+  if (n.state == store::NodeState::running) return "#fff3b0";
+  if (n.state == store::NodeState::interrupted) return "#dddddd";
   if (!n.verdict) return "#eeeeee";
   const std::string& v = *n.verdict;
   if (v == "correct") return "#b7e4b0";
@@ -35,17 +35,10 @@ const char* fill_for(const store::NodeRecord& n) {
 
 // The strategy's id, else its text: cut to 40 characters for a picture's label only.
 std::string strategy_of(const store::NodeRecord& n, std::size_t max_chars = std::string::npos) {
-  auto extra = nlohmann::json::parse(n.extra, nullptr, false);
-  auto id = extra.is_object() ? extra.find("strategy_id") : extra.end();
-  std::string s = extra.is_object() && id != extra.end() && id->is_string() ? id->get<std::string>() : "";
-  return s.empty() ? n.strategy.substr(0, max_chars) : s;
+  return n.strategy_id.empty() ? n.strategy.substr(0, max_chars) : n.strategy_id;
 }
 
-std::string expansion_of(const store::NodeRecord& n) {
-  auto extra = nlohmann::json::parse(n.extra, nullptr, false);
-  auto key = extra.is_object() ? extra.find("expansion") : extra.end();
-  return key != extra.end() && key->is_string() ? key->get<std::string>() : "";
-}
+std::string expansion_of(const store::NodeRecord& n) { return n.expansion; }
 
 // What a reader calls a node: the iteration of an auto or hitl run ("iter 3"); in a search, the
 // expansion, numbered in the order the search began them, and its iteration ("exp 2 · iter 1").
@@ -93,12 +86,12 @@ std::string to_dot(const store::RunRecord& run, const std::vector<store::NodeRec
   for (auto cur = run.best_node; cur && by_id.count(*cur); cur = by_id[*cur]->parent_id) best_path.insert(*cur);
   std::string s = fmt::format("digraph \"{}\" {{\n  label=\"{} {} ({}): {}\";\n  rankdir=TB;\n"
                               "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n",
-                              run.id, run.mode, escape(run.task), run.size, escape(run.state));
+                              run.id, run.mode, escape(run.task), run.size, escape(std::string(store::run_state_name(run.state))));
   for (const auto& n : nodes) {
     // An HTML-like label: the iteration in bold, the strategy, the outcome, the node id in small print.
     std::string label = fmt::format("<<b>{}</b>", html_escape(iteration_label(n)));
     if (n.depth > 0) label += "<br/>" + html_escape(strategy_of(n, 40));
-    label += "<br/>" + html_escape(n.verdict ? *n.verdict : n.state);
+    label += "<br/>" + html_escape(n.verdict ? *n.verdict : std::string(store::node_state_name(n.state)));
     if (n.speedup) label += fmt::format(" {:.2f}x", *n.speedup);
     label += fmt::format("<br/><font point-size=\"8\">node {}</font>>", n.id);
     bool best = run.best_node && *run.best_node == n.id;
@@ -122,12 +115,12 @@ int run_graph(const GraphOptions& o) {
   if (!nodes) throw UsageError(nodes.error().message);
   std::string text;
   if (o.format == "json") {
-    nlohmann::json j = {{"run", o.id}, {"mode", (*run)->mode}, {"task", (*run)->task}, {"state", (*run)->state},
+    nlohmann::json j = {{"run", o.id}, {"mode", (*run)->mode}, {"task", (*run)->task}, {"state", store::run_state_name((*run)->state)},
                         {"best", (*run)->best_node ? nlohmann::json(*(*run)->best_node) : nlohmann::json(nullptr)}, {"nodes", nlohmann::json::array()}};
     NodeLabels iteration_label(*nodes);
     for (const auto& n : *nodes)
       j["nodes"].push_back({{"id", n.id}, {"parent", n.parent_id ? nlohmann::json(*n.parent_id) : nlohmann::json(nullptr)}, {"depth", n.depth},
-                            {"iteration", n.iteration}, {"label", iteration_label(n)}, {"strategy", strategy_of(n)}, {"state", n.state}, {"verdict", n.verdict ? nlohmann::json(*n.verdict) : nlohmann::json(nullptr)},
+                            {"iteration", n.iteration}, {"label", iteration_label(n)}, {"strategy", strategy_of(n)}, {"state", store::node_state_name(n.state)}, {"verdict", n.verdict ? nlohmann::json(*n.verdict) : nlohmann::json(nullptr)},
                             {"median_ms", n.median_ms ? nlohmann::json(*n.median_ms) : nlohmann::json(nullptr)},
                             {"speedup", n.speedup ? nlohmann::json(*n.speedup) : nlohmann::json(nullptr)}, {"source_hash", n.source_hash}});
     text = j.dump(2) + "\n";

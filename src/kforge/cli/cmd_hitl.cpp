@@ -89,8 +89,8 @@ int run_hitl(const HitlCliOptions& o) {
     auto baseline = modes::measure_baseline_ms(*ctx, eo);
     if (!baseline) throw UsageError(baseline.error().message);
     state.baseline_ms = *baseline;
-    store::RunRecord run{state.run_id, "hitl", spec.id, state.size, "running", "{}"};
-    (void)store::insert_run(journal->db(), run);
+    if (auto st = journal->ledger().start_run({state.run_id, "hitl", spec.id, state.size, store::RunState::running, "{}"}); !st)
+      throw UsageError(st.error().message);
   } else {
     fmt::print("kforge hitl: resumed session {} — {} (size {}), at v{}\n", state.run_id, state.task, state.size, state.current);
   }
@@ -106,11 +106,8 @@ int run_hitl(const HitlCliOptions& o) {
     llm::clear_interrupt();  // Ctrl-C cancels the step in flight, not the session
     if (!go_on) break;
   }
-  auto run = store::find_run(journal->db(), session.state().run_id);
-  if (run && *run) {
-    (*run)->state = "finished";
-    (void)store::update_run(journal->db(), **run);
-  }
+  auto ended = journal->ledger().update_run(session.state().run_id, [](store::RunRecord& run) { run.state = store::RunState::finished; });
+  if (!ended) fmt::print(stderr, "kforge hitl: {}\n", ended.error().message);
   fmt::print("session {} saved; resume with: kforge hitl --resume {}\n", session.state().run_id, session.state().run_id);
   return 0;
 }

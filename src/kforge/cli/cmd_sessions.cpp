@@ -54,7 +54,7 @@ int run_sessions(bool json) {
         if (r.best_node && n.id == *r.best_node && n.speedup) best = n.speedup;
     }
     if (r.mode == "hitl") best = hitl_best_speedup(r.id);
-    const std::string state = store::effective_state(r);
+    const std::string state(store::run_state_name(store::effective_state(r)));
     any_estimated = any_estimated || estimated[r.id];
     t.add({r.id, r.mode, r.task, r.size, state, std::to_string(count), best ? paint_ratio(*best) : "—", format_tokens(tokens[r.id], estimated[r.id]),
            fmt::format("{:.4f}", cost[r.id]), r.created_at});
@@ -70,7 +70,7 @@ int run_sessions(bool json) {
   fmt::print("{}{} run(s) in {}\n", t.render(), runs->size(), store::store_path(core::state_dir()).string());
   if (any_estimated) fmt::print("{}\n", kEstimatedTokensNote);
   for (const auto& r : *runs)
-    if (store::effective_state(r) == "interrupted" && (r.mode == "search" || r.mode == "hitl")) {
+    if (store::effective_state(r) == store::RunState::interrupted && (r.mode == "search" || r.mode == "hitl")) {
       fmt::print("interrupted runs go on with `kforge search --resume ID` or `kforge hitl --resume ID`\n");
       break;
     }

@@ -72,13 +72,6 @@ class LoadSampler {
   double interval_s_, next_ = 0;
 };
 
-Evaluation finish(Evaluation e, const Judgement& j, Clock::time_point start) {
-  e.verdict = j.verdict;
-  e.reason = j.reason;
-  e.phases.total_s = since(start);
-  return e;
-}
-
 toolchain::CompileResult compile_source(const TaskContext& ctx, const std::string& source, const std::string& file_name, toolchain::Role role,
                                         const std::vector<std::string>& flags) {
   toolchain::CompileRequest req{role, source, file_name, ctx.header(), flags};
@@ -145,177 +138,249 @@ KernelProcessSpec process_spec(const core::ResolvedTask& task, std::vector<Share
   return s;
 }
 
+// One evaluation's state, and its steps in order. Each step returns a judgement only when it ends
+// the evaluation; run() goes through them, saying each step's name as it starts and ending at the
+// first judgement, so no step repeats the "stop here" logic.
+class EvaluationRun {
+ public:
+  EvaluationRun(const TaskContext& ctx, const std::string& source, const std::string& file_name, const EvalOptions& opt)
+      : ctx_(ctx), task_(ctx.task()), source_(source), file_name_(file_name), opt_(opt), against_(!opt.against_source.empty()) {
+    e_.task_id = ctx.spec().id;
+    e_.size = task_.size;
+    e_.role = std::string(toolchain::role_name(opt.role));
+    e_.threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  }
+
+  Evaluation run() {
+    using Step = std::optional<Judgement> (EvaluationRun::*)();
+    static constexpr Step kSteps[] = {
+        &EvaluationRun::start_compiles,   // 1. the kernel (and the --against kernel), in the background
+        &EvaluationRun::build_partner,    // 2. the trusted baseline or reference to time against
+        &EvaluationRun::prepare_inputs,   // 3. secret check inputs, their reference outputs, the timing inputs
+        &EvaluationRun::judge_compiles,   // 4. the compiler's and the link check's verdicts, for each side
+        &EvaluationRun::start_processes,  // 5. one process per kernel, each alone with its own library
+        &EvaluationRun::check,            // 6. every secret input set, on each side that is not trusted
+        &EvaluationRun::time,             // 7. paired with the partner, the machine to itself
+        &EvaluationRun::profile,          // 8. hot lines, vectorization remarks, roofline position
+    };
+    for (Step step : kSteps)
+      if (auto j = (this->*step)()) return finish(*j);
+    return finish(correct());
+  }
+
+ private:
+  void say(std::string_view m) const {
+    if (opt_.progress) opt_.progress(m);
+  }
+
+  Evaluation finish(const Judgement& j) {
+    e_.verdict = j.verdict;
+    e_.reason = j.reason;
+    e_.phases.total_s = since(start_);
+    return std::move(e_);
+  }
+
+  std::optional<Judgement> start_compiles() {
+    say("compiling");
+    // Compiling, preparing references and checking share the machine (held from here to the
+    // timing); timing takes it alone. One hold for the whole stretch: no nested waits.
+    if (opt_.machine_lock) shared_ = opt_.machine_lock->share();
+    compiling_ = std::async(std::launch::async, [this] { return compile_source(ctx_, source_, file_name_, opt_.role, opt_.extra_flags); });
+    if (against_)
+      against_compiling_ = std::async(std::launch::async,
+                                      [this] { return compile_source(ctx_, opt_.against_source, opt_.against_name, opt_.against_role, {}); });
+    return std::nullopt;
+  }
+
+  // An --against kernel is compiled above and is the partner itself.
+  std::optional<Judgement> build_partner() {
+    if (!opt_.time || against_) return std::nullopt;
+    bool baseline = opt_.partner == EvalOptions::Partner::baseline;
+    say(baseline ? "building the baseline (the first time in a cache: about a minute)" : "building the reference");
+    auto partner_start = Clock::now();
+    auto partner = baseline ? ctx_.baseline_library() : ctx_.reference_library();
+    e_.phases.partner_s = since(partner_start);
+    if (!partner) return Judgement{Verdict::runtime_error, partner.error().message};
+    partner_library_ = scratch_.place(*partner, "partner");
+    e_.partner = baseline ? "baseline" : "reference";
+    return std::nullopt;
+  }
+
+  std::optional<Judgement> prepare_inputs() {
+    say("preparing check inputs");
+    auto prepare_start = Clock::now();
+    auto sets = prepare_check_sets(ctx_, opt_.check_sets);
+    if (!sets) return Judgement{Verdict::runtime_error, sets.error().message};
+    check_inputs_ = std::move(sets->first);
+    references_ = std::move(sets->second);
+    auto t = ctx_.make_timing_inputs(std::random_device{}() * 0x100000001ULL ^ std::random_device{}());
+    if (!t) return Judgement{Verdict::runtime_error, t.error().message};
+    timing_set_.emplace(std::move(*t));
+    e_.phases.prepare_s = since(prepare_start);
+    all_sets_ = {&*timing_set_};
+    for (const auto& s : check_inputs_) all_sets_.push_back(&s);
+    for (int k = 0; k < 2; ++k) {
+      auto o = SharedSet::create(task_.outputs, 1, "kforge-outputs");
+      if (!o) return Judgement{Verdict::runtime_error, o.error().message};
+      output_sets_.push_back(std::move(*o));
+    }
+    return std::nullopt;
+  }
+
+  // The kernel's compile and link check, then the --against kernel's, whose failures say whose.
+  std::optional<Judgement> judge_compiles() {
+    e_.compile = compiling_.get();
+    e_.phases.compile_s = e_.compile.seconds;
+    if (auto j = judge_built(e_.compile, opt_.role, "")) return j;
+    if (!against_) return std::nullopt;
+    auto against_compile = against_compiling_.get();
+    if (auto j = judge_built(against_compile, opt_.against_role, "the --against kernel: ")) return j;
+    partner_trusted_ = is_trusted(opt_.against_role);
+    if (opt_.time || !partner_trusted_) partner_library_ = scratch_.place(against_compile.artifact, "against");
+    e_.partner = "against " + opt_.against_name;
+    return std::nullopt;
+  }
+
+  std::optional<Judgement> judge_built(const toolchain::CompileResult& compile, toolchain::Role role, const std::string& whose) const {
+    auto j = judge_compile(compile);
+    if (!j) j = judge_link(compile, role, opt_.allow_libs);
+    if (j) j->reason = whose + j->reason;
+    return j;
+  }
+
+  std::optional<Judgement> start_processes() {
+    KernelProcessSpec cand = process_spec(task_, output_sets_, e_, opt_);
+    cand.who = "the kernel";
+    cand.trusted = is_trusted(opt_.role);
+    cand.library = scratch_.place(e_.compile.artifact, "candidate");
+    cand.folder = cand.library.parent_path();
+    if (!cand.trusted) cand.preload = needed_libraries(cand.library);
+    cand.input_sets = all_sets_;
+    auto candidate = KernelProcess::start(cand);
+    if (!candidate) return Judgement{Verdict::runtime_error, candidate.error().message};
+    candidate_.emplace(std::move(*candidate));
+    if (!partner_library_.empty()) {
+      KernelProcessSpec p = process_spec(task_, output_sets_, e_, opt_);
+      p.who = against_ ? "the --against kernel" : "the " + e_.partner;
+      p.trusted = partner_trusted_;
+      p.library = partner_library_;
+      p.folder = partner_library_.parent_path();
+      if (!p.trusted) p.preload = needed_libraries(p.library);
+      // A trusted partner is only timed; an untrusted one is checked like the candidate.
+      p.input_sets = partner_trusted_ ? std::vector<const SharedSet*>{&*timing_set_} : all_sets_;
+      auto started = KernelProcess::start(p);
+      if (!started) return Judgement{Verdict::runtime_error, started.error().message};
+      partner_.emplace(std::move(*started));
+    }
+    if (auto j = candidate_->wait_ready(180)) return j;
+    e_.landlock_abi = candidate_->landlock_abi();
+    if (partner_) return partner_->wait_ready(180);
+    return std::nullopt;
+  }
+
+  std::optional<Judgement> check() {
+    say(fmt::format("checking on {} secret input sets", check_inputs_.size()));
+    auto check_start = Clock::now();
+    std::vector<OutputSnapshot> results;
+    auto failed = run_check_calls(*candidate_, 0, check_inputs_.size(), opt_.call_timeout_s, results, &e_.check_ms);
+    e_.phases.check_s = since(check_start);
+    e_.kernel_output = candidate_->printed();
+    if (!failed) failed = candidate_->channel_untouched("the check");
+    if (failed) return failed;
+    if (!opt_.dump_dir.empty())
+      if (auto st = dump_check_sets(opt_.dump_dir, task_, check_inputs_, results, references_); !st)
+        return Judgement{Verdict::runtime_error, "--dump: " + st.error().message};
+    if (auto j = judge_check(results, references_, task_, "the kernel", e_)) return j;
+    if (!partner_ || partner_->trusted()) return std::nullopt;
+    std::vector<OutputSnapshot> partner_results;
+    if (auto j = run_check_calls(*partner_, 1, check_inputs_.size(), opt_.call_timeout_s, partner_results, nullptr)) return j;
+    return judge_check(partner_results, references_, task_, "the --against kernel", e_);
+  }
+
+  // With the machine to itself (this process's other evaluations and other kforge processes
+  // wait), sampling the load outside kforge before and between pairs.
+  std::optional<Judgement> time() {
+    if (shared_.owns_lock()) shared_.unlock();
+    if (opt_.time && opt_.machine_lock) {
+      double wait_start = monotonic_seconds();
+      measuring_ = opt_.machine_lock->measure();
+      e_.lock_wait_s = monotonic_seconds() - wait_start;
+    }
+    e_.timing_start = monotonic_seconds();
+    if (!opt_.time) return std::nullopt;
+    say(e_.partner.empty() ? std::string("timing") : fmt::format("timing against the {}", e_.partner));
+    LoadSampler load(e_, {candidate_->pid(), partner_ ? partner_->pid() : -1}, opt_.time_budget_s);
+    e_.call_overhead_ms = candidate_->round_trip_ms(21);
+    TimingInputs inputs(*timing_set_, task_);
+    PairedTimingRequest request{opt_.time_budget_s, opt_.warmup_s, opt_.min_pairs, opt_.max_pairs, opt_.perturb, opt_.call_timeout_s};
+    request.between_pairs = [&load] { load.between_pairs(); };
+    auto time_start = Clock::now();
+    auto timed = time_paired(*candidate_, partner_ ? &*partner_ : nullptr, inputs, task_, request);
+    e_.phases.time_s = since(time_start);
+    judge_machine_load(measuring_.contention, e_);
+    if (!timed.failure) timed.failure = candidate_->channel_untouched("timing");
+    if (!timed.failure && partner_ && !partner_->trusted()) timed.failure = partner_->channel_untouched("timing");
+    if (auto j = judge_timing(timed, task_, e_)) {
+      e_.kernel_output = candidate_->printed();
+      return j;
+    }
+    if (opt_.machine) rate_against_peaks(task_, *opt_.machine, e_);
+    return std::nullopt;
+  }
+
+  std::optional<Judgement> profile() {
+    if (opt_.time && opt_.profile_seconds > 0) {
+      say("profiling");
+      auto profiled = candidate_->profile(opt_.profile_seconds, opt_.profile_seconds * 4 + 30);
+      if (!profiled) return Judgement{Verdict::runtime_error, profiled.error().message};
+      e_.profile = build_profile(ctx_, source_, file_name_, opt_, e_, *profiled);
+    }
+    e_.timing_end = monotonic_seconds();
+    if (measuring_.owns_lock()) {
+      opt_.machine_lock->record({e_.timing_start, e_.timing_end});
+      measuring_.unlock();
+    }
+    return std::nullopt;
+  }
+
+  // Every step passed: the processes are stopped and the verdict is correct.
+  Judgement correct() {
+    candidate_->stop();
+    if (partner_) partner_->stop();
+    e_.kernel_output = candidate_->printed();
+    std::string reason = fmt::format("correct on {} secret input sets", check_inputs_.size());
+    if (e_.speedup) reason += fmt::format("; {:.2f}x the {} (median of {} paired runs)", e_.speedup->median, e_.partner, e_.candidate->samples);
+    return {Verdict::correct, reason};
+  }
+
+  const TaskContext& ctx_;
+  const core::ResolvedTask& task_;
+  const std::string& source_;
+  const std::string& file_name_;
+  const EvalOptions& opt_;
+  const bool against_;
+  const Clock::time_point start_ = Clock::now();
+  Evaluation e_;
+  // In the order they are made, so that they are released in reverse: the processes before their
+  // input and output sets, the scratch folder after the processes that read it, the compiles
+  // (whose futures wait for them) and the shared hold last.
+  MachineLock::Shared shared_;
+  std::future<toolchain::CompileResult> compiling_, against_compiling_;
+  Scratch scratch_{ctx_.state_dir()};
+  std::filesystem::path partner_library_;
+  bool partner_trusted_ = true;
+  std::vector<SharedSet> check_inputs_, references_;
+  std::optional<SharedSet> timing_set_;
+  std::vector<const SharedSet*> all_sets_;
+  std::vector<SharedSet> output_sets_;
+  std::optional<KernelProcess> candidate_, partner_;
+  MachineLock::Exclusive measuring_;
+};
+
 }  // namespace
 
 Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std::string& file_name, const EvalOptions& opt) {
-  const auto start = Clock::now();
-  auto say = [&](std::string_view m) {
-    if (opt.progress) opt.progress(m);
-  };
-  const core::ResolvedTask& task = ctx.task();
-  Evaluation e;
-  e.task_id = ctx.spec().id;
-  e.size = task.size;
-  e.role = std::string(toolchain::role_name(opt.role));
-  e.threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const bool against = !opt.against_source.empty();
-
-  // 1. Compile the kernel (and the --against kernel) in the background.
-  say("compiling");
-  // Compiling, preparing references and checking share the machine (held from here to the
-  // timing); timing, below, takes it alone. One hold for the whole stretch: no nested waits.
-  auto shared = opt.machine_lock ? opt.machine_lock->share() : MachineLock::Shared();
-  auto compiling = std::async(std::launch::async, [&] { return compile_source(ctx, source, file_name, opt.role, opt.extra_flags); });
-  std::future<toolchain::CompileResult> against_compiling;
-  if (against)
-    against_compiling = std::async(std::launch::async, [&] { return compile_source(ctx, opt.against_source, opt.against_name, opt.against_role, {}); });
-
-  // 2. The partner's library: the trusted baseline or reference (an --against kernel is compiled above).
-  Scratch scratch(ctx.state_dir());
-  std::filesystem::path partner_library;
-  bool partner_trusted = true;
-  if (opt.time && !against) {
-    bool baseline = opt.partner == EvalOptions::Partner::baseline;
-    say(baseline ? "building the baseline (the first time in a cache: about a minute)" : "building the reference");
-    auto partner_start = Clock::now();
-    auto partner = baseline ? ctx.baseline_library() : ctx.reference_library();
-    e.phases.partner_s = since(partner_start);
-    if (!partner) return finish(std::move(e), {Verdict::runtime_error, partner.error().message}, start);
-    partner_library = scratch.place(*partner, "partner");
-    e.partner = baseline ? "baseline" : "reference";
-  }
-
-  // 3. Secret check inputs and their reference outputs (cached), and the timing inputs.
-  say("preparing check inputs");
-  auto prepare_start = Clock::now();
-  auto sets = prepare_check_sets(ctx, opt.check_sets);
-  if (!sets) return finish(std::move(e), {Verdict::runtime_error, sets.error().message}, start);
-  auto& [check_inputs, references] = *sets;
-  std::optional<SharedSet> timing_set;
-  if (auto t = ctx.make_timing_inputs(std::random_device{}() * 0x100000001ULL ^ std::random_device{}()); t) timing_set.emplace(std::move(*t));
-  else return finish(std::move(e), {Verdict::runtime_error, t.error().message}, start);
-  e.phases.prepare_s = since(prepare_start);
-  std::vector<const SharedSet*> all_sets = {&*timing_set};
-  for (const auto& s : check_inputs) all_sets.push_back(&s);
-  std::vector<SharedSet> output_sets;
-  for (int k = 0; k < 2; ++k) {
-    auto o = SharedSet::create(task.outputs, 1, "kforge-outputs");
-    if (!o) return finish(std::move(e), {Verdict::runtime_error, o.error().message}, start);
-    output_sets.push_back(std::move(*o));
-  }
-
-  // 4. The compiler's and the link check's verdicts.
-  e.compile = compiling.get();
-  e.phases.compile_s = e.compile.seconds;
-  if (auto j = judge_compile(e.compile)) return finish(std::move(e), *j, start);
-  if (auto j = judge_link(e.compile, opt.role, opt.allow_libs)) return finish(std::move(e), *j, start);
-  if (against) {
-    auto against_compile = against_compiling.get();
-    if (auto j = judge_compile(against_compile)) return finish(std::move(e), {j->verdict, "the --against kernel: " + j->reason}, start);
-    if (auto j = judge_link(against_compile, opt.against_role, opt.allow_libs))
-      return finish(std::move(e), {j->verdict, "the --against kernel: " + j->reason}, start);
-    partner_trusted = is_trusted(opt.against_role);
-    if (opt.time || !partner_trusted) partner_library = scratch.place(against_compile.artifact, "against");
-    e.partner = "against " + opt.against_name;
-  }
-
-  // 5. One process per kernel, each alone with its own library.
-  KernelProcessSpec cand_spec = process_spec(task, output_sets, e, opt);
-  cand_spec.who = "the kernel";
-  cand_spec.trusted = is_trusted(opt.role);
-  cand_spec.library = scratch.place(e.compile.artifact, "candidate");
-  cand_spec.folder = cand_spec.library.parent_path();
-  if (!cand_spec.trusted) cand_spec.preload = needed_libraries(cand_spec.library);
-  cand_spec.input_sets = all_sets;
-  auto candidate = KernelProcess::start(cand_spec);
-  if (!candidate) return finish(std::move(e), {Verdict::runtime_error, candidate.error().message}, start);
-  std::optional<KernelProcess> partner;
-  if (!partner_library.empty()) {
-    KernelProcessSpec p = process_spec(task, output_sets, e, opt);
-    p.who = against ? "the --against kernel" : "the " + e.partner;
-    p.trusted = partner_trusted;
-    p.library = partner_library;
-    p.folder = partner_library.parent_path();
-    if (!p.trusted) p.preload = needed_libraries(p.library);
-    // A trusted partner is only timed; an untrusted one is checked like the candidate.
-    p.input_sets = partner_trusted ? std::vector<const SharedSet*>{&*timing_set} : all_sets;
-    auto started = KernelProcess::start(p);
-    if (!started) return finish(std::move(e), {Verdict::runtime_error, started.error().message}, start);
-    partner.emplace(std::move(*started));
-  }
-  if (auto j = candidate->wait_ready(180)) return finish(std::move(e), *j, start);
-  e.landlock_abi = candidate->landlock_abi();
-  if (partner)
-    if (auto j = partner->wait_ready(180)) return finish(std::move(e), *j, start);
-
-  // 6. The check, on every secret input set.
-  say(fmt::format("checking on {} secret input sets", check_inputs.size()));
-  auto check_start = Clock::now();
-  std::vector<OutputSnapshot> results, partner_results;
-  auto check_failed = run_check_calls(*candidate, 0, check_inputs.size(), opt.call_timeout_s, results, &e.check_ms);
-  e.phases.check_s = since(check_start);
-  e.kernel_output = candidate->printed();
-  if (!check_failed) check_failed = candidate->channel_untouched("the check");
-  if (check_failed) return finish(std::move(e), *check_failed, start);
-  if (!opt.dump_dir.empty())
-    if (auto st = dump_check_sets(opt.dump_dir, task, check_inputs, results, references); !st)
-      return finish(std::move(e), {Verdict::runtime_error, "--dump: " + st.error().message}, start);
-  if (auto j = judge_check(results, references, task, "the kernel", e)) return finish(std::move(e), *j, start);
-  if (partner && !partner->trusted()) {
-    if (auto j = run_check_calls(*partner, 1, check_inputs.size(), opt.call_timeout_s, partner_results, nullptr))
-      return finish(std::move(e), *j, start);
-    if (auto j = judge_check(partner_results, references, task, "the --against kernel", e)) return finish(std::move(e), *j, start);
-  }
-
-  // 7. Time it, paired with the partner, with the machine to itself (this process's other
-  // evaluations and other kforge processes wait), sampling the load outside kforge before and
-  // between pairs.
-  if (shared.owns_lock()) shared.unlock();
-  MachineLock::Exclusive measuring;
-  if (opt.time && opt.machine_lock) {
-    double wait_start = monotonic_seconds();
-    measuring = opt.machine_lock->measure();
-    e.lock_wait_s = monotonic_seconds() - wait_start;
-  }
-  e.timing_start = monotonic_seconds();
-  if (opt.time) {
-    say(e.partner.empty() ? std::string("timing") : fmt::format("timing against the {}", e.partner));
-    LoadSampler load(e, {candidate->pid(), partner ? partner->pid() : -1}, opt.time_budget_s);
-    e.call_overhead_ms = candidate->round_trip_ms(21);
-    TimingInputs inputs(*timing_set, task);
-    PairedTimingRequest request{opt.time_budget_s, opt.warmup_s, opt.min_pairs, opt.max_pairs, opt.perturb, opt.call_timeout_s};
-    request.between_pairs = [&load] { load.between_pairs(); };
-    auto time_start = Clock::now();
-    auto timed = time_paired(*candidate, partner ? &*partner : nullptr, inputs, task, request);
-    e.phases.time_s = since(time_start);
-    judge_machine_load(measuring.contention, e);
-    if (!timed.failure) timed.failure = candidate->channel_untouched("timing");
-    if (!timed.failure && partner && !partner->trusted()) timed.failure = partner->channel_untouched("timing");
-    if (auto j = judge_timing(timed, task, e)) {
-      e.kernel_output = candidate->printed();
-      return finish(std::move(e), *j, start);
-    }
-    if (opt.machine) rate_against_peaks(task, *opt.machine, e);
-  }
-
-  // 8. Profile: sampled hot lines, the compiler's vectorization remarks, the roofline position.
-  if (opt.time && opt.profile_seconds > 0) {
-    say("profiling");
-    auto profiled = candidate->profile(opt.profile_seconds, opt.profile_seconds * 4 + 30);
-    if (!profiled) return finish(std::move(e), {Verdict::runtime_error, profiled.error().message}, start);
-    e.profile = build_profile(ctx, source, file_name, opt, e, *profiled);
-  }
-  e.timing_end = monotonic_seconds();
-  if (measuring.owns_lock()) {
-    opt.machine_lock->record({e.timing_start, e.timing_end});
-    measuring.unlock();
-  }
-  candidate->stop();
-  if (partner) partner->stop();
-  e.kernel_output = candidate->printed();
-  std::string reason = fmt::format("correct on {} secret input sets", check_inputs.size());
-  if (e.speedup) reason += fmt::format("; {:.2f}x the {} (median of {} paired runs)", e.speedup->median, e.partner, e.candidate->samples);
-  return finish(std::move(e), {Verdict::correct, reason}, start);
+  return EvaluationRun(ctx, source, file_name, opt).run();
 }
 
 }  // namespace kforge::eval

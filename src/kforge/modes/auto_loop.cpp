@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <utility>
 
 #include "kforge/core/fs.h"
 #include "kforge/core/hash.h"
@@ -29,10 +30,10 @@ bool stops_the_run(const llm::LlmError& e) {
   return e.kind != llm::ErrorKind::malformed && e.kind != llm::ErrorKind::truncated;
 }
 
-std::string run_state_for(const llm::LlmError& e) {
-  if (e.kind == llm::ErrorKind::budget_exhausted) return "stopped";
-  if (e.kind == llm::ErrorKind::cancelled) return "interrupted";
-  return "failed";
+store::RunState run_state_for(const llm::LlmError& e) {
+  if (e.kind == llm::ErrorKind::budget_exhausted) return store::RunState::stopped;
+  if (e.kind == llm::ErrorKind::cancelled) return store::RunState::interrupted;
+  return store::RunState::failed;
 }
 
 // The node row for an iteration as it stands (`finished`: the iteration has ended, whatever it gave).
@@ -48,16 +49,9 @@ store::NodeRecord node_record(const AutoEnv& env, const AutoOptions& o, const It
   n.plan = rec.plan;
   n.source = rec.source;
   n.source_hash = core::Hasher().add(rec.source).hex();
-  n.state = finished ? "done" : "running";
+  n.state = finished ? store::NodeState::done : store::NodeState::running;
   if (rec.evaluation) {
-    const auto& e = *rec.evaluation;
-    n.verdict = std::string(eval::verdict_name(e.verdict));
-    n.reason = e.reason;
-    if (e.candidate) n.median_ms = e.candidate->median_ms;
-    if (e.baseline) n.baseline_ms = e.baseline->median_ms;
-    if (e.speedup) n.speedup = e.speedup->median;
-    if (e.candidate) n.roofline = e.roofline;
-    if (e.profile) n.profile = e.profile->summary();
+    record_evaluation(n, *rec.evaluation);
     n.finished_at = store::now_iso8601();
   }
   if (rec.diagnosis) {
@@ -67,40 +61,45 @@ store::NodeRecord node_record(const AutoEnv& env, const AutoOptions& o, const It
   n.tokens_in = rec.tokens.usage.input_tokens;
   n.tokens_out = rec.tokens.usage.output_tokens;
   n.cost_usd = rec.tokens.cost_usd;
-  nlohmann::json extra = o.node_extra;
-  extra.update(nlohmann::json{{"fixes", rec.fixes},
+  if (o.expansion) {
+    n.expansion = o.expansion->key;
+    n.strategy_id = o.expansion->strategy_id;
+    n.partner = o.expansion->partner;
+  }
+  if (rec.decision) n.decision = rec.decision->to_json().dump();
+  n.extra = nlohmann::json{{"fixes", rec.fixes},
                            {"tuning", rec.tuning},
                            {"seconds", {{"model", rec.clock.model_s}, {"compile", rec.clock.compile_s}, {"check", rec.clock.check_s},
-                                        {"tune", rec.clock.tune_s}, {"time", rec.clock.time_s}, {"wall", rec.wall_s}}}});
-  if (rec.decision) extra["decision"] = rec.decision->to_json();
-  if (rec.evaluation && rec.evaluation->timing_end > 0)
-    extra["timing_window"] = {rec.evaluation->timing_start, rec.evaluation->timing_end};
-  n.extra = extra.dump();
+                                        {"tune", rec.clock.tune_s}, {"time", rec.clock.time_s}, {"wall", rec.wall_s}}}}
+                .dump();
   return n;
 }
 
 // An auto run started by a search, as one of its expansions.
-bool in_search(const AutoOptions& o) { return o.parent_node.has_value() || !o.node_extra.empty(); }
+bool in_search(const AutoOptions& o) { return o.parent_node.has_value() || o.expansion.has_value(); }
 
 // An auto run's files go by iteration; a search's by node (all its expansions are iteration 1,
 // and each wrote over the last one's iter-1/).
-void write_iteration_files(const AutoEnv& env, const AutoOptions& o, const IterationRecord& rec) {
+void write_iteration_files(const AutoEnv& env, const AutoOptions& o, const IterationRecord& rec, const std::function<void(const std::string&)>& say) {
   const bool search = in_search(o);
   std::string dir = search && rec.node ? fmt::format("node-{}/", rec.node) : fmt::format("iter-{}/", rec.iteration);
-  if (!rec.plan.empty()) (void)env.journal->write(dir + "plan.md", rec.plan);
-  if (!rec.source.empty()) (void)env.journal->write(dir + "kernel.cpp", rec.source);
-  if (rec.evaluation) (void)env.journal->write(dir + "evaluation.json", eval::to_json(*rec.evaluation).dump(2));
+  std::vector<std::pair<std::string, std::string>> files;
+  if (!rec.plan.empty()) files.emplace_back("plan.md", rec.plan);
+  if (!rec.source.empty()) files.emplace_back("kernel.cpp", rec.source);
+  if (rec.evaluation) files.emplace_back("evaluation.json", eval::to_json(*rec.evaluation).dump(2));
   if (rec.diagnosis)
-    (void)env.journal->write(dir + "diagnosis.md", fmt::format("BOTTLENECK: {}\nDIAGNOSIS: {}\nNEEDS_IMPROVEMENT: {}\nSUGGESTION: {}\n",
-                                                                rec.diagnosis->bottleneck, rec.diagnosis->diagnosis,
-                                                                rec.diagnosis->needs_improvement ? "yes" : "no", rec.diagnosis->suggestion));
+    files.emplace_back("diagnosis.md", fmt::format("BOTTLENECK: {}\nDIAGNOSIS: {}\nNEEDS_IMPROVEMENT: {}\nSUGGESTION: {}\n", rec.diagnosis->bottleneck,
+                                                   rec.diagnosis->diagnosis, rec.diagnosis->needs_improvement ? "yes" : "no",
+                                                   rec.diagnosis->suggestion));
   if (!rec.debug.empty()) {
     std::string log;
     for (std::size_t i = 0; i < rec.debug.size(); ++i)
       log += fmt::format("## Fix {}\n### Failure\n{}\n### Cause\n{}\n### Fix\n{}\n\n", i + 1, rec.debug[i].failure, rec.debug[i].fix.cause,
                          rec.debug[i].fix.fix);
-    (void)env.journal->write(dir + "debug.md", log);
+    files.emplace_back("debug.md", log);
   }
+  for (const auto& [name, content] : files)
+    if (auto st = env.journal->write(dir + name, content); !st) say("could not write " + dir + name + ": " + st.error().message);
 }
 
 // " Last fix tried: <cause> → <fix>." when the debugger tried one.
@@ -143,256 +142,298 @@ Result<double> measure_baseline_ms(const eval::TaskContext& ctx, const eval::Eva
   return e.candidate->median_ms;
 }
 
-AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) {
-  AutoResult result;
-  auto say = [&](const std::string& m) {
-    if (env.say) env.say(m);
-  };
-  agents::LoopState state;
-  state.task = env.ctx;
-  state.machine = env.machine;
-  state.threads = env.eval.threads;
-  eval::EvalOptions timed = env.eval;
-  timed.time_budget_s = o.time_budget_s;
+namespace {
 
-  // Prepare: the baseline's time and the roofline bound the prompts quote.
-  state.budget = {0, o.iterations, o.patience, 0, o.debug_attempts, in_search(o) ? "search expansion" : "run"};
-  state.baseline_when = in_search(o) ? "measured alone once for the whole search" : "measured alone before the first iteration";
-  if (o.baseline_ms > 0) state.baseline_ms = o.baseline_ms;
-  else {
-    say("measuring the baseline");
-    auto b = measure_baseline_ms(*env.ctx, timed);
-    if (!b) {
-      result.state = "failed";
-      result.stop_reason = b.error().message;
-      return result;
-    }
-    state.baseline_ms = *b;
+// How an iteration ended. Every iteration ends through one of these, and one stop rule reads it.
+struct IterationEnd {
+  std::string outcome;                 // one line: what the iteration gave
+  std::string failure;                 // why it gave no correct kernel, in full ("" when it did)
+  std::optional<llm::LlmError> fatal;  // a model failure that stops the run
+  bool improved = false;               // a new best
+  std::string at_limit;                // the profiler's diagnosis, when it judged the new best at its limit
+};
+
+// Why a model failure ends the iteration, and whether it ends the run too: only a malformed or
+// truncated reply leaves the run going.
+IterationEnd model_failed(const std::string& who, const llm::LlmError& e) {
+  IterationEnd end{who + " failed: " + e.message, who + " failed: " + e.message};
+  if (stops_the_run(e)) end.fatal = e;
+  return end;
+}
+
+// One run of the loop: the state every iteration reads and the steps of one iteration, in order.
+class Loop {
+ public:
+  Loop(const AutoEnv& env, const AutoOptions& o) : env_(env), o_(o), parent_(o.parent_node) {
+    state_.task = env.ctx;
+    state_.machine = env.machine;
+    state_.threads = env.eval.threads;
+    timed_ = env.eval;
+    timed_.time_budget_s = o.time_budget_s;
   }
-  result.baseline_ms = state.baseline_ms;
-  const auto& task = env.ctx->task();
-  state.roofline_ms = 1e3 * std::max(task.flops / (env.machine->peak_gflops(state.threads) * 1e9 + 1e-30),
-                                     task.bytes / (env.machine->peak_gbps(state.threads) * 1e9 + 1e-30));
 
-  StepEnv steps{env.ctx, env.agents, &state, timed, [&](std::string_view m) { say(std::string(m)); }, nullptr};
-  int without_improvement = 0;
-  std::optional<std::int64_t> parent = o.parent_node;
-
-  for (int it = 1; it <= o.iterations; ++it) {
-    if (auto b = env.agents->llm->check_budget(); !b) {
-      result.state = run_state_for(b.error());
-      result.stop_reason = b.error().message;
-      break;
+  AutoResult run() {
+    if (!prepare()) return std::move(result_);
+    for (int it = 1; it <= o_.iterations; ++it) {
+      if (auto b = env_.agents->llm->check_budget(); !b) {
+        stop(run_state_for(b.error()), b.error().message);
+        break;
+      }
+      IterationRecord rec = begin(it);
+      IterationEnd end = iterate(rec);
+      finish(std::move(rec), end);
+      if (stop_rule(end)) break;
     }
+    if (result_.stop_reason.empty()) result_.stop_reason = fmt::format("reached {} iterations", o_.iterations);
+    if (state_.best) result_.best = state_.best;
+    return std::move(result_);
+  }
+
+ private:
+  // The baseline's time and the roofline bound the prompts quote.
+  bool prepare() {
+    state_.budget = {0, o_.iterations, o_.patience, 0, o_.debug_attempts, in_search(o_) ? "search expansion" : "run"};
+    state_.baseline_when = in_search(o_) ? "measured alone once for the whole search" : "measured alone before the first iteration";
+    if (o_.baseline_ms > 0) state_.baseline_ms = o_.baseline_ms;
+    else {
+      say("measuring the baseline");
+      auto b = measure_baseline_ms(*env_.ctx, timed_);
+      if (!b) {
+        stop(store::RunState::failed, b.error().message);
+        return false;
+      }
+      state_.baseline_ms = *b;
+    }
+    result_.baseline_ms = state_.baseline_ms;
+    const auto& task = env_.ctx->task();
+    state_.roofline_ms = 1e3 * std::max(task.flops / (env_.machine->peak_gflops(state_.threads) * 1e9 + 1e-30),
+                                        task.bytes / (env_.machine->peak_gbps(state_.threads) * 1e9 + 1e-30));
+    return true;
+  }
+
+  // The iteration's record and its node row, marked running.
+  IterationRecord begin(int it) {
     IterationRecord rec;
     rec.iteration = it;
-    state.budget.iteration = it;
-    state.budget.without_improvement = without_improvement;
-    steps.clock = &rec.clock;
-    const auto start = Clock::now();
-    const auto tokens_before = env.agents->llm->totals();
-    const int depth = o.depth + it - 1;
-    auto node_id = store::insert_node(env.journal->db(), node_record(env, o, rec, parent, depth, false));
-    if (node_id) rec.node = *node_id;
+    state_.budget.iteration = it;
+    state_.budget.without_improvement = without_improvement_;
+    start_ = Clock::now();
+    tokens_before_ = env_.agents->llm->totals();
+    depth_ = o_.depth + it - 1;
+    auto node = env_.journal->ledger().add_node(node_record(env_, o_, rec, parent_, depth_, false));
+    if (node) rec.node = *node;
+    else say("the iteration's node could not be recorded: " + node.error().message);
+    return rec;
+  }
 
-    // Stops the run on a model failure that is not the model's reply being malformed.
-    std::optional<llm::LlmError> fatal;
-    // `failure`: why the iteration gave no correct kernel, in full ("" when it did).
-    auto finish_iteration = [&](const std::string& outcome, const std::string& failure = "") {
-      rec.outcome = outcome;
-      rec.wall_s = seconds_since(start);
-      rec.tokens = minus(env.agents->llm->totals(), tokens_before);
-      (void)store::update_node(env.journal->db(), node_record(env, o, rec, parent, depth, true));
-      write_iteration_files(env, o, rec);
-      state.history.push_back(attempt_record(rec, failure));
-      say(fmt::format("iteration {}: {}", it, outcome));
-      result.iterations.push_back(std::move(rec));
-    };
+  // plan → implement → compile → check → tune → time → diagnose → decide; a step that gives no
+  // kernel to go on with ends the iteration there.
+  IterationEnd iterate(IterationRecord& rec) {
+    steps_ = {env_.ctx, env_.agents, &state_, timed_, [this](std::string_view m) { say(std::string(m)); }, &rec.clock};
+    std::optional<agents::Plan> plan;
+    if (auto end = plan_step(rec, plan)) return *end;
+    if (auto end = implement_step(rec, *plan)) return *end;
+    if (auto end = compile_step(rec)) return *end;
+    if (auto end = check_step(rec)) return *end;
+    tune_step(rec);
+    if (auto end = time_step(rec)) return *end;
+    diagnose_step(rec);
+    return decide_step(rec);
+  }
 
-    say(fmt::format("iteration {}: planning", it));
-    auto plan = timed_model_call(steps, [&] { return agents::plan(*env.agents, state, o.strategy); });
-    if (!plan) {
-      if (stops_the_run(plan.error())) fatal = plan.error();
-      finish_iteration("the planner failed: " + plan.error().message, "the planner failed: " + plan.error().message);
-      if (fatal) {
-        result.state = run_state_for(*fatal);
-        result.stop_reason = fatal->message;
-        break;
-      }
-      ++without_improvement;
-      continue;
-    }
-    rec.plan = plan->markdown;
-    rec.strategy = plan->strategy;
+  std::optional<IterationEnd> plan_step(IterationRecord& rec, std::optional<agents::Plan>& plan) {
+    say(fmt::format("iteration {}: planning", rec.iteration));
+    auto p = timed_model_call(steps_, [&] { return agents::plan(*env_.agents, state_, o_.strategy); });
+    if (!p) return model_failed("the planner", p.error());
+    rec.plan = p->markdown;
+    rec.strategy = p->strategy;
+    plan = *p;
+    return std::nullopt;
+  }
 
-    say(fmt::format("iteration {}: implementing", it));
-    std::string current = state.best ? state.best->source : o.start_source;
-    auto code = timed_model_call(steps, [&] { return agents::implement(*env.agents, state, *plan, current, o.coder_instruction); });
-    if (!code) {
-      if (stops_the_run(code.error())) fatal = code.error();
-      finish_iteration("the coder failed: " + code.error().message, "the coder failed: " + code.error().message);
-      if (fatal) {
-        result.state = run_state_for(*fatal);
-        result.stop_reason = fatal->message;
-        break;
-      }
-      ++without_improvement;
-      continue;
-    }
+  std::optional<IterationEnd> implement_step(IterationRecord& rec, const agents::Plan& plan) {
+    say(fmt::format("iteration {}: implementing", rec.iteration));
+    std::string current = state_.best ? state_.best->source : o_.start_source;
+    auto code = timed_model_call(steps_, [&] { return agents::implement(*env_.agents, state_, plan, current, o_.coder_instruction); });
+    if (!code) return model_failed("the coder", code.error());
     rec.source = *code;
+    return std::nullopt;
+  }
 
-    // Compile, then check, each with its own debug loop; the debugger sees every earlier error.
-    say(fmt::format("iteration {}: compiling", it));
-    auto compiled = compile_with_fixes(steps, rec.source, o.debug_attempts, rec.debug);
+  // Compile, then check, each with its own debug loop; the debugger sees every earlier error.
+  std::optional<IterationEnd> compile_step(IterationRecord& rec) {
+    say(fmt::format("iteration {}: compiling", rec.iteration));
+    auto compiled = compile_with_fixes(steps_, rec.source, o_.debug_attempts, rec.debug);
     rec.source = compiled.source;
     rec.fixes += compiled.fixes;
-    if (!compiled.ok) {
-      fatal = compiled.model_error;
-      eval::Evaluation e;
-      e.verdict = eval::Verdict::compile_error;
-      e.reason = rec.debug.empty() ? "does not compile" : rec.debug.back().failure.substr(0, 2000);
-      rec.evaluation = e;
-      finish_iteration(fmt::format("does not compile after {} fix(es)", compiled.fixes),
-                       fmt::format("does not compile after {} fix(es): {}{}", compiled.fixes, e.reason, last_fix(rec)));
-      if (fatal) {
-        result.state = run_state_for(*fatal);
-        result.stop_reason = fatal->message;
-        break;
-      }
-      ++without_improvement;
-      if (without_improvement >= o.patience) {
-        result.stop_reason = fmt::format("{} iterations without improvement", without_improvement);
-        break;
-      }
-      continue;
-    }
-    say(fmt::format("iteration {}: checking", it));
-    auto checked = check_with_fixes(steps, rec.source, o.debug_attempts, rec.debug);
+    if (compiled.ok) return std::nullopt;
+    eval::Evaluation e;
+    e.verdict = eval::Verdict::compile_error;
+    e.reason = rec.debug.empty() ? "does not compile" : rec.debug.back().failure.substr(0, 2000);
+    rec.evaluation = e;
+    return IterationEnd{fmt::format("does not compile after {} fix(es)", compiled.fixes),
+                        fmt::format("does not compile after {} fix(es): {}{}", compiled.fixes, e.reason, last_fix(rec)), compiled.model_error};
+  }
+
+  std::optional<IterationEnd> check_step(IterationRecord& rec) {
+    say(fmt::format("iteration {}: checking", rec.iteration));
+    auto checked = check_with_fixes(steps_, rec.source, o_.debug_attempts, rec.debug);
     rec.source = checked.source;
     rec.fixes += checked.fixes;
     rec.evaluation = checked.evaluation;
-    if (!checked.ok) {
-      fatal = checked.model_error;
-      finish_iteration(fmt::format("{} after {} fix(es): {}", eval::verdict_name(checked.evaluation->verdict), checked.fixes,
-                                   checked.evaluation->reason.substr(0, 200)),
-                       fmt::format("{} after {} fix(es): {}{}", eval::verdict_name(checked.evaluation->verdict), checked.fixes,
-                                   checked.evaluation->reason, last_fix(rec)));
-      if (fatal) {
-        result.state = run_state_for(*fatal);
-        result.stop_reason = fatal->message;
-        break;
-      }
-      ++without_improvement;
-      if (without_improvement >= o.patience) {
-        result.stop_reason = fmt::format("{} iterations without improvement", without_improvement);
-        break;
-      }
-      continue;
-    }
+    if (checked.ok) return std::nullopt;
+    const auto verdict = eval::verdict_name(checked.evaluation->verdict);
+    return IterationEnd{fmt::format("{} after {} fix(es): {}", verdict, checked.fixes, checked.evaluation->reason.substr(0, 200)),
+                        fmt::format("{} after {} fix(es): {}{}", verdict, checked.fixes, checked.evaluation->reason, last_fix(rec)),
+                        checked.model_error};
+  }
 
-    // Tune the declared tunables; the tuned kernel is checked and timed again from scratch.
-    std::optional<eval::Evaluation> final_eval;
-    {
-      auto t = Clock::now();
-      eval::EvalOptions tune_base = timed;
-      tune_base.profile_seconds = o.profile_seconds;
-      auto tuned = agents::tune(*env.ctx, rec.source, "kernel.cpp", tune_base, o.tune, [&](std::string_view m) { say(std::string(m)); });
-      rec.clock.tune_s += seconds_since(t);
-      if (!tuned) rec.tuning = "tunables not usable: " + tuned.error().message;
-      else {
-        rec.tuning = tuned->summary();
-        rec.tuning_table = tuned->table();
-        if (tuned->best && tuned->recheck && tuned->recheck->correct()) {
-          rec.source = tuned->tuned_source;
-          final_eval = tuned->recheck;
-        } else if (tuned->best && tuned->recheck) {
-          rec.tuning += " — the tuned kernel failed its re-check, the untuned one is kept";
-        }
-      }
+  // Tune the declared tunables; a tuned kernel that passes its re-check is kept with that
+  // evaluation (checked and timed again from scratch).
+  void tune_step(IterationRecord& rec) {
+    tuned_eval_.reset();
+    auto t = Clock::now();
+    eval::EvalOptions tune_base = timed_;
+    tune_base.profile_seconds = o_.profile_seconds;
+    auto tuned = agents::tune(*env_.ctx, rec.source, "kernel.cpp", tune_base, o_.tune, [this](std::string_view m) { say(std::string(m)); });
+    rec.clock.tune_s += seconds_since(t);
+    if (!tuned) {
+      rec.tuning = "tunables not usable: " + tuned.error().message;
+      return;
     }
-    if (!final_eval) {
-      say(fmt::format("iteration {}: timing and profiling", it));
-      final_eval = time_and_profile(steps, rec.source, o.profile_seconds);
-    }
-    rec.evaluation = final_eval;
-    if (!final_eval->correct()) {
-      finish_iteration(fmt::format("{} while timing: {}", eval::verdict_name(final_eval->verdict), final_eval->reason.substr(0, 200)),
-                       fmt::format("{} while timing: {}", eval::verdict_name(final_eval->verdict), final_eval->reason));
-      ++without_improvement;
-      if (without_improvement >= o.patience) {
-        result.stop_reason = fmt::format("{} iterations without improvement", without_improvement);
-        break;
-      }
-      continue;
-    }
-
-    // Each timed evaluation measured the baseline again, beside this kernel: the latest is the one to quote.
-    if (final_eval->baseline) {
-      state.baseline_ms = final_eval->baseline->median_ms;
-      state.baseline_when = fmt::format("measured beside iteration {}'s kernel, the latest measurement", it);
-    }
-    say(fmt::format("iteration {}: profiler's diagnosis", it));
-    auto diagnosis =
-        timed_model_call(steps, [&] { return agents::diagnose(*env.agents, state, rec.source, *final_eval, rec.tuning_table); });
-    if (diagnosis) rec.diagnosis = *diagnosis;
-    else if (stops_the_run(diagnosis.error())) fatal = diagnosis.error();
-
-    // A kernel becomes the best only by beating the current best side by side in one run (see
-    // paired_decision.h): never on medians or speedups measured in different runs.
-    bool improved = !state.best;
-    if (state.best) {
-      say(fmt::format("iteration {}: timing against the best (iteration {}) side by side", it, state.best->iteration));
-      auto t = Clock::now();
-      rec.decision = eval::decide_paired(*env.ctx, rec.source, state.best->source, fmt::format("iteration {}", state.best->iteration), timed);
-      rec.clock.time_s += seconds_since(t);
-      improved = rec.decision->challenger_won();
-    }
-    std::string outcome = fmt::format("correct, {:.4g} ms, {:.2f}x the baseline, {:.0f}% of the roofline{}", final_eval->candidate->median_ms,
-                                      final_eval->speedup ? final_eval->speedup->median : 0.0, 100 * final_eval->roofline,
-                                      final_eval->roofline_note.empty() ? "" : " (" + final_eval->roofline_note + ")");
-    if (rec.decision) outcome += "; " + rec.decision->describe();
-    if (improved) outcome += in_search(o) ? " — best of this expansion" : " — new best";
-    if (improved) {
-      state.best = agents::BestKernel{rec.source, *final_eval, rec.diagnosis, it, rec.tuning_table};
-      result.best_node = rec.node;
-      (void)env.journal->write("best.cpp", rec.source);
-      without_improvement = 0;
-    } else {
-      ++without_improvement;
-    }
-    if (rec.diagnosis) outcome += ". Profiler: " + rec.diagnosis->diagnosis;
-    bool at_limit = improved && rec.diagnosis && !rec.diagnosis->needs_improvement;
-    std::string limit_note = at_limit ? rec.diagnosis->diagnosis : "";
-    finish_iteration(outcome);
-    if (improved) parent = rec.node;  // the next iteration grows from this one (after its own row is written)
-    // The run's best, for an auto run; a search's expansion has only the best of the expansion, and
-    // the search decides its own best (side by side), so it does not touch the run row.
-    if (!in_search(o)) {
-      store::RunRecord run{env.run_id, "", "", "", "running"};
-      run.best_node = result.best_node;
-      (void)store::update_run(env.journal->db(), run);
-    }
-
-    if (fatal) {
-      result.state = run_state_for(*fatal);
-      result.stop_reason = fatal->message;
-      break;
-    }
-    if (at_limit) {
-      result.stop_reason = "the profiler judged the best kernel at its limit: " + limit_note;
-      break;
-    }
-    if (without_improvement >= o.patience) {
-      result.stop_reason = fmt::format("{} iterations without improvement", without_improvement);
-      break;
+    rec.tuning = tuned->summary();
+    rec.tuning_table = tuned->table();
+    if (tuned->best && tuned->recheck && tuned->recheck->correct()) {
+      rec.source = tuned->tuned_source;
+      tuned_eval_ = tuned->recheck;
+    } else if (tuned->best && tuned->recheck) {
+      rec.tuning += " — the tuned kernel failed its re-check, the untuned one is kept";
     }
   }
-  if (result.stop_reason.empty()) result.stop_reason = fmt::format("reached {} iterations", o.iterations);
-  if (state.best) result.best = state.best;
-  return result;
-}
 
-std::string auto_report(const AutoEnv& env, const AutoOptions& o, const AutoResult& r) {
+  std::optional<IterationEnd> time_step(IterationRecord& rec) {
+    if (tuned_eval_) rec.evaluation = tuned_eval_;
+    else {
+      say(fmt::format("iteration {}: timing and profiling", rec.iteration));
+      rec.evaluation = time_and_profile(steps_, rec.source, o_.profile_seconds);
+    }
+    const auto& e = *rec.evaluation;
+    if (!e.correct())
+      return IterationEnd{fmt::format("{} while timing: {}", eval::verdict_name(e.verdict), e.reason.substr(0, 200)),
+                          fmt::format("{} while timing: {}", eval::verdict_name(e.verdict), e.reason)};
+    // Each timed evaluation measured the baseline again, beside this kernel: the latest is the one to quote.
+    if (e.baseline) {
+      state_.baseline_ms = e.baseline->median_ms;
+      state_.baseline_when = fmt::format("measured beside iteration {}'s kernel, the latest measurement", rec.iteration);
+    }
+    return std::nullopt;
+  }
+
+  void diagnose_step(IterationRecord& rec) {
+    say(fmt::format("iteration {}: profiler's diagnosis", rec.iteration));
+    auto diagnosis =
+        timed_model_call(steps_, [&] { return agents::diagnose(*env_.agents, state_, rec.source, *rec.evaluation, rec.tuning_table); });
+    if (diagnosis) rec.diagnosis = *diagnosis;
+    else if (stops_the_run(diagnosis.error())) diagnosis_error_ = diagnosis.error();
+  }
+
+  // A kernel becomes the best only by beating the current best side by side in one run (see
+  // paired_decision.h): never on medians or speedups measured in different runs.
+  IterationEnd decide_step(IterationRecord& rec) {
+    IterationEnd end;
+    end.fatal = std::exchange(diagnosis_error_, std::nullopt);
+    const auto& e = *rec.evaluation;
+    end.improved = !state_.best;
+    if (state_.best) {
+      say(fmt::format("iteration {}: timing against the best (iteration {}) side by side", rec.iteration, state_.best->iteration));
+      auto t = Clock::now();
+      rec.decision = eval::decide_paired(*env_.ctx, rec.source, state_.best->source, fmt::format("iteration {}", state_.best->iteration), timed_);
+      rec.clock.time_s += seconds_since(t);
+      end.improved = rec.decision->challenger_won();
+    }
+    end.outcome = fmt::format("correct, {:.4g} ms, {:.2f}x the baseline, {:.0f}% of the roofline{}", e.candidate->median_ms,
+                              e.speedup ? e.speedup->median : 0.0, 100 * e.roofline, e.roofline_note.empty() ? "" : " (" + e.roofline_note + ")");
+    if (rec.decision) end.outcome += "; " + rec.decision->describe();
+    if (end.improved) {
+      end.outcome += in_search(o_) ? " — best of this expansion" : " — new best";
+      state_.best = agents::BestKernel{rec.source, e, rec.diagnosis, rec.iteration, rec.tuning_table};
+      result_.best_node = rec.node;
+      if (auto st = env_.journal->write("best.cpp", rec.source); !st) say("could not write best.cpp: " + st.error().message);
+    }
+    if (rec.diagnosis) end.outcome += ". Profiler: " + rec.diagnosis->diagnosis;
+    if (end.improved && rec.diagnosis && !rec.diagnosis->needs_improvement) end.at_limit = rec.diagnosis->diagnosis;
+    return end;
+  }
+
+  // Records the ended iteration: its node, its files, what later iterations are told of it.
+  void finish(IterationRecord rec, const IterationEnd& end) {
+    rec.outcome = end.outcome;
+    rec.wall_s = seconds_since(start_);
+    rec.tokens = minus(env_.agents->llm->totals(), tokens_before_);
+    auto node = node_record(env_, o_, rec, parent_, depth_, true);
+    if (auto st = env_.journal->ledger().update_node(node); !st) say("the iteration's node could not be updated: " + st.error().message);
+    result_.nodes.push_back(std::move(node));
+    write_iteration_files(env_, o_, rec, [this](const std::string& m) { say(m); });
+    state_.history.push_back(attempt_record(rec, end.failure));
+    say(fmt::format("iteration {}: {}", rec.iteration, end.outcome));
+    if (end.improved) {
+      without_improvement_ = 0;
+      parent_ = rec.node;  // the next iteration grows from this one (after its own row is written)
+      record_best();
+    } else {
+      ++without_improvement_;
+    }
+    result_.iterations.push_back(std::move(rec));
+  }
+
+  // The run's best, for an auto run; a search's expansion has only the best of the expansion, and
+  // the search decides its own best (side by side), so it does not touch the run row.
+  void record_best() {
+    if (in_search(o_)) return;
+    if (auto st = env_.journal->ledger().set_best(env_.run_id, result_.best_node); !st) say("the run's best could not be recorded: " + st.error().message);
+  }
+
+  // The stop rule, the same after every iteration: a fatal model failure, the profiler's limit,
+  // then patience.
+  bool stop_rule(const IterationEnd& end) {
+    if (end.fatal) return stop(run_state_for(*end.fatal), end.fatal->message);
+    if (!end.at_limit.empty()) return stop(store::RunState::finished, "the profiler judged the best kernel at its limit: " + end.at_limit);
+    if (without_improvement_ >= o_.patience)
+      return stop(store::RunState::finished, fmt::format("{} iterations without improvement", without_improvement_));
+    return false;
+  }
+
+  bool stop(store::RunState state, const std::string& reason) {
+    result_.state = state;
+    result_.stop_reason = reason;
+    return true;
+  }
+
+  void say(const std::string& m) const {
+    if (env_.say) env_.say(m);
+  }
+
+  const AutoEnv& env_;
+  const AutoOptions& o_;
+  agents::LoopState state_;
+  eval::EvalOptions timed_;
+  StepEnv steps_;
+  AutoResult result_;
+  int without_improvement_ = 0;
+  std::optional<std::int64_t> parent_;
+  // The iteration in progress.
+  Clock::time_point start_;
+  llm::SessionTotals tokens_before_;
+  int depth_ = 0;
+  std::optional<eval::Evaluation> tuned_eval_;
+  std::optional<llm::LlmError> diagnosis_error_;
+};
+
+}  // namespace
+
+AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) { return Loop(env, o).run(); }
+
+std::string auto_report(const AutoEnv& env, const AutoResult& r) {
   std::string s = fmt::format("# kforge auto: {} (size {})\n\n", env.ctx->spec().id, env.ctx->task().size);
   s += fmt::format("Baseline (PyTorch eager): {:.4g} ms with {} thread(s). Stopped: {}.\n\n", r.baseline_ms, env.eval.threads, r.stop_reason);
   s += "| iter | verdict | time ms | speedup | roofline | fixes | tokens in/out | cost $ | model s | compile s | check s | tune s | time s | "
@@ -426,7 +467,6 @@ std::string auto_report(const AutoEnv& env, const AutoOptions& o, const AutoResu
   if (!decisions.empty())
     s += "\n## How the best was chosen\n\nEach correct kernel against the best so far, side by side in one run (a tie or a busy "
          "machine keeps the best):\n\n" + decisions;
-  (void)o;
   return s;
 }
 
@@ -451,7 +491,7 @@ nlohmann::json to_json(const AutoResult& r) {
             {"median_ms", r.best->evaluation.candidate->median_ms},
             {"speedup", r.best->evaluation.speedup ? nlohmann::json(r.best->evaluation.speedup->median) : nlohmann::json(nullptr)},
             {"roofline", r.best->evaluation.roofline}};
-  return {{"state", r.state}, {"stop_reason", r.stop_reason}, {"baseline_ms", r.baseline_ms}, {"iterations", its}, {"best", best}};
+  return {{"state", store::run_state_name(r.state)}, {"stop_reason", r.stop_reason}, {"baseline_ms", r.baseline_ms}, {"iterations", its}, {"best", best}};
 }
 
 }  // namespace kforge::modes

@@ -25,6 +25,13 @@
 
 namespace kforge::modes {
 
+// Which search expansion an auto run is (absent for `kforge auto`): written on each node it makes.
+struct ExpansionTag {
+  std::string key;                      // stable across resumes
+  std::string strategy_id;              // a catalogue id, or "crossover"
+  std::optional<std::int64_t> partner;  // crossover's second parent
+};
+
 struct AutoOptions {
   int iterations = 5;      // N
   int patience = 2;        // P: stop after this many iterations without a faster correct kernel
@@ -38,7 +45,7 @@ struct AutoOptions {
   double time_budget_s = 1.0;
   double baseline_ms = 0;          // > 0: already measured (a search measures it once)
   std::string coder_instruction;   // passed to the coder on every iteration (e.g. a crossover's second parent)
-  nlohmann::json node_extra = nlohmann::json::object();  // merged into each node's `extra` (a search's expansion key)
+  std::optional<ExpansionTag> expansion;  // set when a search runs this as one of its expansions
 };
 
 struct IterationRecord {
@@ -65,8 +72,9 @@ struct AutoResult {
   std::optional<agents::BestKernel> best;
   std::optional<std::int64_t> best_node;
   std::string stop_reason;
-  std::string state = "finished";  // finished | stopped | interrupted | failed
+  store::RunState state = store::RunState::finished;  // finished | stopped | interrupted | failed
   double baseline_ms = 0;
+  std::vector<store::NodeRecord> nodes;  // each iteration's node as last written (a search keeps them in memory)
 };
 
 struct AutoEnv {
@@ -83,7 +91,7 @@ struct AutoEnv {
 AutoResult run_auto(const AutoEnv& env, const AutoOptions& options);
 
 // report.md: the table of iterations and the best kernel.
-std::string auto_report(const AutoEnv& env, const AutoOptions& options, const AutoResult& result);
+std::string auto_report(const AutoEnv& env, const AutoResult& result);
 nlohmann::json to_json(const AutoResult& result);
 
 // Measures the baseline (timed alone against itself) and the roofline bound for LoopState.

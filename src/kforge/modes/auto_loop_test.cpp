@@ -110,7 +110,7 @@ class AutoLoopTest : public ::testing::Test {
 
   // Runs `kforge auto` with the script; returns its --json summary.
   nlohmann::json run(const nlohmann::json& script, const std::vector<std::string>& extra) {
-    (void)core::write_atomic(dir_ / "script.json", script.dump());
+    EXPECT_TRUE(core::write_atomic(dir_ / "script.json", script.dump()).ok());
     std::string model = "cmd:python3 " + (core::source_dir() / "tests" / "scripted_model.py").string() + " " + (dir_ / "script.json").string() +
                         " " + (dir_ / "log.jsonl").string();
     std::string bin = std::getenv("KFORGE_BIN_DIR") ? std::getenv("KFORGE_BIN_DIR") : core::executable_dir().string();
@@ -237,29 +237,22 @@ TEST_F(AutoLoopTest, DebugsCompileAndCheckFailuresTunesAndStopsWithoutImprovemen
   EXPECT_EQ((*run)->best_node, (*nodes)[0].id);
 }
 
-TEST_F(AutoLoopTest, ProfilerDecisionStopsTheRun) {
-  nlohmann::json script = {{"planner", {kPlan}},
+// One run, two checks: a reply without the plan's sections gets one corrective retry, and the
+// profiler's "at its limit" stops the run after the first correct kernel.
+TEST_F(AutoLoopTest, MalformedPlanGetsOneCorrectiveRetryAndTheProfilersDecisionStopsTheRun) {
+  nlohmann::json script = {{"planner", {"I would vectorize it.", kPlan}},
                            {"coder", {kernel_block(kTunable)}},
                            {"debugger", {fix(kTunable, "none")}},
                            {"profiler", {kProfileDone}}};
   auto j = run(script, {"--iterations", "5"});
   ASSERT_TRUE(j.is_object()) << output_;
-  EXPECT_EQ(j["iterations"].size(), 1u);
-  EXPECT_THAT(j["stop_reason"].get<std::string>(), HasSubstr("profiler judged the best kernel at its limit"));
-  EXPECT_TRUE(prompts("debugger").empty());
-}
-
-TEST_F(AutoLoopTest, MalformedPlanGetsOneCorrectiveRetry) {
-  nlohmann::json script = {{"planner", {"I would vectorize it.", kPlan}},
-                           {"coder", {kernel_block(kTunable)}},
-                           {"debugger", {fix(kTunable, "none")}},
-                           {"profiler", {kProfileDone}}};
-  auto j = run(script, {"--iterations", "1"});
-  ASSERT_TRUE(j.is_object()) << output_;
   auto plans = prompts("planner");
   ASSERT_EQ(plans.size(), 2u);
   EXPECT_THAT(plans[1], HasSubstr("Your reply could not be used: the plan is missing these sections"));
+  EXPECT_EQ(j["iterations"].size(), 1u);
   EXPECT_EQ(j["iterations"][0]["verdict"], "correct");
+  EXPECT_THAT(j["stop_reason"].get<std::string>(), HasSubstr("profiler judged the best kernel at its limit"));
+  EXPECT_TRUE(prompts("debugger").empty());
 }
 
 // A faster kernel becomes the best by beating the best side by side in one run (its interval

@@ -42,7 +42,7 @@ class CliScenario : public ::testing::Test {
     return {"KFORGE_DIR=" + (dir_ / "state").string(), "KFORGE_CACHE_DIR=" + eval::test_user_cache().string(), "KFORGE_PROGRESS=0",
             "KFORGE_PEAK_BUDGET_S=3"};
   }
-  void script(const nlohmann::json& j) { (void)core::write_atomic(dir_ / "script.json", j.dump()); }
+  void script(const nlohmann::json& j) { ASSERT_TRUE(core::write_atomic(dir_ / "script.json", j.dump()).ok()); }
 
   core::ProcessResult run(std::vector<std::string> args, const std::string& stdin_data = "", int timeout_s = 600) {
     args.insert(args.begin(), kforge());

@@ -54,8 +54,8 @@ std::string unified_diff(const std::string& a, const std::string& b, const std::
                          const std::filesystem::path& scratch) {
   if (a == b) return "";
   auto fa = scratch / ".diff-a", fb = scratch / ".diff-b";
-  (void)core::write_atomic(fa, a);
-  (void)core::write_atomic(fb, b);
+  for (const auto& [path, text] : {std::pair{fa, &a}, std::pair{fb, &b}})
+    if (auto st = core::write_atomic(path, *text); !st) return "(the texts differ, but diff(1) could not be given them: " + st.error().message + ")\n";
   auto r = core::run_process({"diff", "-u", "--label", label_a, "--label", label_b, fa.string(), fb.string()}, {.timeout = std::chrono::seconds(30)});
   std::error_code ec;
   std::filesystem::remove(fa, ec);
@@ -113,16 +113,22 @@ bool HitlSession::need_kernel() {
 
 void HitlSession::record(const std::string& event) { state_.history.push_back(event); }
 
+// A file of the session folder that could not be written is said, and the session goes on: the
+// state in memory is whole, and the next save writes it again.
+void HitlSession::keep(const std::string& relative, const std::string& content) {
+  if (auto st = journal_.write(relative, content); !st) human_.show(fmt::format("could not save {}: {}\n", relative, st.error().message));
+}
+
 void HitlSession::save() {
-  (void)journal_.write("state.json", state_.to_json().dump(2));
-  if (const auto* v = version(state_.current)) (void)journal_.write("kernel.cpp", v->source);
+  keep("state.json", state_.to_json().dump(2));
+  if (const auto* v = version(state_.current)) keep("kernel.cpp", v->source);
 }
 
 void HitlSession::add_version(const std::string& source, const std::string& origin) {
   int n = state_.versions.empty() ? 1 : state_.versions.back().number + 1;
   state_.versions.push_back({n, source, origin});
   state_.current = n;
-  (void)journal_.write(fmt::format("versions/v{}.cpp", n), source);
+  keep(fmt::format("versions/v{}.cpp", n), source);
   record(fmt::format("v{}: {}", n, origin));
 }
 
@@ -166,7 +172,7 @@ void HitlSession::plan(const std::string& hint) {
     if (first == "a" || first == "approve" || first == "y" || first == "yes") {
       state_.plan = p->markdown;
       record("plan approved: " + core::shorten(p->strategy, 400));
-      (void)journal_.write("plan.md", state_.plan);
+      keep("plan.md", state_.plan);
       human_.show("plan approved: `implement` writes the kernel\n");
       return;
     }
@@ -177,7 +183,7 @@ void HitlSession::plan(const std::string& hint) {
       if (!parsed) return human_.show("the edited plan is not usable: " + parsed.error().message + "\n");
       state_.plan = *edited;
       record("plan edited and approved");
-      (void)journal_.write("plan.md", state_.plan);
+      keep("plan.md", state_.plan);
       human_.show("edited plan approved\n");
       return;
     }
@@ -321,7 +327,7 @@ void HitlSession::edit_plan() {
   if (!edited) return human_.show("the editor failed: plan not changed\n");
   if (*edited == state_.plan) return human_.show("plan unchanged\n");
   state_.plan = *edited;
-  (void)journal_.write("plan.md", state_.plan);
+  keep("plan.md", state_.plan);
   record("plan edited");
   human_.show("plan updated\n");
 }
@@ -383,7 +389,7 @@ bool HitlSession::accept(const std::string& args) {
     human_.show(st.error().message + "\n");
     return true;
   }
-  (void)journal_.write("best.cpp", current_source());
+  keep("best.cpp", current_source());
   record(fmt::format("accepted v{} → {}", state_.current, path.string()));
   human_.show(fmt::format("v{} written to {}\n", state_.current, path.string()));
   return false;

@@ -94,6 +94,7 @@ class HitlSession {
   bool need_kernel();
   void record(const std::string& event);
   void save();
+  void keep(const std::string& relative, const std::string& content);  // writes a session file; a failure is shown
   void report_model_error(const llm::LlmError& e);
   agents::LoopState loop_state() const;
 

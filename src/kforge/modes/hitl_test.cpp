@@ -102,7 +102,7 @@ TEST_F(HitlTest, InteractiveTerminalWithLineEditingAndEditor) {
   if (core::run_process({"tmux", "-V"}).exit_code != 0) GTEST_SKIP() << "tmux is not installed";
   script({{"planner", {rms::plan("PLAN")}}, {"profiler", {rms::kProfiled}}});
   auto editor = dir_ / "editor.sh";
-  (void)core::write_atomic(editor, "#!/bin/sh\nprintf '// written in the editor\\n' >> \"$1\"\n");
+  ASSERT_TRUE(core::write_atomic(editor, "#!/bin/sh\nprintf '// written in the editor\\n' >> \"$1\"\n").ok());
   std::filesystem::permissions(editor, std::filesystem::perms::owner_all);
   std::string session = "kforge-hitl-" + std::to_string(::getpid());
   std::string command;

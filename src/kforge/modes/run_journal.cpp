@@ -13,9 +13,9 @@ Result<RunJournal> RunJournal::open(const std::filesystem::path& state_dir, cons
   RunJournal j;
   j.dir_ = state_dir / "sessions" / session_id;
   if (auto st = core::ensure_dir(j.dir_); !st) return st.error();
-  auto db = store::open_store(store::store_path(state_dir));
-  if (!db) return db.error();
-  j.db_ = std::move(*db);
+  auto ledger = RunLedger::open(state_dir);
+  if (!ledger) return ledger.error();
+  j.ledger_ = std::move(*ledger);
   return j;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Where a run writes as it goes: .kforge/sessions/<id>/ (plans, kernels, evaluations, the report)
-// and the store's runs and nodes tables. Each write happens when its step ends, so a killed run
-// keeps everything up to its last completed step.
+// and the store's runs and nodes tables (through its RunLedger). Each write happens when its step
+// ends, so a killed run keeps everything up to its last completed step.
 
 #include <filesystem>
 #include <memory>
@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kforge/core/result.h"
-#include "kforge/store/store.h"
+#include "kforge/modes/run_ledger.h"
 
 namespace kforge::modes {
 
@@ -22,15 +22,16 @@ class RunJournal {
   ~RunJournal();
 
   const std::filesystem::path& dir() const { return dir_; }
-  store::Database& db() { return *db_; }
+  RunLedger& ledger() { return *ledger_; }
+  store::Database& db() { return ledger_->db(); }
 
-  // Writes dir()/relative (atomically); errors are reported, not fatal to the run.
+  // Writes dir()/relative (atomically). The caller reports an error; it is not fatal to the run.
   Status write(const std::string& relative, const std::string& content);
 
  private:
   RunJournal() = default;
   std::filesystem::path dir_;
-  std::unique_ptr<store::Database> db_;
+  std::unique_ptr<RunLedger> ledger_;
 };
 
 }  // namespace kforge::modes

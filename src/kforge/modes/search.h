@@ -1,20 +1,12 @@
 #pragma once
 // `kforge search`: a graph of candidate kernels. Each node is a kernel; each edge the strategy
 // that turned the parent into the child; each expansion is an auto run (usually one iteration)
-// started from the parent's kernel with that strategy. Algorithms:
-//   parallel  N expansions from the root, each with a distinct strategy;
-//   beam      depth by depth, every beam node expanded with strategies not yet used on its path;
-//             only correct children that are not much slower than their parent (timed side by
-//             side) enter the beam, which shrinks rather than fills up with invalid nodes;
-//   evolve    islands of kernels and a MAP-Elites archive (strategy family × code feature);
-//             parents chosen by exploitation (an island's best) or exploration (a random elite),
-//             some children by crossover (the coder combines two parents).
-// Every ranking is made of paired measurements (paired_decision.h): a child is timed side by side
-// with its parent, and nodes rank by the product of those ratios along their path; the search's
-// best changes only when a child beats it side by side. No decision compares medians of two runs.
-// Every random choice comes from one seeded generator, and every decision depends only on the
-// seed and on finished expansions, which are in the store: resuming replays the decisions and
-// runs only the expansions that had not finished.
+// started from the parent's kernel with that strategy (auto_expander.h). The algorithms
+// (search_algorithms.h) rank nodes by paired measurements only, and the search's best changes
+// only when a child beats it side by side (search_driver.h). Every random choice comes from one
+// seeded generator, and every decision depends only on the seed and on finished expansions, which
+// are in the store: resuming replays the decisions and runs only the expansions that had not
+// finished.
 
 #include <cstdint>
 #include <functional>
@@ -27,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kforge/modes/auto_loop.h"
+#include "kforge/modes/expander.h"
 #include "kforge/modes/strategy_catalogue.h"
 #include "kforge/store/runs.h"
 
@@ -51,13 +44,6 @@ struct SearchOptions {
   static Result<SearchOptions> from_json(const nlohmann::json& j);
 };
 
-struct Expansion {
-  std::string key;                      // deterministic: identifies the expansion across resumes
-  std::int64_t parent = 0;
-  std::string strategy;                 // a catalogue id, or "crossover"
-  std::optional<std::int64_t> partner;  // crossover's second parent
-};
-
 struct SearchEnv {
   const eval::TaskContext* ctx = nullptr;
   const eval::MachineProfile* machine = nullptr;
@@ -73,7 +59,7 @@ struct SearchResult {
   std::vector<store::NodeRecord> nodes;
   std::optional<std::int64_t> best;  // the correct node that won its side-by-side comparisons; never the root, never an invalid node
   std::string stop_reason;
-  std::string state = "finished";
+  store::RunState state = store::RunState::finished;
   int expansions_run = 0, expansions_replayed = 0;
   double wall_s = 0, lock_wait_s = 0;
   std::vector<std::vector<std::int64_t>> beams;  // beam: the beam after each depth

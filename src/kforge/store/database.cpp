@@ -137,6 +137,8 @@ Result<Statement> Database::prepare(std::string_view sql) {
 
 std::int64_t Database::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
 
+int Database::changes() const { return sqlite3_changes(db_); }
+
 Error Database::error(std::string_view what) const { return Error{fmt::format("{}: {}: {}", path_.string(), what, sqlite3_errmsg(db_))}; }
 
 }  // namespace kforge::store

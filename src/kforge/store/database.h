@@ -72,6 +72,7 @@ class Database {
   Status exec(std::string_view sql);
   Result<Statement> prepare(std::string_view sql);
   std::int64_t last_insert_rowid() const;
+  int changes() const;  // rows the last INSERT, UPDATE or DELETE touched
   const std::filesystem::path& path() const { return path_; }
 
   // "PATH: WHAT: <sqlite's message>", for errors raised by this connection.

@@ -92,6 +92,33 @@ ALTER TABLE runs ADD COLUMN owner TEXT NOT NULL DEFAULT '';  -- host|boot id|pid
     {4, "calls whose tokens kforge estimated (the provider reported none)", R"sql(
 ALTER TABLE llm_calls ADD COLUMN tokens_estimated INTEGER NOT NULL DEFAULT 0;
 )sql"},
+    {5, "a node's search data and roofline reason in typed columns (they were keys of the JSON column extra)", R"sql(
+ALTER TABLE nodes ADD COLUMN roofline_reason  TEXT NOT NULL DEFAULT '';  -- why the roofline reads above 100%
+ALTER TABLE nodes ADD COLUMN expansion        TEXT NOT NULL DEFAULT '';  -- the search expansion's key ('' outside a search)
+ALTER TABLE nodes ADD COLUMN strategy_id      TEXT NOT NULL DEFAULT '';  -- catalogue id, 'crossover' or 'root'
+ALTER TABLE nodes ADD COLUMN partner          INTEGER REFERENCES nodes(id);  -- a crossover's second parent
+ALTER TABLE nodes ADD COLUMN expansion_result INTEGER NOT NULL DEFAULT 0;  -- the node its expansion finished with
+ALTER TABLE nodes ADD COLUMN vs_parent_ratio  REAL;                      -- paired: the parent's time over this node's
+ALTER TABLE nodes ADD COLUMN vs_parent        TEXT NOT NULL DEFAULT '';  -- JSON: that side-by-side decision
+ALTER TABLE nodes ADD COLUMN vs_best          TEXT NOT NULL DEFAULT '';  -- JSON: against the search's best
+ALTER TABLE nodes ADD COLUMN decision         TEXT NOT NULL DEFAULT '';  -- JSON: an auto iteration against its best
+ALTER TABLE nodes ADD COLUMN timing_start     REAL;                      -- CLOCK_MONOTONIC seconds
+ALTER TABLE nodes ADD COLUMN timing_end       REAL;
+UPDATE nodes SET
+  expansion        = coalesce(json_extract(extra, '$.expansion'), ''),
+  strategy_id      = coalesce(json_extract(extra, '$.strategy_id'), ''),
+  partner          = json_extract(extra, '$.partner'),
+  expansion_result = coalesce(json_extract(extra, '$.expansion_result'), 0),
+  vs_parent_ratio  = json_extract(extra, '$.vs_parent.ratio.median'),
+  vs_parent        = coalesce(json_extract(extra, '$.vs_parent'), ''),
+  vs_best          = coalesce(json_extract(extra, '$.vs_best'), ''),
+  decision         = coalesce(json_extract(extra, '$.decision'), ''),
+  timing_start     = json_extract(extra, '$.timing_window[0]'),
+  timing_end       = json_extract(extra, '$.timing_window[1]'),
+  extra = json_remove(extra, '$.expansion', '$.strategy_id', '$.partner', '$.expansion_result', '$.vs_parent', '$.vs_best',
+                      '$.decision', '$.timing_window')
+WHERE json_valid(extra) AND json_type(extra) = 'object';
+)sql"},
 };
 
 Result<int> read_version(Database& db) {

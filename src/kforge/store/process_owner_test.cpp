@@ -43,17 +43,17 @@ TEST(ProcessOwner, AReusedPidWithAnotherStartTimeIsNot) {
 
 TEST(ProcessOwner, RunningRunsOfDeadProcessesAreInterrupted) {
   RunRecord r;
-  r.state = "running";
+  r.state = RunState::running;
   r.owner = owner_of_a_dead_process();
-  EXPECT_EQ(effective_state(r), "interrupted");
+  EXPECT_EQ(effective_state(r), RunState::interrupted);
   r.owner = current_process_owner();
-  EXPECT_EQ(effective_state(r), "running");
+  EXPECT_EQ(effective_state(r), RunState::running);
   r.owner = owner_of_a_dead_process();
-  r.state = "finished";
-  EXPECT_EQ(effective_state(r), "finished");
-  r.state = "running";
+  r.state = RunState::finished;
+  EXPECT_EQ(effective_state(r), RunState::finished);
+  r.state = RunState::running;
   r.owner.clear();  // written before owners were recorded: cannot tell
-  EXPECT_EQ(effective_state(r), "running");
+  EXPECT_EQ(effective_state(r), RunState::running);
 }
 
 TEST(ProcessOwner, TheStoreRecordsTheOwnerOfARun) {
@@ -69,10 +69,10 @@ TEST(ProcessOwner, TheStoreRecordsTheOwnerOfARun) {
   ASSERT_TRUE(insert_run(**db, live).ok());  // owned by this process
   auto found = find_run(**db, "dead");
   ASSERT_TRUE(found.ok() && found->has_value());
-  EXPECT_EQ(effective_state(**found), "interrupted");
+  EXPECT_EQ(effective_state(**found), RunState::interrupted);
   found = find_run(**db, "live");
   ASSERT_TRUE(found.ok() && found->has_value());
-  EXPECT_EQ(effective_state(**found), "running");
+  EXPECT_EQ(effective_state(**found), RunState::running);
 }
 
 }  // namespace

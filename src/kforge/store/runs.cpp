@@ -1,6 +1,8 @@
 // Run and node rows.
 #include "kforge/store/runs.h"
 
+#include <fmt/format.h>
+
 #include <ctime>
 
 #include "kforge/store/process_owner.h"
@@ -10,9 +12,22 @@ namespace {
 
 constexpr const char* kRunColumns =
     "SELECT id, mode, task, size, state, options, search_state, best_node, stop_reason, created_at, updated_at, owner FROM runs ";
-constexpr const char* kNodeColumns =
-    "SELECT id, run_id, parent_id, depth, iteration, strategy, plan, source, source_hash, state, verdict, reason, median_ms, baseline_ms, "
-    "speedup, roofline, profile, diagnosis, needs_improvement, tokens_in, tokens_out, cost_usd, extra, created_at, finished_at FROM nodes ";
+// Every node column but id, run_id and created_at, in the order bind_node_fields binds them.
+constexpr const char* kNodeFields =
+    "parent_id, depth, iteration, strategy, plan, source, source_hash, state, verdict, reason, median_ms, baseline_ms, speedup, "
+    "roofline, roofline_reason, profile, diagnosis, needs_improvement, tokens_in, tokens_out, cost_usd, expansion, strategy_id, "
+    "partner, expansion_result, vs_parent_ratio, vs_parent, vs_best, decision, timing_start, timing_end, extra, finished_at";
+constexpr int kNodeFieldCount = 33;
+
+constexpr std::string_view kRunStates[] = {"running", "finished", "stopped", "interrupted", "failed"};
+constexpr std::string_view kNodeStates[] = {"pending", "running", "done", "failed", "interrupted"};
+
+template <typename E, std::size_t N>
+std::optional<E> parse_enum(const std::string_view (&names)[N], std::string_view name) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (names[i] == name) return static_cast<E>(i);
+  return std::nullopt;
+}
 
 template <typename T>
 void bind_optional(Statement& st, int i, const std::optional<T>& v) {
@@ -20,16 +35,25 @@ void bind_optional(Statement& st, int i, const std::optional<T>& v) {
   else st.bind_null(i);
 }
 
-RunRecord read_run(const Statement& st) {
+std::optional<double> optional_real(const Statement& st, int c) {
+  return st.is_null(c) ? std::optional<double>() : std::optional<double>(st.real(c));
+}
+std::optional<std::int64_t> optional_int(const Statement& st, int c) {
+  return st.is_null(c) ? std::optional<std::int64_t>() : std::optional<std::int64_t>(st.int64(c));
+}
+
+Result<RunRecord> read_run(const Statement& st) {
   RunRecord r;
   r.id = st.text(0);
   r.mode = st.text(1);
   r.task = st.text(2);
   r.size = st.text(3);
-  r.state = st.text(4);
+  auto state = parse_run_state(st.text(4));
+  if (!state) return Error{fmt::format("run {}: unknown state '{}' in the store", r.id, st.text(4))};
+  r.state = *state;
   r.options = st.text(5);
   r.search_state = st.text(6);
-  if (!st.is_null(7)) r.best_node = st.int64(7);
+  r.best_node = optional_int(st, 7);
   r.stop_reason = st.text(8);
   r.created_at = st.text(9);
   r.updated_at = st.text(10);
@@ -37,49 +61,65 @@ RunRecord read_run(const Statement& st) {
   return r;
 }
 
-NodeRecord read_node(const Statement& st) {
+// Reads the columns "id, run_id, created_at, <kNodeFields>".
+Result<NodeRecord> read_node(const Statement& st) {
   NodeRecord n;
   n.id = st.int64(0);
   n.run_id = st.text(1);
-  if (!st.is_null(2)) n.parent_id = st.int64(2);
-  n.depth = static_cast<int>(st.int64(3));
-  n.iteration = static_cast<int>(st.int64(4));
-  n.strategy = st.text(5);
-  n.plan = st.text(6);
-  n.source = st.text(7);
-  n.source_hash = st.text(8);
-  n.state = st.text(9);
-  if (!st.is_null(10)) n.verdict = st.text(10);
-  n.reason = st.text(11);
-  auto real = [&](int c) { return st.is_null(c) ? std::optional<double>() : std::optional<double>(st.real(c)); };
-  n.median_ms = real(12);
-  n.baseline_ms = real(13);
-  n.speedup = real(14);
-  n.roofline = real(15);
-  n.profile = st.text(16);
-  n.diagnosis = st.text(17);
-  if (!st.is_null(18)) n.needs_improvement = st.int64(18) != 0;
-  n.tokens_in = st.int64(19);
-  n.tokens_out = st.int64(20);
-  n.cost_usd = st.real(21);
-  n.extra = st.text(22);
-  n.created_at = st.text(23);
-  if (!st.is_null(24)) n.finished_at = st.text(24);
+  n.created_at = st.text(2);
+  int c = 3;
+  n.parent_id = optional_int(st, c++);
+  n.depth = static_cast<int>(st.int64(c++));
+  n.iteration = static_cast<int>(st.int64(c++));
+  for (std::string* v : {&n.strategy, &n.plan, &n.source, &n.source_hash}) *v = st.text(c++);
+  auto state = parse_node_state(st.text(c));
+  if (!state) return Error{fmt::format("node {} of run {}: unknown state '{}' in the store", n.id, n.run_id, st.text(c))};
+  n.state = *state;
+  ++c;
+  if (!st.is_null(c)) n.verdict = st.text(c);
+  ++c;
+  n.reason = st.text(c++);
+  for (auto* v : {&n.median_ms, &n.baseline_ms, &n.speedup, &n.roofline}) *v = optional_real(st, c++);
+  for (std::string* v : {&n.roofline_reason, &n.profile, &n.diagnosis}) *v = st.text(c++);
+  if (!st.is_null(c)) n.needs_improvement = st.int64(c) != 0;
+  ++c;
+  n.tokens_in = st.int64(c++);
+  n.tokens_out = st.int64(c++);
+  n.cost_usd = st.real(c++);
+  n.expansion = st.text(c++);
+  n.strategy_id = st.text(c++);
+  n.partner = optional_int(st, c++);
+  n.expansion_result = st.int64(c++) != 0;
+  n.vs_parent_ratio = optional_real(st, c++);
+  for (std::string* v : {&n.vs_parent, &n.vs_best, &n.decision}) *v = st.text(c++);
+  n.timing_start = optional_real(st, c++);
+  n.timing_end = optional_real(st, c++);
+  n.extra = st.text(c++);
+  if (!st.is_null(c)) n.finished_at = st.text(c);
   return n;
 }
 
-// Binds the mutable node columns starting at `i`; returns the next index.
+// Binds the kNodeFields columns starting at `i`; returns the next index.
 int bind_node_fields(Statement& st, const NodeRecord& n, int i) {
   bind_optional(st, i++, n.parent_id);
   for (int v : {n.depth, n.iteration}) st.bind(i++, v);
-  for (const std::string* v : {&n.strategy, &n.plan, &n.source, &n.source_hash, &n.state}) st.bind(i++, *v);
+  for (const std::string* v : {&n.strategy, &n.plan, &n.source, &n.source_hash}) st.bind(i++, *v);
+  st.bind(i++, node_state_name(n.state));
   bind_optional(st, i++, n.verdict);
   st.bind(i++, n.reason);
   for (const auto* v : {&n.median_ms, &n.baseline_ms, &n.speedup, &n.roofline}) bind_optional(st, i++, *v);
-  for (const std::string* v : {&n.profile, &n.diagnosis}) st.bind(i++, *v);
+  for (const std::string* v : {&n.roofline_reason, &n.profile, &n.diagnosis}) st.bind(i++, *v);
   bind_optional(st, i++, n.needs_improvement);
   for (std::int64_t v : {n.tokens_in, n.tokens_out}) st.bind(i++, v);
   st.bind(i++, n.cost_usd);
+  st.bind(i++, n.expansion);
+  st.bind(i++, n.strategy_id);
+  bind_optional(st, i++, n.partner);
+  st.bind(i++, n.expansion_result);
+  bind_optional(st, i++, n.vs_parent_ratio);
+  for (const std::string* v : {&n.vs_parent, &n.vs_best, &n.decision}) st.bind(i++, *v);
+  bind_optional(st, i++, n.timing_start);
+  bind_optional(st, i++, n.timing_end);
   st.bind(i++, n.extra);
   bind_optional(st, i++, n.finished_at);
   return i;
@@ -92,15 +132,22 @@ Result<std::vector<T>> collect(Statement& st, Read read) {
     auto row = st.step();
     if (!row) return row.error();
     if (!*row) break;
-    out.push_back(read(st));
+    auto item = read(st);
+    if (!item) return item.error();
+    out.push_back(std::move(*item));
   }
   return out;
 }
 
 }  // namespace
 
-std::string effective_state(const RunRecord& run) {
-  return run.state == "running" && !owner_alive(run.owner) ? "interrupted" : run.state;
+std::string_view run_state_name(RunState s) { return kRunStates[static_cast<std::size_t>(s)]; }
+std::string_view node_state_name(NodeState s) { return kNodeStates[static_cast<std::size_t>(s)]; }
+std::optional<RunState> parse_run_state(std::string_view name) { return parse_enum<RunState>(kRunStates, name); }
+std::optional<NodeState> parse_node_state(std::string_view name) { return parse_enum<NodeState>(kNodeStates, name); }
+
+RunState effective_state(const RunRecord& run) {
+  return run.state == RunState::running && !owner_alive(run.owner) ? RunState::interrupted : run.state;
 }
 
 std::string now_iso8601() {
@@ -115,7 +162,7 @@ Status insert_run(Database& db, const RunRecord& r) {
       "INSERT INTO runs (id, mode, task, size, state, options, search_state, best_node, stop_reason, created_at, updated_at, owner) "
       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   if (!st) return st.error();
-  st->bind(1, r.id).bind(2, r.mode).bind(3, r.task).bind(4, r.size).bind(5, r.state).bind(6, r.options).bind(7, r.search_state);
+  st->bind(1, r.id).bind(2, r.mode).bind(3, r.task).bind(4, r.size).bind(5, run_state_name(r.state)).bind(6, r.options).bind(7, r.search_state);
   bind_optional(*st, 8, r.best_node);
   st->bind(9, r.stop_reason).bind(10, r.created_at.empty() ? now_iso8601() : r.created_at).bind(11, now_iso8601());
   st->bind(12, r.owner.empty() ? current_process_owner() : r.owner);
@@ -127,9 +174,9 @@ Status update_run(Database& db, const RunRecord& r) {
       "UPDATE runs SET state = ?, search_state = ?, best_node = ?, stop_reason = ?, updated_at = ?, "
       "owner = CASE WHEN ? = 'running' THEN ? ELSE owner END WHERE id = ?");
   if (!st) return st.error();
-  st->bind(1, r.state).bind(2, r.search_state);
+  st->bind(1, run_state_name(r.state)).bind(2, r.search_state);
   bind_optional(*st, 3, r.best_node);
-  st->bind(4, r.stop_reason).bind(5, now_iso8601()).bind(6, r.state).bind(7, current_process_owner()).bind(8, r.id);
+  st->bind(4, r.stop_reason).bind(5, now_iso8601()).bind(6, run_state_name(r.state)).bind(7, current_process_owner()).bind(8, r.id);
   return st->run();
 }
 
@@ -140,7 +187,9 @@ Result<std::optional<RunRecord>> find_run(Database& db, const std::string& id) {
   auto row = st->step();
   if (!row) return row.error();
   if (!*row) return std::optional<RunRecord>();
-  return std::optional<RunRecord>(read_run(*st));
+  auto run = read_run(*st);
+  if (!run) return run.error();
+  return std::optional<RunRecord>(std::move(*run));
 }
 
 Result<std::vector<RunRecord>> list_runs(Database& db) {
@@ -150,10 +199,9 @@ Result<std::vector<RunRecord>> list_runs(Database& db) {
 }
 
 Result<std::int64_t> insert_node(Database& db, const NodeRecord& n) {
-  auto st = db.prepare(
-      "INSERT INTO nodes (parent_id, depth, iteration, strategy, plan, source, source_hash, state, verdict, reason, median_ms, baseline_ms, "
-      "speedup, roofline, profile, diagnosis, needs_improvement, tokens_in, tokens_out, cost_usd, extra, finished_at, run_id, created_at) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  std::string marks;
+  for (int k = 0; k < kNodeFieldCount + 2; ++k) marks += k ? ", ?" : "?";
+  auto st = db.prepare(fmt::format("INSERT INTO nodes ({}, run_id, created_at) VALUES ({})", kNodeFields, marks));
   if (!st) return st.error();
   int i = bind_node_fields(*st, n, 1);
   st->bind(i, n.run_id);
@@ -163,18 +211,26 @@ Result<std::int64_t> insert_node(Database& db, const NodeRecord& n) {
 }
 
 Status update_node(Database& db, const NodeRecord& n) {
-  auto st = db.prepare(
-      "UPDATE nodes SET parent_id = ?, depth = ?, iteration = ?, strategy = ?, plan = ?, source = ?, source_hash = ?, state = ?, verdict = ?, "
-      "reason = ?, median_ms = ?, baseline_ms = ?, speedup = ?, roofline = ?, profile = ?, diagnosis = ?, needs_improvement = ?, "
-      "tokens_in = ?, tokens_out = ?, cost_usd = ?, extra = ?, finished_at = ? WHERE id = ?");
+  std::string sets = kNodeFields;
+  // "a, b, c" → "a = ?, b = ?, c = ?"
+  std::string assignments;
+  for (std::size_t at = 0; at < sets.size();) {
+    std::size_t comma = sets.find(',', at);
+    std::string name = sets.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    assignments += (assignments.empty() ? "" : ", ") + name + " = ?";
+    at = comma == std::string::npos ? sets.size() : comma + 2;
+  }
+  auto st = db.prepare(fmt::format("UPDATE nodes SET {} WHERE id = ?", assignments));
   if (!st) return st.error();
   int i = bind_node_fields(*st, n, 1);
   st->bind(i, n.id);
-  return st->run();
+  if (auto s = st->run(); !s) return s;
+  if (db.changes() == 0) return Error{fmt::format("node {} of run {} is not in the store", n.id, n.run_id)};
+  return ok_status();
 }
 
 Result<std::vector<NodeRecord>> nodes_of_run(Database& db, const std::string& run_id) {
-  auto st = db.prepare(std::string(kNodeColumns) + "WHERE run_id = ? ORDER BY id");
+  auto st = db.prepare(fmt::format("SELECT id, run_id, created_at, {} FROM nodes WHERE run_id = ? ORDER BY id", kNodeFields));
   if (!st) return st.error();
   st->bind(1, run_id);
   return collect<NodeRecord>(*st, read_node);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kforge/core/result.h"
@@ -14,10 +15,17 @@
 
 namespace kforge::store {
 
+enum class RunState { running, finished, stopped, interrupted, failed };
+enum class NodeState { pending, running, done, failed, interrupted };
+std::string_view run_state_name(RunState s);
+std::string_view node_state_name(NodeState s);
+std::optional<RunState> parse_run_state(std::string_view name);
+std::optional<NodeState> parse_node_state(std::string_view name);
+
 struct RunRecord {
   std::string id;  // the session id
   std::string mode, task, size;
-  std::string state = "running";
+  RunState state = RunState::running;
   std::string options = "{}";
   std::string search_state = "{}";
   std::optional<std::int64_t> best_node;
@@ -26,8 +34,8 @@ struct RunRecord {
   std::string owner;  // the process that last wrote it as running (store/process_owner.h)
 };
 
-// The state to show: "interrupted" for a run still marked running whose process is gone.
-std::string effective_state(const RunRecord& run);
+// The state to show: interrupted for a run still marked running whose process is gone.
+RunState effective_state(const RunRecord& run);
 
 struct NodeRecord {
   std::int64_t id = 0;
@@ -35,15 +43,25 @@ struct NodeRecord {
   std::optional<std::int64_t> parent_id;
   int depth = 0, iteration = 0;
   std::string strategy, plan, source, source_hash;
-  std::string state = "pending";
-  std::optional<std::string> verdict;
+  NodeState state = NodeState::pending;
+  std::optional<std::string> verdict;  // eval's verdict name (the store sits below eval)
   std::string reason;
   std::optional<double> median_ms, baseline_ms, speedup, roofline;
+  std::string roofline_reason;  // why the roofline reads above 100% ("" when it does not)
   std::string profile, diagnosis;
   std::optional<bool> needs_improvement;
   std::int64_t tokens_in = 0, tokens_out = 0;
   double cost_usd = 0;
-  std::string extra = "{}";
+  // A search's data ("" and absent for an auto run's iterations).
+  std::string expansion;     // the key of the expansion that made the node (stable across resumes)
+  std::string strategy_id;   // a catalogue id, "crossover" or "root"
+  std::optional<std::int64_t> partner;  // a crossover's second parent
+  bool expansion_result = false;        // the node its expansion finished with: a resume replays it
+  std::optional<double> vs_parent_ratio;  // the parent's time over this node's, side by side
+  std::string vs_parent, vs_best;         // JSON of those side-by-side decisions ("" when none)
+  std::string decision;                   // JSON: an auto iteration against the best so far ("" when none)
+  std::optional<double> timing_start, timing_end;  // CLOCK_MONOTONIC seconds of the measured window
+  std::string extra = "{}";  // JSON for humans only (fixes, tuning, seconds per phase): nothing reads it back
   std::string created_at;
   std::optional<std::string> finished_at;
 };

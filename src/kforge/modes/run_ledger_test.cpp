@@ -1,0 +1,130 @@
+// The run ledger against a real store in a temp folder: a run's life (start, best, end), nodes
+// added and updated from several threads at once, the interrupted nodes of a killed run, and the
+// one mapping from an evaluation to a node (roofline and its reason included).
+#include "kforge/modes/run_ledger.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "kforge/store/store.h"
+#include "kforge/store/store_test_util.h"
+
+namespace kforge::modes {
+namespace {
+
+class RunLedgerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto ledger = RunLedger::open(dir_.path());
+    ASSERT_TRUE(ledger) << ledger.error().message;
+    ledger_ = std::move(*ledger);
+    ASSERT_TRUE(store::insert_session(ledger_->db(), {"r", store::now_iso8601(), "kforge auto", "/"}));
+    ASSERT_TRUE(ledger_->start_run({"r", "auto", "12p_rmsnorm", "ci", store::RunState::running, R"({"iterations":3})"}));
+  }
+  store::TempDir dir_;
+  std::unique_ptr<RunLedger> ledger_;
+};
+
+TEST_F(RunLedgerTest, ARunFromStartToEnd) {
+  ASSERT_TRUE(ledger_->set_best("r", 4));
+  ASSERT_TRUE(ledger_->update_run("r", [](store::RunRecord& run) {
+    run.state = store::RunState::stopped;
+    run.stop_reason = "budget spent";
+  }));
+  auto run = ledger_->run("r");
+  ASSERT_TRUE(run && *run);
+  EXPECT_EQ((*run)->state, store::RunState::stopped);
+  EXPECT_EQ((*run)->stop_reason, "budget spent");
+  EXPECT_EQ((*run)->best_node, 4);  // kept by the later update
+  EXPECT_EQ((*run)->options, R"({"iterations":3})");
+  // A run that is not there is an error that names it, not a silent no-op.
+  auto missing = ledger_->set_best("nope", 1);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("run nope"), std::string::npos) << missing.error().message;
+  auto twice = ledger_->start_run({"r", "auto", "12p_rmsnorm", "ci"});
+  ASSERT_FALSE(twice);
+  EXPECT_NE(twice.error().message.find("recording run r"), std::string::npos) << twice.error().message;
+}
+
+TEST_F(RunLedgerTest, NodesFromSeveralThreadsAndTheInterruptedOnesOfAKilledRun) {
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 5; ++i) {
+        store::NodeRecord n;
+        n.run_id = "r";
+        n.iteration = i;
+        n.expansion = "x" + std::to_string(t);
+        n.state = store::NodeState::running;
+        auto id = ledger_->add_node(n);
+        ASSERT_TRUE(id) << id.error().message;
+        n.id = *id;
+        if (i % 2 == 0) n.state = store::NodeState::done;  // odd ones are "in flight" when the process dies
+        ASSERT_TRUE(ledger_->update_node(n));
+      }
+    });
+  for (auto& t : threads) t.join();
+  auto nodes = ledger_->nodes("r");
+  ASSERT_TRUE(nodes);
+  EXPECT_EQ(nodes->size(), 20u);
+  auto marked = ledger_->mark_interrupted("r");
+  ASSERT_TRUE(marked);
+  EXPECT_EQ(*marked, 8);
+  nodes = ledger_->nodes("r");
+  int interrupted = 0;
+  for (const auto& n : *nodes) {
+    EXPECT_NE(n.state, store::NodeState::running);
+    interrupted += n.state == store::NodeState::interrupted;
+  }
+  EXPECT_EQ(interrupted, 8);
+  store::NodeRecord ghost;
+  ghost.id = 12345;
+  ghost.run_id = "r";
+  auto st = ledger_->update_node(ghost);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("node 12345"), std::string::npos) << st.error().message;
+}
+
+TEST_F(RunLedgerTest, AnEvaluationBecomesNodeColumnsInOnePlace) {
+  eval::Evaluation e;
+  e.verdict = eval::Verdict::correct;
+  e.reason = "correct on 3 secret input sets";
+  e.candidate = eval::TimingStats{9, 2.0};
+  e.baseline = eval::TimingStats{9, 5.0};
+  e.speedup = eval::SpeedupStats{2.5, 2.4, 2.6, 2.45, 2.55};
+  e.roofline = 1.3;
+  e.roofline_note = "the working set stays in L2";
+  e.timing_start = 100;
+  e.timing_end = 101.5;
+  store::NodeRecord n;
+  n.run_id = "r";
+  record_evaluation(n, e);
+  auto id = ledger_->add_node(n);
+  ASSERT_TRUE(id);
+  auto nodes = ledger_->nodes("r");
+  ASSERT_TRUE(nodes);
+  const auto& back = nodes->front();
+  EXPECT_EQ(verdict_of(back), eval::Verdict::correct);
+  EXPECT_TRUE(is_correct(back));
+  EXPECT_EQ(back.median_ms, 2.0);
+  EXPECT_EQ(back.baseline_ms, 5.0);
+  EXPECT_EQ(back.speedup, 2.5);
+  EXPECT_EQ(back.roofline, 1.3);
+  EXPECT_EQ(back.roofline_reason, "the working set stays in L2");
+  EXPECT_EQ(back.timing_start, 100);
+  EXPECT_EQ(back.timing_end, 101.5);
+
+  // A failed kernel has no time, so no roofline, and is never correct.
+  eval::Evaluation failed;
+  failed.verdict = eval::Verdict::incorrect;
+  store::NodeRecord f;
+  record_evaluation(f, failed);
+  EXPECT_FALSE(f.median_ms || f.roofline);
+  EXPECT_FALSE(is_correct(f));
+  f.verdict = "correct";  // a verdict without a time is not a rankable kernel
+  EXPECT_FALSE(is_correct(f));
+}
+
+}  // namespace
+}  // namespace kforge::modes
