@@ -121,7 +121,7 @@ class AutoLoopTest : public ::testing::Test {
                                       .cwd = dir_,
                                       .extra_env = {"KFORGE_DIR=" + (dir_ / "state").string(),
                                                     "KFORGE_CACHE_DIR=" + eval::test_user_cache().string(),
-                                                    "KFORGE_PEAK_BUDGET_S=3"}});
+                                                    "KFORGE_PEAK_BUDGET_S=3", "KFORGE_QUIET_WAIT_S=1"}});
     output_ = r.err;
     auto j = nlohmann::json::parse(r.out, nullptr, false);
     EXPECT_FALSE(j.is_discarded()) << "stdout: " << r.out << "\nstderr: " << r.err;
