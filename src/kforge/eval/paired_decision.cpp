@@ -86,12 +86,13 @@ PairedDecision decide_paired(const TaskContext& ctx, const std::string& challeng
     d.evaluation = std::move(e);
     return d;
   }
-  d.confirm_ratio = again.speedup;
+  d.first_ratio = d.ratio;
+  d.ratio = again.speedup;
   d.busy = again.machine_busy;
   if (!again.machine_busy) {
     d.winner = read_interval(*again.speedup);  // the quiet run decides alone
   } else {
-    d.winner = read_busy_runs(*e.speedup, *again.speedup);
+    d.winner = read_busy_runs(*d.first_ratio, *d.ratio);
     d.decided_busy = d.winner != Winner::tie;
     if (!d.decided_busy) d.reason = fmt::format("the machine was busy (load {:.1f}) and the two runs did not agree", again.load_average);
   }
@@ -102,8 +103,8 @@ PairedDecision decide_paired(const TaskContext& ctx, const std::string& challeng
 std::string PairedDecision::describe() const {
   auto one = [&](const SpeedupStats& r) { return fmt::format("{:.3f}x {} (95% CI {:.3f}–{:.3f})", r.median, against, r.ci_low, r.ci_high); };
   std::string ratio_text = ratio ? one(*ratio) + ", side by side" : "";
-  if (ratio && confirm_ratio)
-    ratio_text = fmt::format("{}, then {}, side by side{}", one(*ratio), one(*confirm_ratio),
+  if (ratio && first_ratio)
+    ratio_text = fmt::format("{}, then {}, side by side{}", one(*first_ratio), one(*ratio),
                              decided_busy ? " on a busy machine (both intervals agree)" : busy ? " (both busy)" : " (the second quiet)");
   switch (winner) {
     case Winner::challenger: return "faster than " + ratio_text;
@@ -122,7 +123,7 @@ nlohmann::json PairedDecision::to_json() const {
     return r ? nlohmann::json{{"median", r->median}, {"ci95", {r->ci_low, r->ci_high}}} : nlohmann::json(nullptr);
   };
   j["ratio"] = stats(ratio);
-  j["confirm_ratio"] = stats(confirm_ratio);
+  j["first_ratio"] = stats(first_ratio);
   return j;
 }
 

@@ -29,11 +29,11 @@ std::string_view winner_name(Winner w);
 struct PairedDecision {
   Winner winner = Winner::undecided;
   std::string against;                      // the incumbent, as a reader knows it ("iteration 2", "node 7")
-  std::optional<SpeedupStats> ratio;  // the incumbent's time over the challenger's, per pair
-  bool busy = false;                        // the run that decided was timed busy
+  std::optional<SpeedupStats> ratio;  // the incumbent's time over the challenger's, per pair (the last run's)
+  bool busy = false;                        // the last run was timed busy
   std::string reason;                       // why it is undecided
-  std::optional<SpeedupStats> confirm_ratio;  // the second run's, when the first was busy
-  bool decided_busy = false;                  // decided by two busy runs that agree
+  std::optional<SpeedupStats> first_ratio;  // the first run's, when it was timed busy and the comparison again
+  bool decided_busy = false;                // decided by two busy runs that agree
   std::optional<Evaluation> evaluation;  // the side-by-side run
 
   bool challenger_won() const { return winner == Winner::challenger; }

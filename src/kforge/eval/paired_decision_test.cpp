@@ -33,12 +33,15 @@ TEST(PairedDecision, BusyRunsDecideOnlyWhenBothAgree) {
   EXPECT_EQ(read_busy_runs(faster, unclear), Winner::tie);
   EXPECT_EQ(read_busy_runs(unclear, faster), Winner::tie);
   EXPECT_EQ(read_busy_runs(faster, slower), Winner::tie);
-  PairedDecision d{Winner::challenger, "iteration 1", faster, true, "", faster, true};
+  const SpeedupStats also_faster{1.9, 1.7, 2.1, 1.6, 2.2};
+  PairedDecision d{Winner::challenger, "iteration 1", also_faster, true, "", faster, true};
+  EXPECT_THAT(d.describe(), HasSubstr("2.000x iteration 1 (95% CI 1.700–2.300), then 1.900x iteration 1 (95% CI 1.600–2.200)"));
   EXPECT_THAT(d.describe(), HasSubstr("on a busy machine (both intervals agree)"));
   auto j = d.to_json();
   EXPECT_EQ(j["method"], "paired, busy, confirmed by a second run");
   EXPECT_EQ(j["decided_busy"], true);
-  EXPECT_DOUBLE_EQ(j["confirm_ratio"]["median"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(j["first_ratio"]["median"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(j["ratio"]["median"].get<double>(), 1.9);
 }
 
 }  // namespace
