@@ -50,8 +50,8 @@ QuietWait QuietWaiter::wait(int threads, const QuietWaitProbe& probe, const std:
   if (w.quiet) note(w);  // quiet again: the full bound returns
   if (w.quiet || w.bound_s <= 0) return w;
   say(fmt::format("machine busy ({}): waiting up to {:.0f} s for quiet", verdict.reason, w.bound_s));
-  while (!w.quiet && probe.now() - start + poll_s_ <= w.bound_s) {
-    probe.sleep(poll_s_);
+  while (!w.quiet && probe.now() - start < w.bound_s) {
+    probe.sleep(std::min(poll_s_, w.bound_s - (probe.now() - start)));  // a bound under one poll still waits
     w.quiet = !outside_load(probe.sample(), threads).busy;
   }
   w.waited_s = probe.now() - start;

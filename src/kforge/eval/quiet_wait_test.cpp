@@ -93,6 +93,13 @@ TEST(QuietWait, StopsAtTheBoundAndShortensItWhileTheMachineStaysBusy) {
   EXPECT_DOUBLE_EQ(w.wait(2, m.probe(), nullptr).bound_s, 20);  // quiet within the bound: full bound again
 }
 
+// A bound shorter than one poll still waits it out (a quarter of KFORGE_QUIET_WAIT_S=1 is 0.25 s).
+TEST(QuietWait, ABoundUnderOnePollStillWaits) {
+  FakeMachine m{{4}};
+  QuietWaiter w(0.5);
+  EXPECT_DOUBLE_EQ(w.wait(2, m.probe(), nullptr).waited_s, 0.5);
+}
+
 TEST(QuietWait, ABoundOfZeroProbesOnceAndNeverWaits) {
   FakeMachine m{{4}};
   QuietWaiter w(0);
