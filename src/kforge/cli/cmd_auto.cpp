@@ -54,6 +54,7 @@ int run_auto_command(const AutoCliOptions& o, int argc_hint) {
   env.eval.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   env.eval.machine = &*machine;
   env.eval.machine_lock = lock.get();
+  env.eval.quiet_waiter = &quiet_waiter();
   env.say = [](std::string_view m) { fmt::print(stderr, "  … {}\n", m); };
   modes::AutoOptions ao;
   ao.iterations = o.iterations;

@@ -1,5 +1,5 @@
 // kforge bench [--suite DIR] [--tasks a,b] [--impl baseline|expert|reference|DIR] [--size S]
-//              [--threads N] [--budget S] [--json|--csv] [--dump DIR]
+//              [--threads N] [--budget S] [--retries N] [--json|--csv] [--dump DIR]
 // One implementation of every task, each judged by the same pipeline as `kforge eval`.
 #include <fmt/format.h>
 
@@ -21,6 +21,7 @@ namespace {
 struct BenchOptions {
   std::string suite, tasks, impl = "baseline", size, dump;
   int threads = 0;
+  int retries = 2;
   double budget = 2.0;
   bool json = false, csv = false, quiet = false;
 };
@@ -56,24 +57,33 @@ std::vector<std::string> row(const eval::SuiteTaskResult& r) {
           fmt::format("{:.1f}", e.gflops),
           fmt::format("{:.1f}", e.gbps),
           e.roofline > 0 ? format_percent(e.roofline) : "",
-          e.speedup ? format_ratio(e.speedup->median) : ""};
+          !e.speedup ? "" : e.machine_busy ? "busy" : format_ratio(e.speedup->median)};
 }
 
 // row(), painted for the table on stdout (the progress lines on stderr stay plain).
 std::vector<std::string> painted_row(const eval::SuiteTaskResult& r) {
   auto cells = row(r);
   cells[1] = paint_verdict(cells[1]);
-  if (r.evaluation && r.evaluation->speedup) cells[7] = paint_ratio(r.evaluation->speedup->median);
+  if (r.evaluation && r.evaluation->speedup && !r.evaluation->machine_busy) cells[7] = paint_ratio(r.evaluation->speedup->median);
   return cells;
 }
 
-// What a bare table cannot say: why a roofline reads over 100%, and which timings ran on a busy machine.
+// What a bare table cannot say: why a roofline reads over 100%, which rows were measured again
+// because the machine was busy, and which stayed busy (their speedup is shown here, never as a result).
 void print_notes(const std::vector<eval::SuiteTaskResult>& results) {
   for (const auto& r : results) {
     if (!r.evaluation) continue;
     const auto& e = *r.evaluation;
     if (!e.roofline_note.empty()) fmt::print("  {}: roofline {}: {}\n", r.id, format_percent(e.roofline), e.roofline_note);
-    if (e.machine_busy) fmt::print("  {}: timed on a busy machine: {}\n", r.id, e.busy_reason);
+    std::string again = r.remeasured ? fmt::format(" (re-measured {} time{})", r.remeasured, r.remeasured == 1 ? "" : "s") : "";
+    if (e.machine_busy) {
+      std::string measured = e.speedup ? fmt::format("; it read {} (95% CI {:.2f}–{:.2f}), not a result", format_ratio(e.speedup->median),
+                                                     e.speedup->ci_low, e.speedup->ci_high)
+                                       : "";
+      fmt::print("  {}: stayed busy{}: {}{}\n", r.id, again, e.busy_reason, measured);
+    } else if (r.remeasured) {
+      fmt::print("  {}: quiet when measured again{}\n", r.id, again);
+    }
   }
 }
 
@@ -107,6 +117,7 @@ int run_bench(const BenchOptions& o) {
   auto machine = this_machine(lock.get());
   if (!machine) throw UsageError(machine.error().message);
   so.eval.machine_lock = lock.get();
+  so.eval.quiet_waiter = &quiet_waiter();
   so.eval.threads = o.threads;
   so.eval.time_budget_s = o.budget;
   so.eval.machine = &*machine;
@@ -121,6 +132,13 @@ int run_bench(const BenchOptions& o) {
     auto cells = row(r);
     fmt::print(stderr, "[{:>2}/{}] {:<48} {:<17} {:>10} ms  {}\n", i, n, cells[0], cells[1], cells[2], cells[7]);
   });
+  // Busy rows again, each after evaluate's own wait for quiet: a speedup read busy is no result.
+  eval::remeasure_busy(
+      results, o.retries, [&](const eval::SuiteTaskResult& r) { return eval::rerun_task(so, *compiler, r.id); },
+      [&](const eval::SuiteTaskResult& r, int attempt) {
+        if (o.quiet) return;
+        fmt::print(stderr, "[again {}/{}] {:<44} {}\n", attempt, o.retries, r.id, r.busy() ? "still busy: " + r.evaluation->busy_reason : "quiet");
+      });
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   auto summary = eval::summarize_suite(results, seconds);
 
@@ -144,9 +162,10 @@ int run_bench(const BenchOptions& o) {
             {false, false, true, true, true, true, true, true});
     for (const auto& r : results) t.add(painted_row(r));
     fmt::print("{}\n{}", header, t.render());
-    fmt::print("\n{} tasks, {} evaluated, {} correct; fast_1 {}, fast_1.5 {}, geomean speedup {} (over correct tasks); {:.0f} s\n",
+    fmt::print("\n{} tasks, {} evaluated, {} correct; fast_1 {}, fast_1.5 {}, geomean speedup {} (over correct tasks{}); {:.0f} s\n",
                summary.tasks, summary.evaluated, summary.correct, summary.fast_1 ? format_percent(*summary.fast_1) : "n/a", summary.fast_1_5 ? format_percent(*summary.fast_1_5) : "n/a",
-               summary.geomean_speedup ? format_ratio(*summary.geomean_speedup) : "n/a", summary.seconds);
+               summary.geomean_speedup ? format_ratio(*summary.geomean_speedup) : "n/a",
+               summary.busy ? fmt::format(", leaving out {} timed busy", summary.busy) : "", summary.seconds);
     for (const auto& r : results)
       if (r.evaluation && !r.evaluation->correct()) fmt::print("  {}: {}\n", r.id, r.evaluation->reason.substr(0, 300));
     print_notes(results);
@@ -164,6 +183,8 @@ void add_bench(CLI::App& cmd, int& exit_status) {
   cmd.add_option("--size", o->size, "Size preset for every task (default: each task's)")->type_name(kSizeType);
   cmd.add_option("--threads", o->threads, "Threads (default: all CPUs)")->check(CLI::Range(1, 1024));
   cmd.add_option("--budget", o->budget, "Seconds of paired timing per task (default 2; extended up to threefold until the median is known to ±2%)")->check(CLI::Range(0.05, 600.0));
+  cmd.add_option("--retries", o->retries, "Measure a row timed on a busy machine again, up to N times (default 2; 0: never)")
+      ->check(CLI::Range(0, 20));
   cmd.add_option("--dump", o->dump, "Write each task's check inputs and outputs as .npy under DIR/<id>");
   auto json = cmd.add_flag("--json", o->json, "Print JSON");
   cmd.add_flag("--csv", o->csv, "Print CSV")->excludes(json);

@@ -66,6 +66,12 @@ std::string print_human(const eval::Evaluation& e) {
     if (e.machine_busy)
       rows.push_back({"busy", fmt::format("the machine was busy: {} (load {:.1f}); absolute times are unreliable, the paired speedup less so",
                                           e.busy_reason, e.load_average)});
+    if (e.quiet_wait.waited_s > 0)
+      rows.push_back({"waited", fmt::format("{:.0f} s for a quiet machine ({}), {}", e.quiet_wait.waited_s, e.quiet_wait.reason,
+                                            e.quiet_wait.quiet ? "then quiet" : "still busy after")});
+    if (e.partner_pace.slowdown > 0 && e.partner_pace.quiet)
+      rows.push_back({"partner pace", fmt::format("the {} ran at {:.2f}x its quiet median ({} ms over {} quiet runs on this machine)", e.partner,
+                                                  e.partner_pace.slowdown, format_ms(e.partner_pace.quiet->median_ms), e.partner_pace.quiet->runs)});
   }
   if (e.profile) {
     rows.push_back({"profile", e.profile->summary()});
@@ -109,6 +115,7 @@ int run_eval(const EvalCliOptions& o) {
   }
   auto lock = make_machine_lock();
   opt.machine_lock = lock.get();
+  opt.quiet_waiter = &quiet_waiter();
   std::optional<eval::MachineProfile> machine;
   if (opt.time) {
     auto m = this_machine(lock.get());

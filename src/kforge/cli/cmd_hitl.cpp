@@ -79,6 +79,7 @@ int run_hitl(const HitlCliOptions& o) {
   eo.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   eo.machine = &*machine;
   eo.machine_lock = lock.get();
+  eo.quiet_waiter = &quiet_waiter();
   eo.time_budget_s = o.budget;
   if (o.resume.empty()) {
     state.run_id = stack->session->id();

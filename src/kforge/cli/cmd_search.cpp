@@ -106,6 +106,7 @@ SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec, 
   env.eval.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   env.eval.machine = &machine;
   env.eval.machine_lock = &lock;
+  env.eval.quiet_waiter = &quiet_waiter();
   env.strategies = *strategies;
   if (!o.quiet) env.say = [id = spec.id](std::string_view m) { fmt::print(stderr, "  … {}: {}\n", id, m); };
 

@@ -63,6 +63,11 @@ std::unique_ptr<eval::MachineLock> make_machine_lock() {
   return std::make_unique<eval::MachineLock>(std::move(*across));
 }
 
+eval::QuietWaiter& quiet_waiter() {
+  static eval::QuietWaiter waiter(seconds_from_env("KFORGE_QUIET_WAIT_S", 60), [](std::string_view m) { progress(m); });
+  return waiter;
+}
+
 Result<eval::MachineProfile> this_machine(eval::MachineLock* lock, bool remeasure, double budget_s) {
   eval::MachineProfileOptions o;
   o.remeasure = remeasure;

@@ -12,6 +12,7 @@
 #include "kforge/core/task_spec.h"
 #include "kforge/eval/machine.h"
 #include "kforge/eval/machine_lock.h"
+#include "kforge/eval/quiet_wait.h"
 #include "kforge/toolchain/cpp_compiler.h"
 
 namespace kforge::cli {
@@ -31,6 +32,10 @@ std::unique_ptr<toolchain::CppCompiler> make_compiler();
 // kforge process of the user (a file lock in the per-user cache; KFORGE_LOCK_WAIT_S bounds a wait,
 // default 600). Waits are told on the progress lines.
 std::unique_ptr<eval::MachineLock> make_machine_lock();
+// The wait for a quiet machine before each timing of this process: at most KFORGE_QUIET_WAIT_S
+// seconds (default 60; a quarter of it while the machine stays busy; 0 never waits), told on the
+// progress lines. One per process: whether the machine stayed busy is known across its timings.
+eval::QuietWaiter& quiet_waiter();
 // This machine's profile and peaks from the per-user cache, measured (with `lock`) when needed,
 // in at most `budget_s` seconds (0: KFORGE_PEAK_BUDGET_S, default 30).
 Result<eval::MachineProfile> this_machine(eval::MachineLock* lock, bool remeasure = false, double budget_s = 0);

@@ -306,6 +306,10 @@ class EvaluationRun {
       measuring_ = opt_.machine_lock->measure();
       e_.lock_wait_s = monotonic_seconds() - wait_start;
     }
+    // With the machine held (no other kforge process starts a compile), give outside work a bounded
+    // time to finish before timing; the load verdict below still judges the timing itself.
+    if (opt_.time && opt_.quiet_waiter)
+      e_.quiet_wait = opt_.quiet_waiter->wait(e_.threads, {candidate_->pid(), partner_ ? partner_->pid() : -1}, opt_.progress);
     e_.timing_start = monotonic_seconds();
     if (!opt_.time) return std::nullopt;
     say(e_.partner.empty() ? std::string("timing") : fmt::format("timing against the {}", e_.partner));
@@ -325,6 +329,7 @@ class EvaluationRun {
       return j;
     }
     if (opt_.machine) rate_against_peaks(task_, *opt_.machine, e_);
+    if (opt_.machine) pace_the_partner(*opt_.machine, e_);
     return std::nullopt;
   }
 

@@ -11,6 +11,7 @@
 #include "kforge/eval/evaluation.h"
 #include "kforge/eval/machine.h"
 #include "kforge/eval/machine_lock.h"
+#include "kforge/eval/quiet_wait.h"
 #include "kforge/eval/task_context.h"
 
 namespace kforge::eval {
@@ -42,6 +43,7 @@ struct EvalOptions {
   std::filesystem::path dump_dir;  // --dump: write check inputs and outputs as .npy here
   const MachineProfile* machine = nullptr;             // for the roofline (optional)
   MachineLock* machine_lock = nullptr;                 // shared by concurrent evaluations (search)
+  QuietWaiter* quiet_waiter = nullptr;                 // waits (bounded) for a quiet machine before timing (optional)
   std::function<void(std::string_view)> progress;      // phase messages for humans (optional)
 };
 

@@ -50,7 +50,8 @@ nlohmann::json to_json(const Evaluation& e) {
   j["sandbox"] = {{"landlock_abi", e.landlock_abi}};
   nlohmann::json samples = nlohmann::json::array();
   for (const auto& s : e.load_samples) samples.push_back(to_json(s));
-  j["machine_load"] = {{"load_1min", e.load_average}, {"busy", e.machine_busy}, {"reason", e.busy_reason}, {"samples", samples}};
+  j["machine_load"] = {{"load_1min", e.load_average}, {"busy", e.machine_busy}, {"reason", e.busy_reason}, {"samples", samples},
+                       {"quiet_wait", e.quiet_wait.to_json()}, {"partner_pace", e.partner_pace.to_json()}};
   j["phases"] = {{"compile_s", e.phases.compile_s}, {"partner_s", e.phases.partner_s}, {"prepare_s", e.phases.prepare_s}, {"check_s", e.phases.check_s},
                  {"time_s", e.phases.time_s}, {"total_s", e.phases.total_s}};
   return j;

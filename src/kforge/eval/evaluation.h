@@ -10,7 +10,9 @@
 
 #include "kforge/eval/load_probe.h"
 #include "kforge/eval/mismatch.h"
+#include "kforge/eval/partner_pace.h"
 #include "kforge/eval/profile.h"
+#include "kforge/eval/quiet_wait.h"
 #include "kforge/eval/timing_stats.h"
 #include "kforge/eval/verdict.h"
 #include "kforge/toolchain/compiler.h"
@@ -57,6 +59,8 @@ struct Evaluation {
   double load_average = 0;                      // the highest 1-minute load average seen
   bool machine_busy = false;
   std::string busy_reason;                      // "" when not busy
+  QuietWait quiet_wait;                         // the bounded wait for a quiet machine before the timing
+  PartnerPace partner_pace;                     // the baseline's (or reference's) median against its quiet median here
   PhaseTimes phases;
 
   bool correct() const { return verdict == Verdict::correct; }

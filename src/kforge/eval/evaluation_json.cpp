@@ -62,6 +62,20 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
     e.machine_busy = load.value("busy", false);
     e.busy_reason = load.value("reason", "");
     for (const auto& s : load.value("samples", nlohmann::json::array())) e.load_samples.push_back(load_sample_from_json(s));
+    if (auto w = load.value("quiet_wait", nlohmann::json::object()); w.is_object()) {
+      e.quiet_wait.busy_before = w.value("busy_before", false);
+      e.quiet_wait.quiet = w.value("quiet_after", true);
+      e.quiet_wait.waited_s = number_or(w, "waited_s", 0);
+      e.quiet_wait.bound_s = number_or(w, "bound_s", 0);
+      e.quiet_wait.reason = w.value("reason", "");
+    }
+    if (auto p = load.value("partner_pace", nlohmann::json::object()); p.is_object()) {
+      e.partner_pace.slowdown = number_or(p, "slowdown", 0);
+      e.partner_pace.busy = p.value("busy", false);
+      e.partner_pace.reason = p.value("reason", "");
+      if (number_or(p, "quiet_median_ms", 0) > 0)
+        e.partner_pace.quiet = QuietPace{number_or(p, "quiet_median_ms", 0), p.value("quiet_runs", 0)};
+    }
   }
   if (j.contains("profile") && j["profile"].is_object()) e.profile = profile(j["profile"]);
   for (const auto& ms : j.value("check_ms", nlohmann::json::array())) e.check_ms.push_back(ms.get<double>());

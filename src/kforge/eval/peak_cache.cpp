@@ -11,27 +11,11 @@
 
 #include "kforge/core/fs.h"
 #include "kforge/core/hash.h"
+#include "kforge/eval/record_lock.h"
 #include "kforge/eval/runner_process.h"
 
 namespace kforge::eval {
 namespace {
-
-// An exclusive lock on <record>.lock while it lives: read-modify-write of a record is one step.
-class RecordLock {
- public:
-  explicit RecordLock(const std::filesystem::path& record) {
-    fd_ = ::open((record.string() + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
-  }
-  ~RecordLock() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  RecordLock(const RecordLock&) = delete;
-  RecordLock& operator=(const RecordLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
 
 std::string iso_time(double unix_s) {
   std::time_t t = static_cast<std::time_t>(unix_s);

@@ -17,7 +17,8 @@ const std::vector<std::string>& columns() {
       "schema",    "kforge_version", "git_sha",   "timestamp",  "cpu_model",  "isa",        "logical_cpus",
       "openblas_core", "openblas_coretype", "task", "size",     "impl",       "threads",    "status",
       "verdict",   "busy",           "load_average", "samples", "median_ms",  "p10_ms",     "p90_ms",
-      "baseline_median_ms", "speedup", "speedup_ci_low", "speedup_ci_high", "gflops", "gbps", "roofline", "reason"};
+      "baseline_median_ms", "speedup", "speedup_ci_low", "speedup_ci_high", "busy_speedup", "busy_speedup_ci_low", "busy_speedup_ci_high",
+      "partner_slowdown", "quiet_wait_s", "remeasured", "gflops", "gbps", "roofline", "reason"};
   return c;
 }
 
@@ -79,7 +80,14 @@ ResultRow make_row(const RunStamp& stamp, const SuiteTaskResult& r, const std::s
     if (e.roofline > 0) row.roofline = e.roofline;
   }
   if (e.baseline) row.baseline_median_ms = e.baseline->median_ms;
-  if (e.speedup) {
+  row.remeasured = r.remeasured;
+  row.quiet_wait_s = e.quiet_wait.waited_s;
+  if (e.partner_pace.slowdown > 0) row.partner_slowdown = e.partner_pace.slowdown;
+  if (e.speedup && e.machine_busy) {
+    row.busy_speedup = e.speedup->median;
+    row.busy_speedup_ci_low = e.speedup->ci_low;
+    row.busy_speedup_ci_high = e.speedup->ci_high;
+  } else if (e.speedup) {
     row.speedup = e.speedup->median;
     row.speedup_ci_low = e.speedup->ci_low;
     row.speedup_ci_high = e.speedup->ci_high;
@@ -114,6 +122,12 @@ nlohmann::json to_json(const ResultRow& r) {
                       {"speedup", or_null(r.speedup)},
                       {"speedup_ci_low", or_null(r.speedup_ci_low)},
                       {"speedup_ci_high", or_null(r.speedup_ci_high)},
+                      {"busy_speedup", or_null(r.busy_speedup)},
+                      {"busy_speedup_ci_low", or_null(r.busy_speedup_ci_low)},
+                      {"busy_speedup_ci_high", or_null(r.busy_speedup_ci_high)},
+                      {"partner_slowdown", or_null(r.partner_slowdown)},
+                      {"quiet_wait_s", r.quiet_wait_s},
+                      {"remeasured", r.remeasured},
                       {"gflops", or_null(r.gflops)},
                       {"gbps", or_null(r.gbps)},
                       {"roofline", or_null(r.roofline)},

@@ -17,7 +17,9 @@
 
 namespace kforge::eval {
 
-inline constexpr const char* kResultRowSchema = "kforge.result_row/1";
+// /2: a busy row's speedup moved to busy_speedup* (speedup* are null: a busy speedup is never a
+// published figure); partner_slowdown, quiet_wait_s and remeasured added.
+inline constexpr const char* kResultRowSchema = "kforge.result_row/2";
 
 struct RunStamp {  // what every row of one run shares
   std::string kforge_version, git_sha, timestamp;  // timestamp: ISO 8601, UTC
@@ -35,6 +37,10 @@ struct ResultRow {
   std::optional<int> samples;
   std::optional<double> median_ms, p10_ms, p90_ms, baseline_median_ms;
   std::optional<double> speedup, speedup_ci_low, speedup_ci_high;
+  std::optional<double> busy_speedup, busy_speedup_ci_low, busy_speedup_ci_high;  // measured busy: kept, not published
+  std::optional<double> partner_slowdown;  // the baseline's median over its quiet median on this machine
+  double quiet_wait_s = 0;                 // waited for a quiet machine before the timing
+  int remeasured = 0;                      // measured again because the machine was busy
   std::optional<double> gflops, gbps, roofline;
 };
 

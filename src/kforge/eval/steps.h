@@ -30,5 +30,8 @@ std::optional<Judgement> judge_check(const std::vector<OutputSnapshot>& results,
 std::optional<Judgement> judge_timing(const PairedTiming& timed, const core::ResolvedTask& task, Evaluation& e);
 void rate_against_peaks(const core::ResolvedTask& task, const MachineProfile& m, Evaluation& e);
 void judge_machine_load(const std::string& lock_contention, Evaluation& e);
+// The partner's median against its quiet median on this machine (partner_pace.h): far slower marks
+// the timing busy; a timing quiet by every signal adds its median to the store.
+void pace_the_partner(const MachineProfile& m, Evaluation& e);
 
 }  // namespace kforge::eval

@@ -123,6 +123,28 @@ std::vector<SuiteTaskResult> run_suite(const SuiteRunOptions& o, toolchain::Comp
   return results;
 }
 
+void remeasure_busy(std::vector<SuiteTaskResult>& results, int retries, const std::function<SuiteTaskResult(const SuiteTaskResult&)>& remeasure,
+                    const std::function<void(const SuiteTaskResult&, int)>& on_retry) {
+  for (auto& r : results)
+    for (int attempt = 1; attempt <= retries && r.busy(); ++attempt) {
+      SuiteTaskResult again = remeasure(r);
+      again.remeasured = attempt;
+      if (again.evaluation) r = std::move(again);
+      else r.remeasured = attempt;
+      if (on_retry) on_retry(r, attempt);
+    }
+}
+
+SuiteTaskResult rerun_task(const SuiteRunOptions& o, toolchain::Compiler& compiler, const std::string& id) {
+  for (const auto& dir : core::list_task_dirs(o.suite))
+    if (dir.filename().string() == id) return run_task(o, compiler, dir);
+  for (const auto& dir : core::list_task_dirs(o.suite)) {  // a folder named apart from its id
+    auto spec = core::load_task(dir);
+    if (spec && spec->id == id) return run_task(o, compiler, dir);
+  }
+  return {id, "error: no task '" + id + "' in " + o.suite.string(), std::nullopt};
+}
+
 SuiteSummary summarize_suite(const std::vector<SuiteTaskResult>& results, double seconds) {
   SuiteSummary s;
   s.tasks = static_cast<int>(results.size());
@@ -135,22 +157,26 @@ SuiteSummary summarize_suite(const std::vector<SuiteTaskResult>& results, double
     const auto& e = *r.evaluation;
     if (!e.correct()) continue;
     ++s.correct;
+    if (e.machine_busy && e.speedup) {
+      ++s.busy;
+      continue;
+    }
     if (!e.speedup || e.speedup->median <= 0) continue;
     ++with_speedup;
     log_sum += std::log(e.speedup->median);
     fast1 += e.speedup->median > 1.0;
     fast15 += e.speedup->median > 1.5;
   }
-  if (s.evaluated) {
-    s.fast_1 = static_cast<double>(fast1) / s.evaluated;
-    s.fast_1_5 = static_cast<double>(fast15) / s.evaluated;
+  if (const int judged = s.evaluated - s.busy; judged > 0) {
+    s.fast_1 = static_cast<double>(fast1) / judged;
+    s.fast_1_5 = static_cast<double>(fast15) / judged;
   }
   if (with_speedup) s.geomean_speedup = std::exp(log_sum / with_speedup);
   return s;
 }
 
 nlohmann::json to_json(const SuiteTaskResult& r) {
-  nlohmann::json j = {{"task", r.id}, {"status", r.status}};
+  nlohmann::json j = {{"task", r.id}, {"status", r.status}, {"remeasured", r.remeasured}, {"busy", r.busy()}};
   if (r.evaluation) j["evaluation"] = to_json(*r.evaluation);
   return j;
 }
@@ -160,7 +186,7 @@ nlohmann::json to_json(const SuiteSummary& s) {
   return {{"tasks", s.tasks},           {"evaluated", s.evaluated},
           {"correct", s.correct},       {"fast_1", or_null(s.fast_1)},
           {"fast_1.5", or_null(s.fast_1_5)}, {"geomean_speedup", or_null(s.geomean_speedup)},
-          {"seconds", s.seconds}};
+          {"busy", s.busy},             {"seconds", s.seconds}};
 }
 
 }  // namespace kforge::eval

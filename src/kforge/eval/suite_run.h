@@ -30,13 +30,18 @@ struct SuiteTaskResult {
   std::string id;
   std::string status;  // "evaluated", "skipped: no expert.cpp", "error: …" (task could not be loaded)
   std::optional<Evaluation> evaluation;
+  int remeasured = 0;  // times it was measured again because the machine was busy
+  bool busy() const { return evaluation && evaluation->machine_busy; }
 };
 
 struct SuiteSummary {
   int tasks = 0, evaluated = 0, correct = 0;
   // Shares of the evaluated tasks and the geometric mean over the correct ones with a speedup;
   // absent (null in JSON) when there is nothing to take them over, so "none" never reads as 0.
+  // A busy row's speedup is no result: busy rows are left out of the shares and the mean (both
+  // sides of each share), and counted here.
   std::optional<double> fast_1, fast_1_5, geomean_speedup;
+  int busy = 0;
   double seconds = 0;
 };
 
@@ -48,6 +53,14 @@ Status check_selection(const SuiteRunOptions& options);
 // Runs the suite; `on_task` is called after each task (for progress lines).
 std::vector<SuiteTaskResult> run_suite(const SuiteRunOptions& options, toolchain::Compiler& compiler,
                                        const std::function<void(const SuiteTaskResult&, int index, int total)>& on_task);
+// Measures busy rows again, at most `retries` times each (evaluate() waits for quiet first), with
+// `remeasure` (run_task in the real thing). A new measurement replaces the row, unless the task
+// could not be evaluated at all then (the busy measurement is kept: nothing is lost); a row still
+// busy after its retries stays busy, marked so. `on_retry` hears of each new measurement.
+void remeasure_busy(std::vector<SuiteTaskResult>& results, int retries, const std::function<SuiteTaskResult(const SuiteTaskResult&)>& remeasure,
+                    const std::function<void(const SuiteTaskResult&, int attempt)>& on_retry = nullptr);
+// One task of the suite again (by its id), as run_suite ran it.
+SuiteTaskResult rerun_task(const SuiteRunOptions& options, toolchain::Compiler& compiler, const std::string& id);
 SuiteSummary summarize_suite(const std::vector<SuiteTaskResult>& results, double seconds);
 
 nlohmann::json to_json(const SuiteTaskResult& r);

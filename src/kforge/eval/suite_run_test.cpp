@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <stdexcept>
 
 #include "kforge/eval/result_row.h"
@@ -142,6 +143,77 @@ TEST(ResultRow, CsvAndJsonHoldTheSameSelfDescribingColumns) {
   EXPECT_EQ(timed["size"], "ci");
   EXPECT_DOUBLE_EQ(timed["speedup_ci_low"].get<double>(), 1.45);
   EXPECT_EQ(timed["verdict"], "correct");
+  EXPECT_TRUE(timed["busy_speedup"].is_null());
+
+  // Timed busy: the speedup is kept under busy_speedup and never published as the row's speedup.
+  e.machine_busy = true;
+  e.busy_reason = "the baseline ran 2.00x slower than its quiet median";
+  e.partner_pace.slowdown = 2.0;
+  SuiteTaskResult busy{"12p_rmsnorm", "evaluated", e};
+  busy.remeasured = 2;
+  auto b = to_json(make_row(stamp, busy, ""));
+  EXPECT_TRUE(b["speedup"].is_null());
+  EXPECT_TRUE(b["speedup_ci_low"].is_null());
+  EXPECT_DOUBLE_EQ(b["busy_speedup"].get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(b["busy_speedup_ci_high"].get<double>(), 1.55);
+  EXPECT_DOUBLE_EQ(b["partner_slowdown"].get<double>(), 2.0);
+  EXPECT_EQ(b["remeasured"], 2);
+  EXPECT_EQ(b["busy"], true);
+}
+
+namespace {
+
+SuiteTaskResult timed_row(const std::string& id, double speedup, bool busy) {
+  Evaluation e;
+  e.verdict = Verdict::correct;
+  e.candidate = TimingStats{41, 2.0, 1.9, 2.2, 1.8};
+  e.speedup = SpeedupStats{speedup, speedup, speedup, speedup * 0.9, speedup * 1.1};
+  e.machine_busy = busy;
+  return {id, "evaluated", e};
+}
+
+}  // namespace
+
+// A busy speedup is no result: it is left out of fast_p and the geomean (numerator and
+// denominator), and counted as busy.
+TEST(SuiteSummary, BusyRowsAreLeftOutOfTheSharesAndTheMean) {
+  std::vector<SuiteTaskResult> results = {timed_row("a", 2.0, false), timed_row("b", 0.5, false), timed_row("c", 9.0, true)};
+  auto s = summarize_suite(results, 1.0);
+  EXPECT_EQ(s.evaluated, 3);
+  EXPECT_EQ(s.correct, 3);
+  EXPECT_EQ(s.busy, 1);
+  EXPECT_DOUBLE_EQ(*s.fast_1, 0.5);
+  EXPECT_DOUBLE_EQ(*s.geomean_speedup, 1.0);
+  EXPECT_EQ(to_json(s)["busy"], 1);
+}
+
+// bench re-measures busy rows: a quiet re-measurement replaces the row; one still busy after the
+// retries stays busy and says how often it was measured again; quiet rows are never re-run; a
+// re-measurement that could not evaluate the task keeps the busy one.
+TEST(SuiteRemeasure, BusyRowsAreMeasuredAgainBoundedly) {
+  std::vector<SuiteTaskResult> results = {timed_row("quiet", 2.0, false), timed_row("calms", 9.0, true), timed_row("stays", 9.0, true),
+                                          timed_row("fails", 9.0, true)};
+  std::map<std::string, int> calls;
+  remeasure_busy(results, 2, [&](const SuiteTaskResult& r) {
+    ++calls[r.id];
+    if (r.id == "calms") return timed_row(r.id, 3.0, false);
+    if (r.id == "fails") return SuiteTaskResult{r.id, "error: the task folder vanished", std::nullopt};
+    return timed_row(r.id, 8.0, true);
+  });
+  EXPECT_EQ(calls.count("quiet"), 0u);
+  EXPECT_EQ(calls["calms"], 1);
+  EXPECT_FALSE(results[1].busy());
+  EXPECT_EQ(results[1].remeasured, 1);
+  EXPECT_DOUBLE_EQ(results[1].evaluation->speedup->median, 3.0);
+  EXPECT_EQ(calls["stays"], 2);
+  EXPECT_TRUE(results[2].busy());
+  EXPECT_EQ(results[2].remeasured, 2);
+  EXPECT_DOUBLE_EQ(results[2].evaluation->speedup->median, 8.0);
+  EXPECT_EQ(calls["fails"], 2);
+  EXPECT_TRUE(results[3].busy());
+  EXPECT_DOUBLE_EQ(results[3].evaluation->speedup->median, 9.0);
+  EXPECT_EQ(results[3].remeasured, 2);
+  EXPECT_EQ(to_json(results[2])["remeasured"], 2);
 }
 
 }  // namespace

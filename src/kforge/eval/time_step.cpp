@@ -56,6 +56,28 @@ void judge_machine_load(const std::string& lock_contention, Evaluation& e) {
   e.machine_busy = verdict.busy || !lock_contention.empty();
   e.busy_reason = verdict.reason;
   if (!lock_contention.empty()) e.busy_reason += (e.busy_reason.empty() ? "" : "; ") + lock_contention;
+  if (e.machine_busy && e.quiet_wait.waited_s > 0 && !e.quiet_wait.quiet)
+    e.busy_reason += fmt::format(" (still busy after waiting {:.0f} s for quiet)", e.quiet_wait.waited_s);
+}
+
+void pace_the_partner(const MachineProfile& m, Evaluation& e) {
+  // Only a trusted partner is the same code every time; an --against kernel changes with the user.
+  if (!e.baseline || (e.partner != "baseline" && e.partner != "reference")) return;
+  const auto file = partner_pace_file(m);
+  if (file.empty()) return;
+  const auto entry = partner_pace_entry(e.task_id, e.size, e.threads, e.partner);
+  auto record = read_partner_pace(file);
+  if (!record) {
+    e.partner_pace.reason = record.error().message;  // the signal is missing, the timing stands
+    return;
+  }
+  e.partner_pace = judge_partner_pace(quiet_pace(*record, entry), e.baseline->median_ms, e.partner);
+  if (e.partner_pace.busy) {
+    e.machine_busy = true;
+    e.busy_reason += (e.busy_reason.empty() ? "" : "; ") + e.partner_pace.reason;
+  } else if (!e.machine_busy) {
+    if (auto st = record_quiet_partner(file, entry, e.baseline->median_ms); !st) e.partner_pace.reason = st.error().message;
+  }
 }
 
 }  // namespace kforge::eval

@@ -446,15 +446,22 @@ std::string auto_report(const AutoEnv& env, const AutoResult& r) {
       if (c == '\n' || c == '|') c = ' ';
     s += fmt::format("| {} | {} | {} | {} | {} | {} | {}/{} | {:.4f} | {:.1f} | {:.1f} | {:.1f} | {:.1f} | {:.1f} | {} |\n", it.iteration,
                      e ? std::string(eval::verdict_name(e->verdict)) : "—", cell(e && e->candidate, e && e->candidate ? fmt::format("{:.4g}", e->candidate->median_ms) : ""),
-                     cell(e && e->speedup, e && e->speedup ? fmt::format("{:.2f}x", e->speedup->median) : ""),
+                     cell(e && e->speedup, e && e->speedup ? fmt::format("{:.2f}x{}", e->speedup->median, e->machine_busy ? " (busy)" : "") : ""),
                      cell(e && e->candidate, e ? fmt::format("{:.0f}%", 100 * e->roofline) : ""), it.fixes, it.tokens.usage.input_tokens,
                      it.tokens.usage.output_tokens, it.tokens.cost_usd, it.clock.model_s, it.clock.compile_s, it.clock.check_s, it.clock.tune_s,
                      it.clock.time_s, strategy.substr(0, 160));
   }
   if (r.best) {
     const auto& e = r.best->evaluation;
-    s += fmt::format("\n## Best kernel (iteration {})\n\n{:.4g} ms, {:.2f}x the baseline, {:.0f}% of the roofline{}. `best.cpp` in this folder.\n",
-                     r.best->iteration, e.candidate->median_ms, e.speedup ? e.speedup->median : 0.0, 100 * e.roofline,
+    // A speedup timed busy is not a figure to quote: said as such, with what it read.
+    std::string speedup = !e.speedup        ? "no speedup measured"
+                          : e.machine_busy ? fmt::format("no speedup to quote (timed on a busy machine: {}; it read {:.2f}x, 95% CI "
+                                                         "{:.2f}–{:.2f}; `kforge eval` it on a quiet machine)",
+                                                         e.busy_reason, e.speedup->median, e.speedup->ci_low, e.speedup->ci_high)
+                                           : fmt::format("{:.2f}x the baseline (95% CI {:.2f}–{:.2f})", e.speedup->median, e.speedup->ci_low,
+                                                         e.speedup->ci_high);
+    s += fmt::format("\n## Best kernel (iteration {})\n\n{:.4g} ms, {}, {:.0f}% of the roofline{}. `best.cpp` in this folder.\n",
+                     r.best->iteration, e.candidate->median_ms, speedup, 100 * e.roofline,
                      e.roofline_note.empty() ? "" : " (" + e.roofline_note + ")");
   } else {
     s += "\nNo correct kernel was found.\n";
@@ -465,8 +472,8 @@ std::string auto_report(const AutoEnv& env, const AutoResult& r) {
   for (const auto& it : r.iterations)
     if (it.decision) decisions += fmt::format("- iteration {}: {}\n", it.iteration, it.decision->describe());
   if (!decisions.empty())
-    s += "\n## How the best was chosen\n\nEach correct kernel against the best so far, side by side in one run (a tie or a busy "
-         "machine keeps the best):\n\n" + decisions;
+    s += "\n## How the best was chosen\n\nEach correct kernel against the best so far, side by side in one run (a tie keeps the best; "
+         "on a busy machine the comparison is timed twice and decides only when both runs agree):\n\n" + decisions;
   return s;
 }
 
@@ -486,11 +493,20 @@ nlohmann::json to_json(const AutoResult& r) {
     its.push_back(j);
   }
   nlohmann::json best = nullptr;
-  if (r.best)
+  if (r.best) {
+    // A speedup timed busy is kept under busy_speedup, never as the best's speedup.
+    const auto& e = r.best->evaluation;
+    nlohmann::json speedup = nullptr;
+    if (e.speedup) speedup = {{"median", e.speedup->median}, {"ci95", {e.speedup->ci_low, e.speedup->ci_high}}};
     best = {{"iteration", r.best->iteration},
-            {"median_ms", r.best->evaluation.candidate->median_ms},
-            {"speedup", r.best->evaluation.speedup ? nlohmann::json(r.best->evaluation.speedup->median) : nlohmann::json(nullptr)},
-            {"roofline", r.best->evaluation.roofline}};
+            {"median_ms", e.candidate->median_ms},
+            {"speedup", e.speedup && !e.machine_busy ? nlohmann::json(e.speedup->median) : nlohmann::json(nullptr)},
+            {"speedup_ci95", e.speedup && !e.machine_busy ? speedup["ci95"] : nlohmann::json(nullptr)},
+            {"busy", e.machine_busy},
+            {"busy_reason", e.busy_reason},
+            {"busy_speedup", e.machine_busy ? speedup : nlohmann::json(nullptr)},
+            {"roofline", e.roofline}};
+  }
   return {{"state", store::run_state_name(r.state)}, {"stop_reason", r.stop_reason}, {"baseline_ms", r.baseline_ms}, {"iterations", its}, {"best", best}};
 }
 

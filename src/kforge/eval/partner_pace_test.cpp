@@ -1,0 +1,86 @@
+// The partner's quiet medians per machine and its slowdown as a load signal: the record keeps the
+// latest quiet medians per task/size/threads/partner, the signal fires at 1.5x its median, and the
+// store on disk survives processes, refuses a corrupt file with its name, and is keyed by machine.
+#include "kforge/eval/partner_pace.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "kforge/core/fs.h"
+
+namespace kforge::eval {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(PartnerPace, TheRecordKeepsTheLatestQuietMediansPerEntry) {
+  const auto a = partner_pace_entry("12p_rmsnorm", "ci", 2, "baseline"), b = partner_pace_entry("12p_rmsnorm", "ci", 1, "baseline");
+  EXPECT_EQ(a, "12p_rmsnorm/ci/2t/baseline");
+  nlohmann::json r;
+  EXPECT_FALSE(quiet_pace(r, a));
+  for (double ms : {10.0, 11.0, 30.0}) r = with_quiet_run(r, a, ms, 1000, 7);
+  auto p = quiet_pace(r, a);
+  ASSERT_TRUE(p);
+  EXPECT_DOUBLE_EQ(p->median_ms, 11.0);  // the median: one stray quiet run does not move it
+  EXPECT_EQ(p->runs, 3);
+  EXPECT_FALSE(quiet_pace(r, b));  // another thread count is another entry
+  for (int i = 0; i < 10; ++i) r = with_quiet_run(r, a, 20.0, 1000 + i, 7);
+  EXPECT_EQ(quiet_pace(r, a)->runs, 7);
+  EXPECT_DOUBLE_EQ(quiet_pace(r, a)->median_ms, 20.0);  // the oldest were dropped
+}
+
+TEST(PartnerPace, ThePartnerFarSlowerThanItsQuietMedianMeansBusy) {
+  const QuietPace quiet{10.0, 3};
+  auto slow = judge_partner_pace(quiet, 21.0, "baseline");
+  EXPECT_TRUE(slow.busy);
+  EXPECT_DOUBLE_EQ(slow.slowdown, 2.1);
+  EXPECT_THAT(slow.reason, HasSubstr("the baseline ran 2.10x slower than its quiet median (10 ms over 3 quiet runs)"));
+  auto near = judge_partner_pace(quiet, 14.0, "baseline");
+  EXPECT_FALSE(near.busy);
+  EXPECT_DOUBLE_EQ(near.slowdown, 1.4);
+  EXPECT_TRUE(near.reason.empty());
+  auto unknown = judge_partner_pace(std::nullopt, 50.0, "baseline");  // nothing to compare with yet
+  EXPECT_FALSE(unknown.busy);
+  EXPECT_EQ(unknown.slowdown, 0);
+  EXPECT_TRUE(unknown.to_json()["slowdown"].is_null());
+}
+
+class PartnerPaceFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("kforge-pace-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(PartnerPaceFile, LivesBesideThePeaksRecordAndSurvivesProcesses) {
+  MachineProfile m;
+  EXPECT_TRUE(partner_pace_file(m).empty());  // no peaks record: nowhere to keep it
+  m.peak_file = dir_ / "peaks" / "host-abc.json";
+  const auto file = partner_pace_file(m);
+  EXPECT_EQ(file, dir_ / "partner-pace" / "host-abc.json");
+  const auto entry = partner_pace_entry("1p", "cpu", 2, "baseline");
+  ASSERT_TRUE(record_quiet_partner(file, entry, 5.0));
+  ASSERT_TRUE(record_quiet_partner(file, entry, 7.0));
+  auto read = read_partner_pace(file);
+  ASSERT_TRUE(read);
+  EXPECT_DOUBLE_EQ(quiet_pace(*read, entry)->median_ms, 6.0);
+  EXPECT_EQ((*read)["schema"], "kforge.partner_pace/1");
+}
+
+TEST_F(PartnerPaceFile, ACorruptRecordIsAnErrorNamingItAndIsNotOverwritten) {
+  const auto file = dir_ / "partner-pace" / "x.json";
+  std::filesystem::create_directories(file.parent_path());
+  ASSERT_TRUE(core::write_atomic(file, "{not json"));
+  auto read = read_partner_pace(file);
+  ASSERT_FALSE(read);
+  EXPECT_THAT(read.error().message, HasSubstr(file.string()));
+  EXPECT_FALSE(record_quiet_partner(file, "e", 1.0));
+  EXPECT_EQ(*core::read_text(file), "{not json");
+}
+
+}  // namespace
+}  // namespace kforge::eval

@@ -1,0 +1,123 @@
+// The bounded wait for a quiet machine, on made-up load samples and a fake clock: it waits while
+// outside work takes the CPUs, stops at the bound, shortens its bound while the machine stays
+// busy, and never waits for what no quiet can cure (more threads than CPUs).
+#include "kforge/eval/quiet_wait.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <deque>
+
+namespace kforge::eval {
+namespace {
+
+using ::testing::HasSubstr;
+
+LoadSample sample(int outside, int cpus = 2) {
+  LoadSample s;
+  s.outside_running = outside;
+  s.cpus = cpus;
+  s.load_1min = outside;
+  return s;
+}
+
+// A scripted machine: each probe takes the next reading (the last one repeats); sleeping moves the clock.
+struct FakeMachine {
+  std::deque<int> outside;
+  double clock = 0;
+  int probes = 0;
+  QuietWaitProbe probe() {
+    return {[this] {
+              ++probes;
+              int o = outside.front();
+              if (outside.size() > 1) outside.pop_front();
+              return std::vector<LoadSample>{sample(o)};
+            },
+            [this](double s) { clock += s; }, [this] { return clock; }};
+  }
+};
+
+TEST(QuietWait, AQuietMachineIsTimedAtOnce) {
+  FakeMachine m{{0}};
+  QuietWaiter w(60);
+  auto r = w.wait(2, m.probe(), nullptr);
+  EXPECT_FALSE(r.busy_before);
+  EXPECT_TRUE(r.quiet);
+  EXPECT_EQ(r.waited_s, 0);
+  EXPECT_EQ(m.probes, 1);
+}
+
+TEST(QuietWait, WaitsWhileOutsideWorkTakesTheCpusAndSaysSo) {
+  FakeMachine m{{3, 3, 3, 0}};
+  QuietWaiter w(60);
+  std::vector<std::string> said;
+  auto r = w.wait(2, m.probe(), [&](std::string_view s) { said.emplace_back(s); });
+  EXPECT_TRUE(r.busy_before);
+  EXPECT_TRUE(r.quiet);
+  EXPECT_DOUBLE_EQ(r.waited_s, 3);
+  ASSERT_EQ(said.size(), 2u);
+  EXPECT_THAT(said[0], HasSubstr("machine busy ("));
+  EXPECT_THAT(said[0], HasSubstr("waiting up to 60 s for quiet"));
+  EXPECT_THAT(said[1], HasSubstr("quiet after 3 s"));
+}
+
+// One free CPU absorbs one outside task when the timing uses one thread: not busy for it.
+TEST(QuietWait, OnlyTheCpusTheTimingUsesCount) {
+  FakeMachine m{{1}};
+  QuietWaiter w(60);
+  EXPECT_TRUE(w.wait(1, m.probe(), nullptr).quiet);
+  FakeMachine m2{{1}};
+  EXPECT_FALSE(w.wait(2, m2.probe(), nullptr).quiet);
+}
+
+TEST(QuietWait, StopsAtTheBoundAndShortensItWhileTheMachineStaysBusy) {
+  FakeMachine m{{4}};
+  QuietWaiter w(20);
+  std::vector<std::string> said;
+  auto r = w.wait(2, m.probe(), [&](std::string_view s) { said.emplace_back(s); });
+  EXPECT_FALSE(r.quiet);
+  EXPECT_LE(r.waited_s, 20);
+  EXPECT_GE(r.waited_s, 19);
+  EXPECT_THAT(said.back(), HasSubstr("still busy after"));
+  auto second = w.wait(2, m.probe(), nullptr);  // the machine did not quieten: a quarter of the bound
+  EXPECT_DOUBLE_EQ(second.bound_s, 5);
+  EXPECT_LE(second.waited_s, 5);
+  FakeMachine quiet{{0}};
+  EXPECT_TRUE(w.wait(2, quiet.probe(), nullptr).quiet);          // quiet again: the full bound returns
+  EXPECT_DOUBLE_EQ(w.wait(2, m.probe(), nullptr).bound_s, 20);   // and this one ends busy
+  FakeMachine quieting{{4, 0}};
+  auto q = w.wait(2, quieting.probe(), nullptr);
+  EXPECT_DOUBLE_EQ(q.bound_s, 5);
+  EXPECT_TRUE(q.quiet);
+  EXPECT_DOUBLE_EQ(q.waited_s, 1);
+  EXPECT_DOUBLE_EQ(w.wait(2, m.probe(), nullptr).bound_s, 20);  // quiet within the bound: full bound again
+}
+
+// A bound shorter than one poll still waits it out (a quarter of KFORGE_QUIET_WAIT_S=1 is 0.25 s).
+TEST(QuietWait, ABoundUnderOnePollStillWaits) {
+  FakeMachine m{{4}};
+  QuietWaiter w(0.5);
+  EXPECT_DOUBLE_EQ(w.wait(2, m.probe(), nullptr).waited_s, 0.5);
+}
+
+TEST(QuietWait, ABoundOfZeroProbesOnceAndNeverWaits) {
+  FakeMachine m{{4}};
+  QuietWaiter w(0);
+  auto r = w.wait(2, m.probe(), nullptr);
+  EXPECT_TRUE(r.busy_before);
+  EXPECT_FALSE(r.quiet);
+  EXPECT_EQ(r.waited_s, 0);
+  EXPECT_EQ(m.probes, 1);
+}
+
+// More threads than CPUs is busy whatever else runs; waiting cannot cure it, so no wait.
+TEST(QuietWait, OversubscriptionIsNotWaitedFor) {
+  FakeMachine m{{0}};
+  QuietWaiter w(60);
+  auto r = w.wait(8, m.probe(), nullptr);
+  EXPECT_TRUE(r.quiet);
+  EXPECT_EQ(r.waited_s, 0);
+}
+
+}  // namespace
+}  // namespace kforge::eval
