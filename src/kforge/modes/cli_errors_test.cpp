@@ -63,7 +63,8 @@ TEST_F(CliErrors, MissingApiKeyIsRefusedBeforeAnyWork) {
 // error (exit 70) that says so, never a usage error (exit 2) that sends the user to fix a command
 // line that was right.
 TEST_F(CliErrors, ABaselineThatFailsItsOwnCheckIsAnInternalError) {
-  const auto task = dir_ / "broken_rmsnorm";
+  const auto task = dir_ / "broken" / "12p_rmsnorm";  // a task's folder is named by its id
+  std::filesystem::create_directories(task.parent_path());
   std::filesystem::copy(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm", task);
   // Plain C++ that copies x to y: compiles fast, and is wrong.
   ASSERT_TRUE(core::write_atomic(task / "baseline.cpp", R"(#include "kforge_task.h"
