@@ -8,7 +8,7 @@
 #include "kforge/agents/task_notes.h"
 #include "kforge/core/fs.h"
 #include "kforge/core/shorten.h"
-#include "kforge/toolchain/cpp_compiler.h"
+#include "kforge/toolchain/compiler.h"
 
 namespace kforge::agents {
 namespace {
@@ -30,9 +30,7 @@ std::string init_text(const core::InitSpec& i) {
 }
 
 std::string flags(const eval::TaskContext& task) {
-  auto* cpp = dynamic_cast<toolchain::CppCompiler*>(&task.compiler());
-  if (!cpp) return "-O3 -march=native -fopenmp";
-  return fmt::format("{}", fmt::join(cpp->flags_for(toolchain::Role::candidate), " "));
+  return fmt::format("{}", fmt::join(task.compiler().flags_for(toolchain::Role::candidate), " "));
 }
 
 std::string caches_text(const eval::MachineProfile& m) {

@@ -8,14 +8,13 @@
 #include <regex>
 #include <sstream>
 
+#include "kforge/core/trim.h"
+
 namespace kforge::agents {
 namespace {
 
-std::string trim(std::string s) {
-  s.erase(0, s.find_first_not_of(" \t\r\n*"));
-  s.erase(s.find_last_not_of(" \t\r\n*") + 1);
-  return s;
-}
+// Whitespace and markdown emphasis: models write "**Strategy**" as often as "Strategy".
+std::string trim(std::string_view s) { return std::string(core::trim(s, " \t\r\n*")); }
 
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -50,7 +49,7 @@ int kernel_parameter_count(const std::string& code) {
   static const std::regex def(R"(\bvoid\s+kernel\s*\(([^)]*)\)\s*\{)");
   std::smatch m;
   if (!std::regex_search(code, m, def)) return -1;
-  std::string params = trim(m[1]);
+  std::string params = trim(m[1].str());
   if (params.empty() || params == "void") return 0;
   return static_cast<int>(std::count(params.begin(), params.end(), ',')) + 1;
 }

@@ -17,6 +17,7 @@
 #include "kforge/core/paths.h"
 #include "kforge/core/task_loader.h"
 #include "kforge/eval/microarch.h"
+#include "kforge/toolchain/fake_compiler.h"
 
 namespace kforge::agents {
 namespace {
@@ -30,11 +31,6 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-class FakeCompiler : public toolchain::Compiler {
- public:
-  toolchain::CompileResult compile(const toolchain::CompileRequest&) override { return {}; }
-  std::string version() override { return "g++ (test) 13.1.0"; }
-};
 
 const char* kPlan = "## Analysis\na\n## Bottleneck\nb\n## Strategy\nc\n## Blocking\nd\n## Vectorization\ne\n## Threading\nf\n## Tunables\nnone\n"
                     "## Expected gain\ng\n";
@@ -191,7 +187,7 @@ class RequestsTest : public ::testing::Test {
     ASSERT_TRUE(diagnose(env_, state_, state_.best->source, state_.best->evaluation, state_.best->tuning));
   }
 
-  FakeCompiler compiler_;
+  toolchain::FakeCompiler compiler_{"g++ (test) 13.1.0", {"-O3", "-mfake-isa"}};
   std::unique_ptr<core::TaskSpec> spec_;
   std::unique_ptr<eval::TaskContext> ctx_;
   std::unique_ptr<KnowledgeIndex> playbook_;
@@ -227,7 +223,7 @@ TEST_F(RequestsTest, EveryRoleGetsEachFactOnce) {
     // The machine: microarchitecture, what it means, clock, compiler.
     EXPECT_EQ(count(r, "Zen 4 (family 25, model 17), 2.40 GHz"), 1u);
     EXPECT_EQ(count(r, "two 256-bit halves"), 1u);
-    EXPECT_EQ(count(r, "Compiler: g++ (test) 13.1.0"), 1u);
+    EXPECT_EQ(count(r, "Compiler: g++ (test) 13.1.0, with -O3 -mfake-isa."), 1u);  // the flags are the compiler's own
     EXPECT_EQ(count(r, "ISA: avx2 fma avx512f"), 1u);
     // A tuned kernel keeps its guards first: nothing pinned ahead of them.
     if (r.find("#define UNROLL") != std::string::npos) {

@@ -7,15 +7,12 @@
 #include <vector>
 
 #include "kforge/core/fs.h"
+#include "kforge/core/trim.h"
 
 namespace kforge::agents {
 namespace {
 
-std::string trim(std::string s) {
-  s.erase(0, s.find_first_not_of(" \t"));
-  s.erase(s.find_last_not_of(" \t\r") + 1);
-  return s;
-}
+std::string trim(std::string_view s) { return std::string(core::trim(s)); }
 
 // The comment in a line, outside quoted strings; "" when none.
 std::string comment_of(const std::string& line, std::string& code) {

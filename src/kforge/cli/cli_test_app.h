@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "kforge/cli/commands.h"
+#include "kforge/cli/option_registry.h"
 
 namespace kforge::cli {
 

@@ -4,7 +4,6 @@
 
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "kforge/cli/agent_stack.h"
 #include "kforge/cli/colour.h"
@@ -12,6 +11,7 @@
 #include "kforge/cli/common.h"
 #include "kforge/cli/table.h"
 #include "kforge/core/paths.h"
+#include "kforge/core/threads.h"
 #include "kforge/llm/llm.h"
 #include "kforge/modes/auto_loop.h"
 
@@ -26,7 +26,7 @@ struct AutoCliOptions {
   bool json = false, stream = false;
 };
 
-int run_auto_command(const AutoCliOptions& o, int argc_hint) {
+int run_auto_command(const AutoCliOptions& o) {
   auto spec = load_task_arg(o.task);
   auto compiler = make_compiler();
   auto ctx = eval::TaskContext::create(spec, o.size, *compiler, core::state_dir());
@@ -51,7 +51,7 @@ int run_auto_command(const AutoCliOptions& o, int argc_hint) {
   env.agents = &stack->env;
   env.journal = &*journal;
   env.run_id = run_id;
-  env.eval.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  env.eval.threads = core::thread_count(o.threads);
   env.eval.machine = &*machine;
   env.eval.machine_lock = lock.get();
   env.eval.quiet_waiter = &quiet_waiter();
@@ -104,31 +104,31 @@ int run_auto_command(const AutoCliOptions& o, int argc_hint) {
                format_tokens(totals.usage.output_tokens, totals.estimated), totals.cost_usd, totals.unpriced ? " (some calls unpriced)" : "");
     if (totals.estimated) fmt::print("{}\n", kEstimatedTokensNote);
   }
-  (void)argc_hint;
   return result.best ? 0 : 1;
 }
 
 }  // namespace
 
-void add_auto(CLI::App& cmd, int& exit_status) {
+void add_auto(CommandLine& cmd) {
   auto o = std::make_shared<AutoCliOptions>();
-  cmd.add_option("task", o->task, "Task folder or id")->type_name(kTaskType)->required();
-  cmd.add_option("--model", o->model, "PROVIDER:MODEL for every role (else $KFORGE_MODEL, else kforge.toml [models])");
-  cmd.add_option("--size", o->size, "Size preset (default: the task's)")->type_name(kSizeType);
-  cmd.add_option("--iterations", o->iterations, "At most N iterations (default 5)")->check(CLI::Range(1, 1000));
-  cmd.add_option("--patience", o->patience, "Stop after P iterations without a faster correct kernel (default 2)")->check(CLI::Range(1, 1000));
-  cmd.add_option("--debug-attempts", o->debug_attempts, "Fixes per debug loop (default 3)")->check(CLI::Range(0, 20));
-  cmd.add_option("--max-usd", o->max_usd, "Stop cleanly once this much was spent on models");
-  cmd.add_option("--max-tokens", o->max_tokens, "Stop cleanly once this many tokens were used");
-  cmd.add_option("--strategy", o->strategy, "A hint for the planner, e.g. \"register-tiled AVX2 micro-kernel\"");
-  cmd.add_option("--threads", o->threads, "Threads (default: all CPUs)")->check(CLI::Range(1, 1024));
-  cmd.add_option("--budget", o->budget, "Seconds of paired timing per evaluation (default 1)");
-  cmd.add_option("--tune-budget", o->tune_budget, "Tuning trials per iteration (default 8)")->check(CLI::Range(0, 1000));
-  cmd.add_option("--prompts", o->prompts, "A folder of prompt templates replacing kforge's (planner.txt, coder.txt, …)");
-  cmd.add_option("--config", o->config, "kforge.toml to use (default: $KFORGE_CONFIG or ./kforge.toml)");
-  cmd.add_flag("--stream", o->stream, "Show the models' replies as they are written (on stderr)");
-  cmd.add_flag("--json", o->json, "Print a JSON summary at the end");
-  cmd.callback([o, &exit_status] { exit_status = run_auto_command(*o, 0); });
+  cmd.bind("task", o->task);
+  cmd.require("task");
+  cmd.bind("model", o->model);
+  cmd.bind("size", o->size);
+  cmd.bind("iterations", o->iterations);
+  cmd.bind("patience", o->patience);
+  cmd.bind("debug-attempts", o->debug_attempts);
+  cmd.bind("max-usd", o->max_usd);
+  cmd.bind("max-tokens", o->max_tokens);
+  cmd.bind("strategy", o->strategy);
+  cmd.bind("threads", o->threads);
+  cmd.bind("budget", o->budget);
+  cmd.bind("tune-budget", o->tune_budget);
+  cmd.bind("prompts", o->prompts);
+  cmd.bind("config", o->config);
+  cmd.bind("stream", o->stream);
+  cmd.bind("json", o->json);
+  cmd.on_run([o] { return run_auto_command(*o); });
 }
 
 }  // namespace kforge::cli

@@ -5,13 +5,13 @@
 
 #include <chrono>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "kforge/cli/colour.h"
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
 #include "kforge/cli/table.h"
 #include "kforge/core/paths.h"
+#include "kforge/core/threads.h"
 #include "kforge/eval/result_row.h"
 #include "kforge/eval/suite_run.h"
 
@@ -23,7 +23,7 @@ struct BenchOptions {
   int threads = 0;
   int retries = 2;
   double budget = 2.0;
-  bool json = false, csv = false, quiet = false;
+  bool json = false, csv = false;
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -121,14 +121,16 @@ int run_bench(const BenchOptions& o) {
   so.eval.threads = o.threads;
   so.eval.time_budget_s = o.budget;
   so.eval.machine = &*machine;
-  int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = core::thread_count(o.threads);
+  // The root's --quiet (or KFORGE_PROGRESS=0) silences the header and the per-task lines too.
+  const bool quiet = !progress_enabled();
   std::string header = machine_line(*machine, threads, o.size, o.impl);
-  if (!o.quiet) fmt::print(stderr, "{}\n", header);
+  if (!quiet) fmt::print(stderr, "{}\n", header);
 
   auto compiler = make_compiler();
   auto start = std::chrono::steady_clock::now();
   auto results = eval::run_suite(so, *compiler, [&](const eval::SuiteTaskResult& r, int i, int n) {
-    if (o.quiet) return;
+    if (quiet) return;
     auto cells = row(r);
     fmt::print(stderr, "[{:>2}/{}] {:<48} {:<17} {:>10} ms  {}\n", i, n, cells[0], cells[1], cells[2], cells[7]);
   });
@@ -136,7 +138,7 @@ int run_bench(const BenchOptions& o) {
   eval::remeasure_busy(
       results, o.retries, [&](const eval::SuiteTaskResult& r) { return eval::rerun_task(so, *compiler, r.id); },
       [&](const eval::SuiteTaskResult& r, int attempt) {
-        if (o.quiet) return;
+        if (quiet) return;
         fmt::print(stderr, "[again {}/{}] {:<44} {}\n", attempt, o.retries, r.id, r.busy() ? "still busy: " + r.evaluation->busy_reason : "quiet");
       });
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -175,21 +177,20 @@ int run_bench(const BenchOptions& o) {
 
 }  // namespace
 
-void add_bench(CLI::App& cmd, int& exit_status) {
+void add_bench(CommandLine& cmd) {
   auto o = std::make_shared<BenchOptions>();
-  cmd.add_option("--suite", o->suite, "Suite folder (default: bench/jaxbench)");
-  cmd.add_option("--tasks", o->tasks, "Comma-separated task ids (default: all)");
-  cmd.add_option("--impl", o->impl, "baseline, expert, reference, or a folder of <id>.cpp kernels (default: baseline)");
-  cmd.add_option("--size", o->size, "Size preset for every task (default: each task's)")->type_name(kSizeType);
-  cmd.add_option("--threads", o->threads, "Threads (default: all CPUs)")->check(CLI::Range(1, 1024));
-  cmd.add_option("--budget", o->budget, "Seconds of paired timing per task (default 2; extended up to threefold until the median is known to ±2%)")->check(CLI::Range(0.05, 600.0));
-  cmd.add_option("--retries", o->retries, "Measure a row timed on a busy machine again, up to N times (default 2; 0: never)")
-      ->check(CLI::Range(0, 20));
-  cmd.add_option("--dump", o->dump, "Write each task's check inputs and outputs as .npy under DIR/<id>");
-  auto json = cmd.add_flag("--json", o->json, "Print JSON");
-  cmd.add_flag("--csv", o->csv, "Print CSV")->excludes(json);
-  cmd.add_flag("--quiet", o->quiet, "No progress lines on stderr");
-  cmd.callback([o, &exit_status] { exit_status = run_bench(*o); });
+  cmd.bind("suite", o->suite);
+  cmd.bind("tasks", o->tasks);
+  cmd.bind("impl", o->impl);
+  cmd.bind("size", o->size);
+  cmd.bind("threads", o->threads);
+  cmd.bind("budget", o->budget);
+  cmd.bind("retries", o->retries);
+  cmd.bind("dump", o->dump);
+  cmd.bind("json", o->json);
+  cmd.bind("csv", o->csv);
+  cmd.exclusive("csv", "json");
+  cmd.on_run([o] { return run_bench(*o); });
 }
 
 }  // namespace kforge::cli

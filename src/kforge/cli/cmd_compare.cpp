@@ -111,12 +111,14 @@ int run_compare(const CompareOptions& o) {
 
 }  // namespace
 
-void add_compare(CLI::App& cmd, int& exit_status) {
+void add_compare(CommandLine& cmd) {
   auto o = std::make_shared<CompareOptions>();
-  cmd.add_option("a", o->a, "A result file (kforge bench --json, or kforge eval --json)")->required();
-  cmd.add_option("b", o->b, "B result file")->required();
-  cmd.add_flag("--json", o->json, "Print JSON");
-  cmd.callback([o, &exit_status] { exit_status = run_compare(*o); });
+  cmd.bind("result-a", o->a);
+  cmd.require("result-a");
+  cmd.bind("result-b", o->b);
+  cmd.require("result-b");
+  cmd.bind("json", o->json);
+  cmd.on_run([o] { return run_compare(*o); });
 }
 
 }  // namespace kforge::cli

@@ -8,6 +8,7 @@
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
 #include "kforge/cli/completion.h"
+#include "kforge/cli/option_registry.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/task_loader.h"
 
@@ -38,7 +39,7 @@ int run_completion(const CompletionOptions& o, const CLI::App& root) {
   else if (o.shell.empty()) throw UsageError("kforge completion needs a shell: bash, zsh or fish");
   else {
     const auto model = completion_model(root);
-    const std::string& program = root.get_name();
+    const std::string program = kRootCommand;
     fmt::print("{}", o.shell == "bash" ? bash_completion(model, program) : o.shell == "zsh" ? zsh_completion(model, program) : fish_completion(model, program));
   }
   return 0;
@@ -46,12 +47,11 @@ int run_completion(const CompletionOptions& o, const CLI::App& root) {
 
 }  // namespace
 
-void add_completion(CLI::App& cmd, int& exit_status) {
+void add_completion(CommandLine& cmd) {
   auto o = std::make_shared<CompletionOptions>();
-  cmd.add_option("shell", o->shell, "bash, zsh or fish")->check(CLI::IsMember({"bash", "zsh", "fish"}));
-  // For the scripts only: no group, so neither --help nor completion shows it.
-  cmd.add_option("--candidates", o->candidates, "Print the task ids or size names to complete")->check(CLI::IsMember({"tasks", "sizes"}))->group("");
-  cmd.callback([o, &cmd, &exit_status] { exit_status = run_completion(*o, *cmd.get_parent()); });
+  cmd.bind("shell", o->shell);
+  cmd.bind("candidates", o->candidates);
+  cmd.on_run_with_app([o](const CLI::App& root) { return run_completion(*o, root); });
 }
 
 }  // namespace kforge::cli

@@ -132,27 +132,27 @@ int run_eval(const EvalCliOptions& o) {
 
 }  // namespace
 
-void add_eval(CLI::App& cmd, int& exit_status) {
+void add_eval(CommandLine& cmd) {
   auto o = std::make_shared<EvalCliOptions>();
-  cmd.add_option("task", o->task, "Task folder or id")->type_name(kTaskType)->required();
-  cmd.add_option("kernel", o->kernel, "Kernel source (C++, defines the signature of `kforge show TASK`); a name starting with '-' goes after `--` or as ./-x.cpp")->required();
-  cmd.add_option("--size", o->size, "Size preset (default: the task's)")->type_name(kSizeType);
-  cmd.add_option("--threads", o->threads, "Threads for the kernel and the baseline (default: all CPUs)")->check(CLI::Range(1, 1024));
-  cmd.add_option("--against", o->against, "Time against this kernel instead of the baseline (both are checked)");
-  cmd.add_option("--against-role", o->against_role, "Role of the --against source (candidate: sandboxed and checked; expert: trusted)");
-  cmd.add_flag("--no-time", o->no_time, "Check correctness only");
-  cmd.add_option("--partner", o->partner,
-                 "Whom every timed call is paired with and checked against: baseline (default; the reported speedup) or "
-                 "reference (no libtorch; the speedup is then over the plain-loop reference)");
-  cmd.add_option("--budget", o->budget, "Seconds of paired timing (default 2; extended up to threefold until the median is known to ±2%)")->check(CLI::Range(0.05, 600.0));
-  cmd.add_option("--check-sets", o->check_sets, "Secret input sets to check on (default 3)")->check(CLI::Range(1, 16));
-  cmd.add_option("--timeout", o->timeout, "Seconds allowed per check call (default 30)")->check(CLI::Range(0.1, 3600.0));
-  cmd.add_option("--allow-lib", o->allow_libs, "Let the kernel link this library (e.g. openblas); repeatable");
-  cmd.add_option("--role", o->role, "candidate (sandboxed; default), or a trusted expert, baseline or reference source");
-  cmd.add_flag("--profile", o->profile, "After timing: hot lines (sampled), the compiler's vectorization remarks, the roofline position");
-  cmd.add_option("--dump", o->dump, "Write the check inputs, the kernel's outputs and the expected outputs as .npy files here");
-  cmd.add_flag("--json", o->json, "Print the evaluation as JSON");
-  cmd.callback([o, &exit_status] { exit_status = run_eval(*o); });
+  cmd.bind("task", o->task);
+  cmd.require("task");
+  cmd.bind("kernel", o->kernel);
+  cmd.require("kernel");
+  cmd.bind("size", o->size);
+  cmd.bind("threads", o->threads);
+  cmd.bind("against", o->against);
+  cmd.bind("against-role", o->against_role);
+  cmd.bind("no-time", o->no_time);
+  cmd.bind("partner", o->partner);
+  cmd.bind("budget", o->budget);
+  cmd.bind("check-sets", o->check_sets);
+  cmd.bind("call-timeout", o->timeout);
+  cmd.bind("allow-lib", o->allow_libs);
+  cmd.bind("role", o->role);
+  cmd.bind("profile", o->profile);
+  cmd.bind("dump", o->dump);
+  cmd.bind("json", o->json);
+  cmd.on_run([o] { return run_eval(*o); });
 }
 
 }  // namespace kforge::cli

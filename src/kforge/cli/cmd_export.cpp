@@ -60,13 +60,14 @@ int run_export(const ExportOptions& o) {
 
 }  // namespace
 
-void add_export(CLI::App& cmd, int& exit_status) {
+void add_export(CommandLine& cmd) {
   auto o = std::make_shared<ExportOptions>();
-  cmd.add_option("run", o->run, "Run (session) id, from `kforge sessions`")->required();
-  cmd.add_option("node", o->node, "Node id (default: the run's best), from `kforge graph RUN`");
-  cmd.add_option("--out", o->out, "Folder to write kernel.cpp, plan.md and node.json into (default: RUN-node-N)");
-  cmd.add_flag("--json", o->json, "Print JSON");
-  cmd.callback([o, &exit_status] { exit_status = run_export(*o); });
+  cmd.bind("run", o->run);
+  cmd.require("run");
+  cmd.bind("node", o->node);
+  cmd.bind("out-node", o->out);
+  cmd.bind("json", o->json);
+  cmd.on_run([o] { return run_export(*o); });
 }
 
 }  // namespace kforge::cli

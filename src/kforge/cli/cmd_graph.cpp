@@ -139,14 +139,16 @@ int run_graph(const GraphOptions& o) {
 
 }  // namespace
 
-void add_graph(CLI::App& cmd, int& exit_status) {
+void add_graph(CommandLine& cmd) {
   auto o = std::make_shared<GraphOptions>();
-  cmd.add_option("id", o->id, "Run id (from `kforge sessions`)")->required();
-  auto* format = cmd.add_option("--format", o->format, "dot (default), svg or json")->check(CLI::IsMember({"dot", "svg", "json"}));
+  cmd.bind("run-id", o->id);
+  cmd.require("run-id");
+  cmd.bind("format", o->format);
   // --json, as every command that prints results takes it: the same as --format json.
-  cmd.add_flag_callback("--json", [o] { o->format = "json"; }, "Print JSON (the same as --format json)")->excludes(format);
-  cmd.add_option("--out", o->out, "Write to this file instead of stdout");
-  cmd.callback([o, &exit_status] { exit_status = run_graph(*o); });
+  cmd.bind_flag("json", [o] { o->format = "json"; });
+  cmd.exclusive("json", "format");
+  cmd.bind("out-file", o->out);
+  cmd.on_run([o] { return run_graph(*o); });
 }
 
 }  // namespace kforge::cli

@@ -5,14 +5,15 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <thread>
 
 #include "kforge/cli/agent_stack.h"
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
 #include "kforge/cli/line_reader.h"
+#include "kforge/cli/settings.h"
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
+#include "kforge/core/threads.h"
 #include "kforge/modes/auto_loop.h"
 #include "kforge/modes/hitl_session.h"
 #include "kforge/store/store.h"
@@ -39,8 +40,7 @@ class CliHuman : public modes::Human {
   std::optional<std::string> edit(const std::string& text, const std::string& file_name) override {
     auto path = scratch_ / "edit" / file_name;
     if (!core::write_atomic(path, text)) return std::nullopt;
-    const char* editor = std::getenv("VISUAL") && *std::getenv("VISUAL") ? std::getenv("VISUAL") : std::getenv("EDITOR");
-    std::string command = fmt::format("{} '{}'", editor && *editor ? editor : "vi", path.string());
+    std::string command = fmt::format("{} '{}'", current_settings().editor, path.string());
     if (std::system(command.c_str()) != 0) return std::nullopt;
     auto edited = core::read_text(path);
     if (!edited) return std::nullopt;
@@ -76,7 +76,7 @@ int run_hitl(const HitlCliOptions& o) {
   if (!journal) throw UsageError(journal.error().message);
 
   eval::EvalOptions eo;
-  eo.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  eo.threads = core::thread_count(o.threads);
   eo.machine = &*machine;
   eo.machine_lock = lock.get();
   eo.quiet_waiter = &quiet_waiter();
@@ -88,7 +88,9 @@ int run_hitl(const HitlCliOptions& o) {
     state.model = model;
     fmt::print("kforge hitl: session {} — {} (size {}); measuring the baseline…\n", state.run_id, spec.id, state.size);
     auto baseline = modes::measure_baseline_ms(*ctx, eo);
-    if (!baseline) throw UsageError(baseline.error().message);
+    // The baseline is the task's own trusted code: when it cannot be built or fails its check, the
+    // suite is at fault, not the command.
+    if (!baseline) throw InternalError(baseline.error().message);
     state.baseline_ms = *baseline;
     if (auto st = journal->ledger().start_run({state.run_id, "hitl", spec.id, state.size, store::RunState::running, "{}"}); !st)
       throw UsageError(st.error().message);
@@ -115,19 +117,19 @@ int run_hitl(const HitlCliOptions& o) {
 
 }  // namespace
 
-void add_hitl(CLI::App& cmd, int& exit_status) {
+void add_hitl(CommandLine& cmd) {
   auto o = std::make_shared<HitlCliOptions>();
-  cmd.add_option("task", o->task, "Task folder or id")->type_name(kTaskType);
-  cmd.add_option("--resume", o->resume, "Continue the hitl session with this id");
-  cmd.add_option("--model", o->model, "PROVIDER:MODEL for every role");
-  cmd.add_option("--size", o->size, "Size preset")->type_name(kSizeType);
-  cmd.add_option("--threads", o->threads, "Threads for kernels (default: all CPUs)");
-  cmd.add_option("--budget", o->budget, "Seconds of paired timing per `time` (default 1)");
-  cmd.add_option("--max-usd", o->max_usd, "Refuse model calls once this much was spent");
-  cmd.add_option("--max-tokens", o->max_tokens, "Refuse model calls once this many tokens were used");
-  cmd.add_option("--prompts", o->prompts, "A folder of prompt templates replacing kforge's");
-  cmd.add_option("--config", o->config, "kforge.toml to use");
-  cmd.callback([o, &exit_status] { exit_status = run_hitl(*o); });
+  cmd.bind("task", o->task);
+  cmd.bind("resume", o->resume);
+  cmd.bind("model", o->model);
+  cmd.bind("size", o->size);
+  cmd.bind("threads", o->threads);
+  cmd.bind("budget", o->budget);
+  cmd.bind("max-usd", o->max_usd);
+  cmd.bind("max-tokens", o->max_tokens);
+  cmd.bind("prompts", o->prompts);
+  cmd.bind("config", o->config);
+  cmd.on_run([o] { return run_hitl(*o); });
 }
 
 }  // namespace kforge::cli

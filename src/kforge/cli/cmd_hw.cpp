@@ -113,14 +113,12 @@ int run_hw(const HwOptions& o) {
 
 }  // namespace
 
-void add_hw(CLI::App& cmd, int& exit_status) {
+void add_hw(CommandLine& cmd) {
   auto o = std::make_shared<HwOptions>();
-  cmd.add_flag("--json", o->json, "Print JSON");
-  cmd.add_flag("--remeasure,--refresh", o->remeasure, "Measure the peaks again (and print every run and their spread)");
-  cmd.add_option("--budget", o->budget,
-                 "Seconds a measurement may take, waiting for a quiet machine included (default: KFORGE_PEAK_BUDGET_S, else 30)")
-      ->check(CLI::Range(2.0, 3600.0));
-  cmd.callback([o, &exit_status] { exit_status = run_hw(*o); });
+  cmd.bind("json", o->json);
+  cmd.bind("remeasure", o->remeasure);
+  cmd.bind("peak-budget", o->budget);
+  cmd.on_run([o] { return run_hw(*o); });
 }
 
 }  // namespace kforge::cli

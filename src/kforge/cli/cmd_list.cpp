@@ -112,12 +112,12 @@ int run_list(const ListOptions& o) {
 
 }  // namespace
 
-void add_list(CLI::App& cmd, int& exit_status) {
+void add_list(CommandLine& cmd) {
   auto o = std::make_shared<ListOptions>();
-  cmd.add_option("dir", o->dir, "Suite folder (default: bench/jaxbench)");
-  cmd.add_option("--tag", o->tags, "Only tasks with this tag (repeat for several: all must match), e.g. --tag attention");
-  cmd.add_flag("--json", o->json, "Print JSON");
-  cmd.callback([o, &exit_status] { exit_status = run_list(*o); });
+  cmd.bind("suite-dir", o->dir);
+  cmd.bind("tag", o->tags);
+  cmd.bind("json", o->json);
+  cmd.on_run([o] { return run_list(*o); });
 }
 
 }  // namespace kforge::cli

@@ -229,22 +229,22 @@ int run_usage(const UsageOptions& o) {
 
 }  // namespace
 
-void add_llm(CLI::App& cmd, int& exit_status) {
-  cmd.require_subcommand(1);
+void add_llm(CommandLine& cmd) {
+  cmd.require_subcommand();
   auto p = std::make_shared<PingOptions>();
-  auto* ping = cmd.add_subcommand("ping", "Send one tiny request to a model: latency, tokens, cost (exit 1 when it fails)");
-  ping->add_option("--model", p->model, "PROVIDER:MODEL (default: $KFORGE_MODEL, then [models] in kforge.toml)");
-  ping->add_option("--config", p->config, "kforge.toml to read (default: $KFORGE_CONFIG, then ./kforge.toml)");
-  ping->add_option("--timeout", p->timeout, "Seconds to wait for the reply (default 60)")->check(CLI::Range(0.1, 3600.0));
-  ping->add_flag("--stream", p->stream, "Stream the reply as it is written");
-  ping->add_flag("--json", p->json, "Print JSON: ok, latency_ms, tokens_in, tokens_out, cost_usd (error on failure)");
-  ping->callback([p, &exit_status] { exit_status = run_ping(*p); });
+  auto ping = cmd.subcommand("ping", "Send one tiny request to a model: latency, tokens, cost (exit 1 when it fails)");
+  ping.bind("model", p->model);
+  ping.bind("config", p->config);
+  ping.bind("reply-timeout", p->timeout);
+  ping.bind("stream", p->stream);
+  ping.bind("json", p->json);
+  ping.on_run([p] { return run_ping(*p); });
 
   auto u = std::make_shared<UsageOptions>();
-  auto* usage = cmd.add_subcommand("usage", "Model usage and cost by session, role and model, from .kforge/kforge.db");
-  usage->add_option("session", u->session, "A session id, or 'last' (default: all sessions)");
-  usage->add_flag("--json", u->json, "Print JSON");
-  usage->callback([u, &exit_status] { exit_status = run_usage(*u); });
+  auto usage = cmd.subcommand("usage", "Model usage and cost by session, role and model, from .kforge/kforge.db");
+  usage.bind("session", u->session);
+  usage.bind("json", u->json);
+  usage.on_run([u] { return run_usage(*u); });
 }
 
 }  // namespace kforge::cli

@@ -16,6 +16,7 @@
 #include "kforge/cli/table.h"
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
+#include "kforge/core/threads.h"
 #include "kforge/core/task_loader.h"
 #include "kforge/eval/suite_run.h"
 #include "kforge/modes/search_session.h"
@@ -37,7 +38,8 @@ struct SearchCliOptions {
   int threads = 0, parallel_tasks = 1;
   double max_usd = 0;
   std::int64_t max_tokens = 0;
-  bool json = false, stream = false, quiet = false;
+  bool json = false, stream = false;
+  bool quiet() const { return !progress_enabled(); }  // the root's --quiet, or KFORGE_PROGRESS=0
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -103,23 +105,25 @@ SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec, 
   env.agents = &stack->env;
   env.state_dir = core::state_dir();
   env.run_id = stack->session->id();
-  env.eval.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  env.eval.threads = core::thread_count(o.threads);
   env.eval.machine = &machine;
   env.eval.machine_lock = &lock;
   env.eval.quiet_waiter = &quiet_waiter();
   env.strategies = *strategies;
-  if (!o.quiet) env.say = [id = spec.id](std::string_view m) { fmt::print(stderr, "  … {}: {}\n", id, m); };
+  if (!o.quiet()) env.say = [id = spec.id](std::string_view m) { fmt::print(stderr, "  … {}: {}\n", id, m); };
 
   if (resume_id.empty()) {
     if (auto st = modes::start_search_run(env, so, spec.id, ctx->task().size); !st) throw UsageError(st.error().message);
   }
   // The id first, so that a search interrupted in its first minute can be found and resumed.
-  if (!o.quiet) fmt::print(stderr, "kforge search {}: run {} (resume with: kforge search --resume {})\n", spec.id, env.run_id, env.run_id);
+  if (!o.quiet()) fmt::print(stderr, "kforge search {}: run {} (resume with: kforge search --resume {})\n", spec.id, env.run_id, env.run_id);
   // The baseline, once for the whole search.
   eval::EvalOptions timed = env.eval;
   timed.time_budget_s = so.expansion.time_budget_s;
   auto baseline = modes::measure_baseline_ms(*ctx, timed);
-  if (!baseline) throw UsageError(baseline.error().message);
+  // The baseline is the task's own trusted code: when it cannot be built or fails its check, the
+  // suite is at fault, not the command.
+  if (!baseline) throw InternalError(baseline.error().message);
   so.expansion.baseline_ms = *baseline;
 
   auto result = modes::run_search(env, so);
@@ -185,15 +189,18 @@ int run_search_command(SearchCliOptions o) {
             if (outcome.result.best)
               for (const auto& n : outcome.result.nodes)
                 if (n.id == *outcome.result.best) {
-                  (void)core::write_atomic(std::filesystem::path(o.out) / (spec->id + ".cpp"), n.source);
+                  if (auto st = core::write_atomic(std::filesystem::path(o.out) / (spec->id + ".cpp"), n.source); !st)
+                    row["error"] = st.error().message;
                   row["speedup"] = n.speedup ? nlohmann::json(*n.speedup) : nlohmann::json(nullptr);
                 }
           } catch (const UsageError& e) {
             row["error"] = e.what();
+          } catch (const InternalError& e) {  // one task's broken baseline ends that task, not the batch
+            row["error"] = e.what();
           }
         }
         std::lock_guard g(mu);
-        if (!o.quiet) fmt::print(stderr, "[{}/{}] {}\n", summary.size() + 1, dirs.size(), suite_progress_line(row));
+        if (!o.quiet()) fmt::print(stderr, "[{}/{}] {}\n", summary.size() + 1, dirs.size(), suite_progress_line(row));
         summary.push_back(row);
       }
     };
@@ -223,45 +230,44 @@ int run_search_command(SearchCliOptions o) {
 
 }  // namespace
 
-void add_search(CLI::App& cmd, int& exit_status) {
+void add_search(CommandLine& cmd) {
   auto o = std::make_shared<SearchCliOptions>();
   auto& s = o->search;
-  cmd.add_option("task", o->task, "Task folder or id")->type_name(kTaskType);
-  cmd.add_option("--resume", o->resume, "Continue the search with this id (from `kforge sessions`)");
-  cmd.add_option("--suite", o->suite, "Search every task of this suite folder");
-  cmd.add_option("--tasks", o->tasks, "With --suite: comma-separated ids");
-  cmd.add_option("--out", o->out, "With --suite: write each task's best kernel to OUT/<id>.cpp");
-  cmd.add_option("--parallel-tasks", o->parallel_tasks, "With --suite: tasks searched at once (default 1)");
-  cmd.add_option("--algorithm", s.algorithm, "parallel, beam (default) or evolve")->check(CLI::IsMember({"parallel", "beam", "evolve"}));
-  cmd.add_option("--model", o->model, "PROVIDER:MODEL for every role");
-  cmd.add_option("--size", o->size, "Size preset")->type_name(kSizeType);
-  cmd.add_option("--jobs", s.jobs, "Expansions in flight at once (model calls and compiles overlap; timing never does)");
-  cmd.add_option("--seed", s.seed, "Seed for every random choice (default 1)");
-  cmd.add_option("--width", s.width, "parallel: expansions from the root (default 4)");
-  cmd.add_option("--beam-size", s.beam_size, "beam: nodes kept per depth (default 2)");
-  cmd.add_option("--branches", s.branches, "beam: children per beam node (default 3)");
-  cmd.add_option("--depth", s.depth, "beam: depth (default 2)");
-  cmd.add_option("--keep-factor", s.keep_factor, "beam: a child enters the beam only if its time is at most F × its parent's (default 1.2)");
-  cmd.add_option("--generations", s.generations, "evolve: generations (default 3)");
-  cmd.add_option("--population", s.population, "evolve: expansions per island per generation (default 2)");
-  cmd.add_option("--islands", s.islands, "evolve: islands (default 2)");
-  cmd.add_option("--exploit", s.exploit, "evolve: share of parents chosen as their island's best (default 0.6)");
-  cmd.add_option("--crossover", s.crossover, "evolve: share of children made by combining two parents (default 0.2)");
-  cmd.add_option("--iterations-per-expansion", s.iterations_per_expansion, "auto iterations per expansion (default 1)");
-  cmd.add_option("--debug-attempts", s.expansion.debug_attempts, "Fixes per debug loop (default 3)");
-  cmd.add_option("--tune-budget", s.expansion.tune.budget, "Tuning trials per expansion (default 8)");
-  cmd.add_option("--budget", s.expansion.time_budget_s, "Seconds of paired timing per evaluation (default 1)");
-  cmd.add_option("--strategies", o->strategies, "A TOML file of extra strategies ([[strategy]] id, family, text)");
-  cmd.add_option("--start", o->start, "Start from this kernel instead of from scratch");
-  cmd.add_option("--max-usd", o->max_usd, "Stop cleanly once this much was spent on models");
-  cmd.add_option("--max-tokens", o->max_tokens, "Stop cleanly once this many tokens were used");
-  cmd.add_option("--threads", o->threads, "Threads for kernels (default: all CPUs)");
-  cmd.add_option("--prompts", o->prompts, "A folder of prompt templates replacing kforge's");
-  cmd.add_option("--config", o->config, "kforge.toml to use");
-  cmd.add_flag("--stream", o->stream, "Show the models' replies as they are written");
-  cmd.add_flag("--quiet", o->quiet, "No progress lines");
-  cmd.add_flag("--json", o->json, "Print JSON");
-  cmd.callback([o, &exit_status] { exit_status = run_search_command(*o); });
+  cmd.bind("task", o->task);
+  cmd.bind("resume", o->resume);
+  cmd.bind("suite", o->suite);
+  cmd.bind("tasks", o->tasks);
+  cmd.bind("out-kernels", o->out);
+  cmd.bind("parallel-tasks", o->parallel_tasks);
+  cmd.bind("algorithm", s.algorithm);
+  cmd.bind("model", o->model);
+  cmd.bind("size", o->size);
+  cmd.bind("jobs", s.jobs);
+  cmd.bind("seed", s.seed);
+  cmd.bind("width", s.width);
+  cmd.bind("beam-size", s.beam_size);
+  cmd.bind("branches", s.branches);
+  cmd.bind("depth", s.depth);
+  cmd.bind("keep-factor", s.keep_factor);
+  cmd.bind("generations", s.generations);
+  cmd.bind("population", s.population);
+  cmd.bind("islands", s.islands);
+  cmd.bind("exploit", s.exploit);
+  cmd.bind("crossover", s.crossover);
+  cmd.bind("iterations-per-expansion", s.iterations_per_expansion);
+  cmd.bind("debug-attempts", s.expansion.debug_attempts);
+  cmd.bind("tune-budget", s.expansion.tune.budget);
+  cmd.bind("budget", s.expansion.time_budget_s);
+  cmd.bind("strategies", o->strategies);
+  cmd.bind("start", o->start);
+  cmd.bind("max-usd", o->max_usd);
+  cmd.bind("max-tokens", o->max_tokens);
+  cmd.bind("threads", o->threads);
+  cmd.bind("prompts", o->prompts);
+  cmd.bind("config", o->config);
+  cmd.bind("stream", o->stream);
+  cmd.bind("json", o->json);
+  cmd.on_run([o] { return run_search_command(*o); });
 }
 
 }  // namespace kforge::cli

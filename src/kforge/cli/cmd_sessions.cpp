@@ -79,10 +79,10 @@ int run_sessions(bool json) {
 
 }  // namespace
 
-void add_sessions(CLI::App& cmd, int& exit_status) {
+void add_sessions(CommandLine& cmd) {
   auto json = std::make_shared<bool>(false);
-  cmd.add_flag("--json", *json, "Print JSON");
-  cmd.callback([json, &exit_status] { exit_status = run_sessions(*json); });
+  cmd.bind("json", *json);
+  cmd.on_run([json] { return run_sessions(*json); });
 }
 
 }  // namespace kforge::cli

@@ -106,14 +106,15 @@ int run_show(const ShowOptions& o) {
 
 }  // namespace
 
-void add_show(CLI::App& cmd, int& exit_status) {
+void add_show(CommandLine& cmd) {
   auto o = std::make_shared<ShowOptions>();
-  cmd.add_option("task", o->task, "Task folder or id")->type_name(kTaskType)->required();
-  cmd.add_option("--size", o->size, "Size preset (ci, cpu, full; default: the task's)")->type_name(kSizeType);
-  cmd.add_flag("--json", o->json, "Print the resolved spec as JSON");
-  cmd.add_flag("--header", o->header, "Print the generated kforge_task.h");
-  cmd.add_flag("--python", o->python, "Print the generated kforge_task.py (for workload.py, baseline.py)");
-  cmd.callback([o, &exit_status] { exit_status = run_show(*o); });
+  cmd.bind("task", o->task);
+  cmd.require("task");
+  cmd.bind("size", o->size);
+  cmd.bind("json", o->json);
+  cmd.bind("header", o->header);
+  cmd.bind("python", o->python);
+  cmd.on_run([o] { return run_show(*o); });
 }
 
 }  // namespace kforge::cli

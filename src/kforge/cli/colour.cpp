@@ -4,17 +4,12 @@
 #include <unistd.h>
 
 #include <array>
-#include <cstdlib>
 
 #include "kforge/cli/common.h"
+#include "kforge/cli/settings.h"
 
 namespace kforge::cli {
 namespace {
-
-std::string_view env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? std::string_view(v) : std::string_view();
-}
 
 std::string_view code(Colour c) {
   switch (c) {
@@ -37,8 +32,9 @@ bool colour_wanted(std::string_view when, std::string_view no_color, bool colour
 }
 
 bool colour_enabled() {
-  const bool terminal = isatty(STDOUT_FILENO) && env("TERM") != "dumb";
-  return colour_wanted(env("KFORGE_COLOR"), env("NO_COLOR"), terminal);
+  const Settings s = current_settings();
+  const bool terminal = isatty(STDOUT_FILENO) && s.term != "dumb";
+  return colour_wanted(s.colour, s.no_color, terminal);
 }
 
 std::string paint(std::string_view text, Colour colour) {

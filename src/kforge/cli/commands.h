@@ -1,36 +1,31 @@
 #pragma once
-// The table of subcommands (Ninja's kTools[] habit): each adds itself to the CLI11 app and sets
-// the process exit status when it runs.
+// The table of subcommands (Ninja's kTools[] habit): each binds its arguments from the option
+// registry and says what it runs; its result is the process's exit status.
 
-#include <CLI/CLI.hpp>
+#include "kforge/cli/command_line.h"
 
 namespace kforge::cli {
-
-// Type names that say what an argument holds, shown in --help and read by shell completion:
-// `->type_name(kTaskType)` on a task argument, `->type_name(kSizeType)` on a --size.
-inline constexpr const char* kTaskType = "TASK";
-inline constexpr const char* kSizeType = "SIZE";
 
 struct Command {
   const char* name;
   const char* help;
-  void (*add)(CLI::App& command, int& exit_status);
+  void (*add)(CommandLine& command);
 };
 
-void add_list(CLI::App& command, int& exit_status);
-void add_show(CLI::App& command, int& exit_status);
-void add_eval(CLI::App& command, int& exit_status);
-void add_hw(CLI::App& command, int& exit_status);
-void add_bench(CLI::App& command, int& exit_status);
-void add_auto(CLI::App& command, int& exit_status);
-void add_search(CLI::App& command, int& exit_status);
-void add_hitl(CLI::App& command, int& exit_status);
-void add_graph(CLI::App& command, int& exit_status);
-void add_sessions(CLI::App& command, int& exit_status);
-void add_export(CLI::App& command, int& exit_status);
-void add_compare(CLI::App& command, int& exit_status);
-void add_llm(CLI::App& command, int& exit_status);
-void add_completion(CLI::App& command, int& exit_status);
+void add_list(CommandLine& command);
+void add_show(CommandLine& command);
+void add_eval(CommandLine& command);
+void add_hw(CommandLine& command);
+void add_bench(CommandLine& command);
+void add_auto(CommandLine& command);
+void add_search(CommandLine& command);
+void add_hitl(CommandLine& command);
+void add_graph(CommandLine& command);
+void add_sessions(CommandLine& command);
+void add_export(CommandLine& command);
+void add_compare(CommandLine& command);
+void add_llm(CommandLine& command);
+void add_completion(CommandLine& command);
 
 inline constexpr Command kCommands[] = {
     {"list", "List the tasks of a suite", add_list},

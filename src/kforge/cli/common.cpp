@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "kforge/cli/settings.h"
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/task_loader.h"
@@ -27,34 +28,16 @@ std::unique_ptr<toolchain::CppCompiler> make_compiler() {
   // project: one cache per user, shared by every working directory.
   o.cache_dir = core::user_cache_dir();
   o.include_dir = core::source_dir() / "bench" / "include";
-  // $KFORGE_TOOLCHAIN_DIRS (colon-separated): the trees of a compiler installed outside /usr
-  // (KFORGE_CXX=/opt/gcc-14/bin/g++ needs /opt/gcc-14), readable inside the compile sandbox.
-  if (const char* dirs = std::getenv("KFORGE_TOOLCHAIN_DIRS")) {
-    std::string_view rest = dirs;
-    while (!rest.empty()) {
-      auto colon = rest.find(':');
-      if (colon != 0) o.toolchain_dirs.emplace_back(rest.substr(0, colon));
-      rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
-    }
-  }
+  // A compiler installed outside /usr (KFORGE_CXX=/opt/gcc-14/bin/g++) needs its trees readable
+  // inside the compile sandbox (KFORGE_TOOLCHAIN_DIRS=/opt/gcc-14).
+  const Settings s = current_settings();
+  o.cxx = s.cxx;
+  for (const auto& d : s.toolchain_dirs) o.toolchain_dirs.emplace_back(d);
   return std::make_unique<toolchain::CppCompiler>(o);
 }
 
-namespace {
-
-double seconds_from_env(const char* name, double fallback) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  double s = std::strtod(v, &end);
-  if (*end || s < 0) throw UsageError(fmt::format("{} must be a number of seconds, not '{}'", name, v));
-  return s;
-}
-
-}  // namespace
-
 std::unique_ptr<eval::MachineLock> make_machine_lock() {
-  const double bound_s = seconds_from_env("KFORGE_LOCK_WAIT_S", 600);
+  const double bound_s = current_settings().lock_wait_s;
   auto across = eval::ProcessLock::open({core::user_cache_dir() / "machine.lock", bound_s, [](std::string_view m) { progress(m); }});
   if (!across) {
     fmt::print(stderr, "kforge: warning: {}; timings are not kept apart from other kforge processes\n", across.error().message);
@@ -64,7 +47,7 @@ std::unique_ptr<eval::MachineLock> make_machine_lock() {
 }
 
 eval::QuietWaiter& quiet_waiter() {
-  static eval::QuietWaiter waiter(seconds_from_env("KFORGE_QUIET_WAIT_S", 60), [](std::string_view m) { progress(m); });
+  static eval::QuietWaiter waiter(current_settings().quiet_wait_s, [](std::string_view m) { progress(m); });
   return waiter;
 }
 
@@ -73,16 +56,12 @@ Result<eval::MachineProfile> this_machine(eval::MachineLock* lock, bool remeasur
   o.remeasure = remeasure;
   o.lock = lock;
   o.progress = [](std::string_view m) { progress(m); };
-  o.measure.budget_s = budget_s > 0 ? budget_s : seconds_from_env("KFORGE_PEAK_BUDGET_S", 30);
+  o.measure.budget_s = budget_s > 0 ? budget_s : current_settings().peak_budget_s;
   return eval::machine_profile(core::user_cache_dir(), o);
 }
 
-// On by default, on a terminal and in a pipe alike (a 60 s baseline build with no word looked like
-// a hang in CI logs); KFORGE_PROGRESS=0 or --quiet turns it off.
-bool progress_enabled() {
-  if (const char* v = std::getenv("KFORGE_PROGRESS")) return std::string(v) != "0";
-  return true;
-}
+// KFORGE_PROGRESS=0 or --quiet turns it off (settings.cpp says why it is on by default).
+bool progress_enabled() { return current_settings().progress; }
 
 // Each line carries the seconds since the command started, so a long step shows its length.
 void progress(std::string_view message) {

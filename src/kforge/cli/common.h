@@ -1,13 +1,13 @@
 #pragma once
 // What every subcommand shares: loading a task named on the command line, the compiler with
-// its cache, number formatting, progress on stderr, and the usage-error exception (exit 2).
+// its cache, number formatting, progress on stderr, and the errors a command throws (errors.h).
 
 #include <cstdint>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 
+#include "kforge/cli/errors.h"
 #include "kforge/core/result.h"
 #include "kforge/core/task_spec.h"
 #include "kforge/eval/machine.h"
@@ -20,11 +20,6 @@ namespace kforge::cli {
 // Creates the state folder (KFORGE_DIR, or .kforge in the working folder) and makes sure kforge can
 // write in it; a UsageError that names the folder and the fix when it cannot.
 void require_writable_state_dir();
-
-// A problem with how kforge was called (or with its inputs): printed, exit status 2.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 core::TaskSpec load_task_arg(const std::string& task);
 std::unique_ptr<toolchain::CppCompiler> make_compiler();

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <set>
 
-#include "kforge/cli/commands.h"
+#include <CLI/CLI.hpp>
+
+#include "kforge/cli/option_registry.h"
 
 namespace kforge::cli {
 namespace {
@@ -37,7 +39,7 @@ CompletionArg arg_of(const CLI::Option& o) {
 bool shown(const CLI::Option* o) { return !o->get_group().empty(); }
 
 // Options reach a command from every command above it (the app falls through); where a name is
-// declared twice (--help everywhere, bench's own --quiet) the nearest declaration is the one used.
+// declared twice (--help on every command) the nearest declaration is the one used.
 std::vector<CompletionOption> options_at(const CLI::App& app) {
   std::vector<CompletionOption> out;
   std::set<std::string> seen;

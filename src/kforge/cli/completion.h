@@ -2,9 +2,12 @@
 // Shell completion, generated from the CLI::App itself so that it cannot drift from the commands:
 // what each command accepts (completion_model), written as a bash, zsh or fish script.
 
-#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
+
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace kforge::cli {
 

@@ -86,10 +86,6 @@ void perturb_typed(const T* src, T* dst, std::int64_t n, std::uint64_t seed, dou
 
 }  // namespace
 
-double counter_uniform(std::uint64_t seed, std::uint64_t stream, std::uint64_t index) {
-  return to_unit(counter_bits(seed, stream, index));
-}
-
 void fill_input(const ResolvedTensor& t, std::uint64_t seed, std::uint32_t tensor_index, void* data) {
   switch (t.dtype) {
     case DType::f32: fill_typed(t, seed, tensor_index, static_cast<float*>(data)); break;

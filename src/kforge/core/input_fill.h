@@ -19,7 +19,4 @@ void fill_input(const ResolvedTensor& t, std::uint64_t seed, std::uint32_t tenso
 // sampled contents returns stale outputs that the comparison catches.
 void perturb(DType dtype, const void* src, void* dst, std::int64_t numel, std::uint64_t seed, double spread);
 
-// Uniform double in [0, 1) from a counter; exposed for tests.
-double counter_uniform(std::uint64_t seed, std::uint64_t stream, std::uint64_t index);
-
 }  // namespace kforge::core

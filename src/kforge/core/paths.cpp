@@ -12,6 +12,8 @@
 
 namespace kforge::core {
 
+// The folder variables are read here, below every layer, because every layer and every test
+// resolves its folders through these functions; docs/environment.md lists them with the rest.
 std::filesystem::path state_dir() {
   if (const char* d = std::getenv("KFORGE_DIR"); d && *d) return std::filesystem::absolute(d);
   return std::filesystem::current_path() / ".kforge";

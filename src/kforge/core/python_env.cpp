@@ -48,6 +48,7 @@ std::string text(const nlohmann::json& j, const char* key) {
 
 }  // namespace
 
+// A folder, read here as core/paths.cpp reads the others (docs/environment.md).
 std::filesystem::path python_env_dir() {
   if (const char* d = std::getenv("KFORGE_PYENV"); d && *d) return d;
   return executable_dir().parent_path() / "pyenv";

@@ -18,11 +18,13 @@ inline Error with_context(Error e, const std::string& context) {
   return e;
 }
 
-template <typename T>
+// E is the error type: Error here; a layer that needs more than a message (the model layer's
+// LlmError carries a kind that decides retries) uses its own, with the same face.
+template <typename T, typename E = Error>
 class [[nodiscard]] Result {
  public:
   Result(T value) : v_(std::move(value)) {}
-  Result(Error error) : v_(std::move(error)) {}
+  Result(E error) : v_(std::move(error)) {}
 
   bool ok() const { return std::holds_alternative<T>(v_); }
   explicit operator bool() const { return ok(); }
@@ -35,10 +37,10 @@ class [[nodiscard]] Result {
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
 
-  const Error& error() const { return std::get<Error>(v_); }
+  const E& error() const { return std::get<E>(v_); }
 
  private:
-  std::variant<T, Error> v_;
+  std::variant<T, E> v_;
 };
 
 // For operations that produce nothing but may fail.

@@ -108,6 +108,7 @@ struct ChildFailure {
 
 [[noreturn]] void child_fail(const ChildPlan& plan, ChildStage stage, int error) {
   ChildFailure f{stage, error};
+  // The forked child can only exit: if the parent cannot be told why, it sees exit 127 alone.
   (void)!write(plan.status_fd, &f, sizeof f);
   _exit(127);
 }

@@ -104,7 +104,7 @@ int main() {
   openblas_info(core, sizeof core, config, sizeof config);
   double f1 = fma_gflops(1), fall = fma_gflops(cores);
   double t1 = triad_gbps(1), tall = triad_gbps(cores);
-  const char* env_core = std::getenv("OPENBLAS_CORETYPE");
+  const char* env_core = std::getenv("OPENBLAS_CORETYPE");  // a child reporting what it was started with
   std::printf(
       "{\"isa_used\":\"%s\",\"threads\":%d,\"fma_gflops_1\":%.2f,\"fma_gflops_all\":%.2f,\"triad_gbps_1\":%.2f,"
       "\"triad_gbps_all\":%.2f,\"openblas_core\":\"%s\",\"openblas_config\":\"%s\",\"openblas_coretype_env\":\"%s\"}\n",

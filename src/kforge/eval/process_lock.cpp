@@ -26,6 +26,7 @@ Result<int> open_lock_file(const std::filesystem::path& file) {
 
 void write_pid(int fd) {
   auto text = fmt::format("{}\n", ::getpid());
+  // The pid only names the holder in a waiter's message; the lock is the flock, not this text.
   if (::ftruncate(fd, 0) == 0) (void)!::pwrite(fd, text.data(), text.size(), 0);
 }
 
@@ -97,7 +98,7 @@ bool ProcessLock::lock_exclusive() {
   if (held) write_pid(fd_);
   exclusive_ = held;
   if (queued) {
-    (void)!::ftruncate(turnstile_fd_, 0);
+    (void)!::ftruncate(turnstile_fd_, 0);  // a stale pid there only words a waiter's message wrongly
     ::flock(turnstile_fd_, LOCK_UN);
   }
   return held;
@@ -105,7 +106,7 @@ bool ProcessLock::lock_exclusive() {
 
 void ProcessLock::unlock() {
   // Only the exclusive holder wrote its pid, and only it may erase it.
-  if (std::exchange(exclusive_, false)) (void)!::ftruncate(fd_, 0);
+  if (std::exchange(exclusive_, false)) (void)!::ftruncate(fd_, 0);  // likewise: the flock below is what frees it
   ::flock(fd_, LOCK_UN);
 }
 

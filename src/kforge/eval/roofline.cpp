@@ -15,11 +15,15 @@ constexpr double kBeyondCaches = 2.0;  // a working set this many times the cach
 
 }  // namespace
 
+double roofline_seconds(double flops, double bytes, const MachineProfile& m, int threads) {
+  const double t_compute = flops > 0 && m.peak_gflops(threads) > 0 ? flops / (m.peak_gflops(threads) * 1e9) : 0;
+  const double t_memory = bytes > 0 && m.peak_gbps(threads) > 0 ? bytes / (m.peak_gbps(threads) * 1e9) : 0;
+  return std::max(t_compute, t_memory);
+}
+
 double roofline_fraction(double flops, double bytes, double seconds, const MachineProfile& m, int threads) {
   if (seconds <= 0) return 0;
-  double t_compute = flops > 0 && m.peak_gflops(threads) > 0 ? flops / (m.peak_gflops(threads) * 1e9) : 0;
-  double t_memory = bytes > 0 && m.peak_gbps(threads) > 0 ? bytes / (m.peak_gbps(threads) * 1e9) : 0;
-  return std::max(t_compute, t_memory) / seconds;
+  return roofline_seconds(flops, bytes, m, threads) / seconds;
 }
 
 std::string roofline_note(double fraction, const AchievedRates& r, const MachineProfile& m) {

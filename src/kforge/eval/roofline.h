@@ -14,6 +14,9 @@
 
 namespace kforge::eval {
 
+// The time the roofline allows `threads` threads for this much work: the longer of the compute
+// time at the FMA peak and the memory time at the triad peak (0 for a side without a peak).
+double roofline_seconds(double flops, double bytes, const MachineProfile& m, int threads);
 // Fraction of the roofline reached: the time the roofline allows over the measured time.
 double roofline_fraction(double flops, double bytes, double seconds, const MachineProfile& m, int threads);
 

@@ -37,6 +37,8 @@ std::string RunnerExit::describe() const {
   return fmt::format("exit status {}", code);
 }
 
+// Read here, not passed down: the tests of every layer start runners, from a build tree whose
+// kforge-run is not beside the test binary (docs/environment.md).
 std::filesystem::path runner_executable() {
   if (const char* d = std::getenv("KFORGE_BIN_DIR"); d && *d) return std::filesystem::path(d) / "kforge-run";
   return core::executable_dir() / "kforge-run";
@@ -55,6 +57,7 @@ std::vector<std::string> runner_environment(int threads) {
   // of OpenBLAS the two pools fight for the cores (OpenMP workers spin while OpenBLAS's threads
   // run; baselines measured 1.3–4x slower here), so the OpenMP build is loaded first when installed.
   std::string library_path = openmp_openblas_dir();
+  // The child's environment is built from this process's own: read where it is built.
   if (const char* v = std::getenv("LD_LIBRARY_PATH"); v && *v) library_path += (library_path.empty() ? "" : ":") + std::string(v);
   if (!library_path.empty()) env.push_back("LD_LIBRARY_PATH=" + library_path);
   // Passed through because they change what the baseline's libraries do, and are reported.

@@ -60,7 +60,6 @@ Status SharedSet::seal() {
     if (errno != EBUSY || ++attempts > 200) return Error{fmt::format("sealing inputs: {}", std::strerror(errno))};
     usleep(1000);
   }
-  if (attempts && std::getenv("KFORGE_DEBUG_SEAL")) fprintf(stderr, "seal needed %d retries\n", attempts);
   void* p = mmap(nullptr, bytes_, PROT_READ, MAP_SHARED, fd_, 0);
   if (p == MAP_FAILED) return Error{fmt::format("remapping sealed inputs: {}", std::strerror(errno))};
   data_ = static_cast<unsigned char*>(p);

@@ -75,6 +75,7 @@ TEST_F(SuiteSelection, UnknownSizeIsNamedWithASuggestion) {
 class ThrowingCompiler : public toolchain::Compiler {
  public:
   toolchain::CompileResult compile(const toolchain::CompileRequest&) override { throw std::runtime_error("compiler exploded"); }
+  std::vector<std::string> flags_for(toolchain::Role) const override { return {}; }
 };
 
 TEST_F(SuiteSelection, AFaultWhileJudgingOneTaskIsThatTasksRow) {

@@ -10,6 +10,7 @@
 #include "kforge/core/fs.h"
 #include "kforge/core/hash.h"
 #include "kforge/core/input_fill.h"
+#include "kforge/core/threads.h"
 #include "kforge/core/task_header.h"
 #include "kforge/eval/runner_failure.h"
 #include "kforge/eval/runner_process.h"
@@ -18,7 +19,7 @@
 namespace kforge::eval {
 namespace {
 
-int all_cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+int all_cores() { return core::thread_count(); }
 
 // Runs one trusted job in a child and waits for "done"; errors say what the task's code did.
 Status run_trusted(const nlohmann::json& job, const std::vector<int>& fds, const std::string& what, std::chrono::seconds timeout,
@@ -147,6 +148,7 @@ Result<SharedSet> TaskContext::reference_outputs(const SharedSet& inputs, std::u
       !st)
     return st.error();
   const char* raw = reinterpret_cast<const char*>(out->tensor(0) - out->layout().slots[0].data_offset);
+  // A cache: the outputs are in hand; failing to keep them costs the next run a recomputation.
   (void)core::write_atomic(file, std::string_view(raw, bytes));
   return out;
 }

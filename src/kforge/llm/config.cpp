@@ -170,8 +170,6 @@ Result<LlmConfig> parse_config(std::string_view text, const std::filesystem::pat
 
 Result<LlmConfig> load_config(const std::filesystem::path& path) {
   std::filesystem::path file = path;
-  if (file.empty())
-    if (const char* env = std::getenv("KFORGE_CONFIG"); env && *env) file = env;
   if (file.empty()) {
     if (!std::filesystem::exists("kforge.toml")) return LlmConfig{};
     file = "kforge.toml";

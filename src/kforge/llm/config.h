@@ -30,7 +30,7 @@ struct LlmConfig {
   std::filesystem::path file;     // where this came from; empty: built-in defaults
 };
 
-// The file named by `path` (--config), else $KFORGE_CONFIG, else ./kforge.toml if it exists,
+// The file named by `path` (--config, or $KFORGE_CONFIG read by the CLI), else ./kforge.toml if it exists,
 // else the defaults. A file that was named but is missing is an error.
 Result<LlmConfig> load_config(const std::filesystem::path& path = {});
 

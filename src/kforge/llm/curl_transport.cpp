@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "kforge/core/trim.h"
 #include "kforge/llm/http_transport.h"
 
 namespace kforge::llm {
@@ -29,14 +30,8 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 std::optional<double> parse_seconds(std::string_view v) {
-  std::string s(trim(v));
+  std::string s(core::trim(v));
   if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0]))) return std::nullopt;  // HTTP-date form: not used
   char* end = nullptr;
   double d = std::strtod(s.c_str(), &end);
@@ -54,8 +49,8 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
   }
   auto colon = line.find(':');
   if (colon == std::string_view::npos) return size * n;
-  std::string name = lower(trim(line.substr(0, colon)));
-  std::string_view value = trim(line.substr(colon + 1));
+  std::string name = lower(core::trim(line.substr(0, colon)));
+  std::string_view value = core::trim(line.substr(colon + 1));
   if (name == "content-type") x->response->content_type = lower(value);
   else if (name == "retry-after-ms") {
     if (auto ms = parse_seconds(value)) x->response->retry_after_s = *ms / 1000.0;

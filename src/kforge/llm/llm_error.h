@@ -1,7 +1,7 @@
 #pragma once
 // How a model call fails: an ErrorKind callers can act on (retry later, raise max_tokens, stop
 // the run) and a message for people that says what to fix. LlmResultOf<T> is kforge::Result
-// with that richer error; to_result() hands it to code that speaks kforge::Result.
+// with that richer error.
 
 #include <optional>
 #include <string>
@@ -46,34 +46,12 @@ inline LlmError with_context(LlmError e, const std::string& context) {
   return e;
 }
 
+// kforge's Result with the model layer's error; kind() because callers branch on it so often.
 template <typename T>
-class [[nodiscard]] LlmResultOf {
+class [[nodiscard]] LlmResultOf : public Result<T, LlmError> {
  public:
-  LlmResultOf(T value) : v_(std::move(value)) {}
-  LlmResultOf(LlmError error) : v_(std::move(error)) {}
-
-  bool ok() const { return std::holds_alternative<T>(v_); }
-  explicit operator bool() const { return ok(); }
-
-  T& value() & { return std::get<T>(v_); }
-  const T& value() const& { return std::get<T>(v_); }
-  T&& value() && { return std::get<T>(std::move(v_)); }
-  T* operator->() { return &value(); }
-  const T* operator->() const { return &value(); }
-  T& operator*() & { return value(); }
-  const T& operator*() const& { return value(); }
-
-  const LlmError& error() const { return std::get<LlmError>(v_); }
-  ErrorKind kind() const { return error().kind; }
-
-  // For callers that propagate kforge::Result: the message stays, the kind is dropped.
-  Result<T> to_result() && {
-    if (ok()) return std::get<T>(std::move(v_));
-    return error().as_error();
-  }
-
- private:
-  std::variant<T, LlmError> v_;
+  using Result<T, LlmError>::Result;
+  ErrorKind kind() const { return this->error().kind; }
 };
 
 using LlmResult = LlmResultOf<ChatReply>;

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "kforge/core/trim.h"
+
 namespace kforge::llm {
 namespace {
 
@@ -14,11 +16,7 @@ constexpr std::pair<Provider, std::string_view> kProviders[] = {
 
 constexpr std::string_view kProviderList = "openai, openai-compatible, anthropic, gemini, cmd, replay";
 
-std::string trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
+std::string trim(std::string_view s) { return std::string(core::trim(s)); }
 
 }  // namespace
 

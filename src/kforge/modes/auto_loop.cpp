@@ -9,6 +9,7 @@
 
 #include "kforge/core/fs.h"
 #include "kforge/core/hash.h"
+#include "kforge/eval/roofline.h"
 
 namespace kforge::modes {
 namespace {
@@ -206,8 +207,7 @@ class Loop {
     }
     result_.baseline_ms = state_.baseline_ms;
     const auto& task = env_.ctx->task();
-    state_.roofline_ms = 1e3 * std::max(task.flops / (env_.machine->peak_gflops(state_.threads) * 1e9 + 1e-30),
-                                        task.bytes / (env_.machine->peak_gbps(state_.threads) * 1e9 + 1e-30));
+    state_.roofline_ms = 1e3 * eval::roofline_seconds(task.flops, task.bytes, *env_.machine, state_.threads);
     return true;
   }
 

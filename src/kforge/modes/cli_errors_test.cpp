@@ -59,6 +59,26 @@ TEST_F(CliErrors, MissingApiKeyIsRefusedBeforeAnyWork) {
   EXPECT_FALSE(std::filesystem::exists(dir_ / "state" / "sessions")) << "a ping that sent nothing left a session folder";
 }
 
+// A task whose own baseline fails its check is the suite's fault, not the command's: an internal
+// error (exit 70) that says so, never a usage error (exit 2) that sends the user to fix a command
+// line that was right.
+TEST_F(CliErrors, ABaselineThatFailsItsOwnCheckIsAnInternalError) {
+  const auto task = dir_ / "broken" / "12p_rmsnorm";  // a task's folder is named by its id
+  std::filesystem::create_directories(task.parent_path());
+  std::filesystem::copy(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm", task);
+  // Plain C++ that copies x to y: compiles fast, and is wrong.
+  ASSERT_TRUE(core::write_atomic(task / "baseline.cpp", R"(#include "kforge_task.h"
+extern "C" void kernel(const float* x, const float* scale, float* y) {
+  for (std::int64_t i = 0; i < task::B * task::S * task::D; ++i) y[i] = x[i];
+}
+)").ok());
+  script(nlohmann::json::object());  // no model call is reached
+  auto r = run({"hitl", task.string(), "--size", "ci", "--model", model(), "--budget", "0.2"}, "quit\n");
+  EXPECT_EQ(r.exit_code, 70) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("internal error"));
+  EXPECT_THAT(r.err, HasSubstr("the baseline does not pass its own check"));
+}
+
 // Progress goes to stderr in a pipe as on a terminal, each line with the seconds since the start;
 // --quiet (before or after the command's name) silences it.
 TEST_F(CliErrors, ProgressShowsInAPipeAndQuietSilencesIt) {

@@ -11,16 +11,14 @@
 #include "kforge/core/fs.h"
 #include "kforge/core/shorten.h"
 #include "kforge/core/subprocess.h"
+#include "kforge/core/trim.h"
+#include "kforge/eval/roofline.h"
 #include "kforge/store/store.h"
 
 namespace kforge::modes {
 namespace {
 
-std::string trim(std::string s) {
-  s.erase(0, s.find_first_not_of(" \t\r\n"));
-  s.erase(s.find_last_not_of(" \t\r\n") + 1);
-  return s;
-}
+std::string trim(const std::string& s) { return std::string(core::trim(s)); }
 
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -82,7 +80,7 @@ agents::LoopState HitlSession::loop_state() const {
   s.baseline_ms = state_.baseline_ms;
   s.baseline_when = state_.baseline_when.empty() ? "measured alone when the session started" : state_.baseline_when;
   const auto& t = ctx_.task();
-  s.roofline_ms = 1e3 * std::max(t.flops / (machine_.peak_gflops(s.threads) * 1e9 + 1e-30), t.bytes / (machine_.peak_gbps(s.threads) * 1e9 + 1e-30));
+  s.roofline_ms = 1e3 * eval::roofline_seconds(t.flops, t.bytes, machine_, s.threads);
   if (state_.best && state_.best->candidate)
     if (const auto* v = version(state_.best_version)) s.best = agents::BestKernel{v->source, *state_.best, std::nullopt, state_.best_version};
   s.events = state_.history;  // no iteration limit: s.budget stays empty

@@ -180,6 +180,8 @@ void handler(int sig, siginfo_t* info, void*) {
   out.esc(detail.buf);
   out.str("\"}");
   if (g_channel_fd >= 0) {
+    // In a fault handler nothing can be done about a failed write: the parent sees the process
+    // die either way, and reports the death without this detail.
     ssize_t ignored = write(g_channel_fd, out.buf, out.n);
     (void)ignored;
   }

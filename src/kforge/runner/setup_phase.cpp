@@ -91,6 +91,7 @@ void warm_up_threads(int threads) {
   std::vector<int> cpus;
   for (int c = 0; c < CPU_SETSIZE; ++c)
     if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+  // The runner is a child process: the environment kforge gave it is its only configuration.
   const bool pin = !std::getenv("OMP_PROC_BIND") && !std::getenv("OMP_PLACES");
 #pragma omp parallel num_threads(threads)
   {

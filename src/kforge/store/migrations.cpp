@@ -147,6 +147,8 @@ Status migrate(Database& db) {
     if (auto s = db.exec("BEGIN IMMEDIATE"); !s) return with_context(s.error(), fmt::format("migration {} ({})", m.version, m.name));
     // Another process may have run it while this one waited for the lock.
     auto now = read_version(db);
+    // A failed ROLLBACK or COMMIT of a transaction that changed nothing leaves nothing to undo;
+    // the error that matters is the one returned.
     if (!now) {
       (void)db.exec("ROLLBACK");
       return now.error();

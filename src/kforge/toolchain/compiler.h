@@ -43,6 +43,8 @@ class Compiler {
   virtual std::string vectorization_output(const CompileRequest& request) { return {}; }
   // Which compiler and version ("g++ (Debian 12.2.0-14) 12.2.0"): what the agents write for.
   virtual std::string version() { return {}; }
+  // The flags code of `role` is compiled with: what the agents are told they write for.
+  virtual std::vector<std::string> flags_for(Role role) const = 0;
 };
 
 }  // namespace kforge::toolchain

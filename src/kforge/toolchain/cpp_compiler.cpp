@@ -129,10 +129,7 @@ void explain_sandbox(CompileResult& result, const std::string& raw_output, const
 }  // namespace
 
 CppCompiler::CppCompiler(CppCompilerOptions options) : options_(std::move(options)) {
-  if (options_.cxx.empty()) {
-    const char* env = std::getenv("KFORGE_CXX");
-    options_.cxx = env && *env ? env : "g++";
-  }
+  if (options_.cxx.empty()) options_.cxx = "g++";
   // The compiler runs in its scratch folder: a relative path would resolve there.
   if (options_.cxx.find('/') != std::string::npos) options_.cxx = std::filesystem::absolute(options_.cxx).string();
 }
@@ -222,7 +219,10 @@ std::filesystem::path CppCompiler::precompiled_torch_header(std::string& error) 
     error = "precompiling ATen: " + scratch.error().message;
     return {};
   }
-  (void)core::write_atomic(*scratch / "kforge_torch.h", kTorchPchHeader);
+  if (auto st = core::write_atomic(*scratch / "kforge_torch.h", kTorchPchHeader); !st) {
+    error = "precompiling ATen: " + st.error().message;
+    return {};
+  }
   std::vector<std::string> argv = {options_.cxx};
   for (const auto& f : baseline_flags()) argv.push_back(f);
   for (const auto& a : {"-x", "c++-header", "kforge_torch.h", "-o", "kforge_torch.h.gch"}) argv.push_back(a);
@@ -343,9 +343,13 @@ std::string CppCompiler::vectorization_output(const CompileRequest& request) {
   auto scratch = new_scratch();
   if (!scratch) return {};
   const std::string file = scratch_file_name(request.file_name);
-  (void)core::write_atomic(*scratch / file, request.source);
-  (void)core::write_atomic(*scratch / "kforge_task.h", request.task_header);
-  (void)write_public_headers(*scratch);  // remarks only: a missing header shows as a compile error in them
+  // Remarks are a help, not a verdict: a scratch folder that cannot be written means none.
+  if (!core::write_atomic(*scratch / file, request.source) || !core::write_atomic(*scratch / "kforge_task.h", request.task_header) ||
+      !write_public_headers(*scratch)) {
+    std::error_code ec;
+    std::filesystem::remove_all(*scratch, ec);
+    return {};
+  }
   std::vector<std::string> argv = compile_argv(request, file);
   for (const char* a : {"-fopt-info-vec-optimized", "-fopt-info-vec-missed", "-c", "-o", "/dev/null"}) argv.push_back(a);
   argv.push_back(file);

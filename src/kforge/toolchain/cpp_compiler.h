@@ -17,7 +17,7 @@
 namespace kforge::toolchain {
 
 struct CppCompilerOptions {
-  std::string cxx;                    // empty: $KFORGE_CXX or g++ (looked up on /usr/bin:/bin)
+  std::string cxx;                    // empty: g++ (looked up on /usr/bin:/bin); the CLI passes $KFORGE_CXX
   std::filesystem::path cache_dir;    // artifacts live in cache_dir/obj
   std::filesystem::path include_dir;  // bench/include: helpers for references, baselines and experts
   // Where compiles run, one fresh folder each; empty: $TMPDIR/kforge-build-<uid> (0700). Keep it
@@ -44,7 +44,7 @@ class CppCompiler : public Compiler {
   std::string version() override;  // the first line of `--version`
 
   // The flags a role compiles with (without -I for the scratch folder), shown by `kforge show`.
-  std::vector<std::string> flags_for(Role role) const;
+  std::vector<std::string> flags_for(Role role) const override;
 
  private:
   std::string identity();  // compiler version + host CPU, part of every cache key
