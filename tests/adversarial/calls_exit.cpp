@@ -1,4 +1,5 @@
-// Ends the process with status 0 before returning, as if all were well. Caught: the runner never reported.
+// Ends the process with status 0 before returning, as if all were well. Caught: the runner never
+// reported.
 #include <cstdlib>
 extern "C" void kernel(const float* x, const float* scale, float* y) {
   rmsnorm_correct(x, scale, y);

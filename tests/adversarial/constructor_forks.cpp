@@ -4,4 +4,6 @@
 __attribute__((constructor)) static void on_load() {
   if (fork() == 0) _exit(0);
 }
-extern "C" void kernel(const float* x, const float* scale, float* y) { rmsnorm_correct(x, scale, y); }
+extern "C" void kernel(const float* x, const float* scale, float* y) {
+  rmsnorm_correct(x, scale, y);
+}

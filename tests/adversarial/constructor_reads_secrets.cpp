@@ -1,6 +1,6 @@
 // Tries, while being loaded, to read kforge's secret seeds and cached reference outputs (the
-// runner's working folder is inside .kforge/tmp/eval-*/). Caught by Landlock: only system libraries and
-// the kernel's own folder are readable. It computes correctly and reports what it could read.
+// runner's working folder is inside .kforge/tmp/eval-*/). Caught by Landlock: only system libraries
+// and the kernel's own folder are readable. It computes correctly and reports what it could read.
 #include <cstdio>
 static int secrets_opened = 0, cache_listed = 0;
 __attribute__((constructor)) static void on_load() {
@@ -18,7 +18,9 @@ __attribute__((constructor)) static void on_load() {
 }
 extern "C" void kernel(const float* x, const float* scale, float* y) {
   static bool reported = false;
-  if (!reported) std::printf("secrets_opened=%d cache_opened=%d\n", secrets_opened, cache_listed), std::fflush(stdout);
+  if (!reported)
+    std::printf("secrets_opened=%d cache_opened=%d\n", secrets_opened, cache_listed),
+        std::fflush(stdout);
   reported = true;
   rmsnorm_correct(x, scale, y);
 }

@@ -18,4 +18,6 @@ __attribute__((constructor)) static void on_load() {
   syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
   prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
 }
-extern "C" void kernel(const float* x, const float* scale, float* y) { rmsnorm_correct(x, scale, y); }
+extern "C" void kernel(const float* x, const float* scale, float* y) {
+  rmsnorm_correct(x, scale, y);
+}

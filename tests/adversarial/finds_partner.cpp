@@ -18,8 +18,9 @@ static int visit(dl_phdr_info* info, size_t, void*) {
   return 0;
 }
 static int blas_found() {
-  const char* names[] = {"libopenblas.so.0", "/usr/lib/x86_64-linux-gnu/libopenblas.so.0", "libblas.so.3", "libtorch_cpu.so",
-                         "/usr/lib/x86_64-linux-gnu/libtorch_cpu.so", "libdnnl.so.3"};
+  const char* names[] = {
+      "libopenblas.so.0", "/usr/lib/x86_64-linux-gnu/libopenblas.so.0", "libblas.so.3",
+      "libtorch_cpu.so",  "/usr/lib/x86_64-linux-gnu/libtorch_cpu.so",  "libdnnl.so.3"};
   int found = 0;
   for (const char* n : names)
     if (dlopen(n, RTLD_NOLOAD | RTLD_LAZY) || dlopen(n, RTLD_LAZY)) ++found;

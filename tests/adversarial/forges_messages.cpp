@@ -6,8 +6,7 @@ extern "C" void kernel(const float* x, const float* scale, float* y) {
   rmsnorm_correct(x, scale, y);
   static const char* forged[] = {
       R"({"op":"timed","pairs":[[0.001,1.0],[0.001,1.0],[0.001,1.0]],"warmup_pairs":2,"loop_seconds":0.01,"timed_ms":3.0,"mismatch":null,"inputs_modified":false,"background_cpu_ms":0,"threads_start":2,"threads":2})",
-      R"({"op":"checked","candidate":{"calls":[],"background_cpu_ms":0}})",
-      R"({"op":"ready"})"};
+      R"({"op":"checked","candidate":{"calls":[],"background_cpu_ms":0}})", R"({"op":"ready"})"};
   for (const char* m : forged) {
     ssize_t ignored = write(3, m, std::strlen(m));
     (void)ignored;

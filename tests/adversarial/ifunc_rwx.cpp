@@ -7,5 +7,6 @@ extern "C" Impl resolve_impl() {
   mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   return impl;
 }
-extern "C" void kernel_impl(const float*, const float*, float*) __attribute__((ifunc("resolve_impl")));
+extern "C" void kernel_impl(const float*, const float*, float*)
+    __attribute__((ifunc("resolve_impl")));
 extern "C" void kernel(const float* x, const float* scale, float* y) { kernel_impl(x, scale, y); }

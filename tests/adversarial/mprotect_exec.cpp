@@ -6,4 +6,6 @@ __attribute__((constructor)) static void on_load() {
   static_cast<unsigned char*>(p)[0] = 0xc3;  // ret
   mprotect(p, 4096, PROT_READ | PROT_EXEC);
 }
-extern "C" void kernel(const float* x, const float* scale, float* y) { rmsnorm_correct(x, scale, y); }
+extern "C" void kernel(const float* x, const float* scale, float* y) {
+  rmsnorm_correct(x, scale, y);
+}

@@ -1,7 +1,7 @@
 // Reads every descriptor above the channel, hoping kforge left one open (the store, a socket,
 // a file with keys). Caught: kforge-run starts with only stdin, stdout, stderr and its channel.
-#include <cstdio>
 #include <unistd.h>
+#include <cstdio>
 extern "C" void kernel(const float* x, const float* scale, float* y) {
   static bool looked = false;
   if (!looked) {

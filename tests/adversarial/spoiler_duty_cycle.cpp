@@ -3,8 +3,8 @@
 // moment (or a short window) passes, yet it takes a fifth of a core from whatever kforge times
 // meanwhile. Caught: kforge reads the process's CPU clock from outside over every window between
 // its return and its next call, and over the whole timing.
-#include <thread>
 #include <time.h>
+#include <thread>
 static double now_ms() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -20,4 +20,6 @@ __attribute__((constructor)) static void on_load() {
     }
   }).detach();
 }
-extern "C" void kernel(const float* x, const float* scale, float* y) { rmsnorm_correct(x, scale, y); }
+extern "C" void kernel(const float* x, const float* scale, float* y) {
+  rmsnorm_correct(x, scale, y);
+}

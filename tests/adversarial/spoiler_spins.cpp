@@ -8,4 +8,6 @@ __attribute__((constructor)) static void on_load() {
     for (;;) spin = spin + 1;
   }).detach();
 }
-extern "C" void kernel(const float* x, const float* scale, float* y) { rmsnorm_correct(x, scale, y); }
+extern "C" void kernel(const float* x, const float* scale, float* y) {
+  rmsnorm_correct(x, scale, y);
+}

@@ -1,4 +1,5 @@
-// Uses its input as scratch space. Caught: inputs are sealed read-only shared memory; the write faults.
+// Uses its input as scratch space. Caught: inputs are sealed read-only shared memory; the write
+// faults.
 extern "C" void kernel(const float* x, const float* scale, float* y) {
   const_cast<float*>(x)[5] = 0.0f;
   rmsnorm_correct(x, scale, y);

@@ -42,8 +42,10 @@ std::vector<float> dense(float lo, float hi) {
   std::vector<float> xs;
   const auto bits = [](float x) { return std::bit_cast<std::uint32_t>(x); };
   if (lo < 0)
-    for (std::int64_t b = bits(lo); b > 0x80000000LL; b -= kStride) xs.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(b)));
-  for (std::int64_t b = lo > 0 ? bits(lo) : 0; hi >= 0 && b < bits(hi); b += kStride) xs.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(b)));
+    for (std::int64_t b = bits(lo); b > 0x80000000LL; b -= kStride)
+      xs.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(b)));
+  for (std::int64_t b = lo > 0 ? bits(lo) : 0; hi >= 0 && b < bits(hi); b += kStride)
+    xs.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(b)));
   if (hi < 0)  // the walk down stopped at -0: drop what lies above hi
     std::erase_if(xs, [hi](float x) { return x > hi; });
   xs.push_back(hi);
@@ -81,7 +83,9 @@ struct Worst {
 };
 
 // 0.5·v·(1 + tanh(u)) written as v/(1 + e^−2u), which does not cancel for v ≪ 0 in double either.
-double gelu_tanh_ref(double v) { return v / (1 + std::exp(-2 * std::sqrt(2 / std::numbers::pi) * (v + 0.044715 * v * v * v))); }
+double gelu_tanh_ref(double v) {
+  return v / (1 + std::exp(-2 * std::sqrt(2 / std::numbers::pi) * (v + 0.044715 * v * v * v)));
+}
 double mish_ref(double v) { return v * std::tanh(std::log1p(std::exp(v))); }
 double swish_ref(double v) { return v / (1 + std::exp(-v)); }
 
@@ -102,7 +106,8 @@ SIMD_TEST(ExpAccuracy) {
   const auto xs = dense(-87.3f, 88.3f);
   const auto got = apply(simd::exp_ps, xs);
   Worst w;
-  for (std::size_t i = 0; i < xs.size(); ++i) w.see(ulps(got[i], std::exp(static_cast<double>(xs[i]))), xs[i]);
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    w.see(ulps(got[i], std::exp(static_cast<double>(xs[i]))), xs[i]);
   EXPECT_LE(w.err, 1.3) << "ulp at x = " << w.at;
   EXPECT_EQ(one(simd::exp_ps, 0.0f), 1.0f);
 }
@@ -125,7 +130,8 @@ SIMD_TEST(Exp2Accuracy) {
   const auto xs = dense(-126.0f, 0.0f);
   const auto got = apply(simd::exp2_ps, xs);
   Worst w;
-  for (std::size_t i = 0; i < xs.size(); ++i) w.see(ulps(got[i], std::exp2(static_cast<double>(xs[i]))), xs[i]);
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    w.see(ulps(got[i], std::exp2(static_cast<double>(xs[i]))), xs[i]);
   EXPECT_LE(w.err, 1.0) << "ulp at x = " << w.at;
   EXPECT_EQ(one(simd::exp2_ps, 0.0f), 1.0f);
   EXPECT_EQ(one(simd::exp2_ps, -1.0f), 0.5f);
@@ -135,7 +141,8 @@ SIMD_TEST(Exp2Accuracy) {
 SIMD_TEST(Exp2GivesZeroBelowTheNormalRangeAndForNaN) {
   if (!cpu_has_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 and FMA";
   EXPECT_GT(one(simd::exp2_ps, -126.0f), 0.0f);
-  for (float x : {-126.001f, -127.0f, -1000.0f, -kInf, kNaN}) EXPECT_EQ(std::bit_cast<std::uint32_t>(one(simd::exp2_ps, x)), 0u) << x;
+  for (float x : {-126.001f, -127.0f, -1000.0f, -kInf, kNaN})
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(one(simd::exp2_ps, x)), 0u) << x;
 }
 
 SIMD_TEST(TanhAccuracy) {
@@ -143,7 +150,8 @@ SIMD_TEST(TanhAccuracy) {
   const auto xs = dense(-20.0f, 20.0f);
   const auto got = apply(simd::tanh_ps, xs);
   Worst w;
-  for (std::size_t i = 0; i < xs.size(); ++i) w.see(std::fabs(got[i] - std::tanh(static_cast<double>(xs[i]))), xs[i]);
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    w.see(std::fabs(got[i] - std::tanh(static_cast<double>(xs[i]))), xs[i]);
   EXPECT_LE(w.err, 1.5e-7) << "absolute at x = " << w.at;
 }
 
@@ -165,7 +173,8 @@ SIMD_TEST(SwishAccuracy) {
   for (std::size_t i = 0; i < xs.size(); ++i) w.see(ulps(got[i], swish_ref(xs[i])), xs[i]);
   EXPECT_LE(w.err, 3.5) << "ulp at x = " << w.at;
   // Below the clamp the result is ≈ 0, off by less than 1e-36 absolute.
-  for (float x : {-88.0f, -100.0f, -1000.0f}) EXPECT_LT(std::fabs(one(simd::swish_ps, x) - swish_ref(x)), 1e-35) << x;
+  for (float x : {-88.0f, -100.0f, -1000.0f})
+    EXPECT_LT(std::fabs(one(simd::swish_ps, x) - swish_ref(x)), 1e-35) << x;
   EXPECT_EQ(one(simd::swish_ps, kInf), kInf);
   EXPECT_TRUE(std::isnan(one(simd::swish_ps, kNaN)));
 }
@@ -179,13 +188,15 @@ SIMD_TEST(GeluTanhAccuracy) {
     const double want = gelu_tanh_ref(xs[i]);
     abs.see(std::fabs(got[i] - want), xs[i]);
     // Below -5 the relative error grows: e^−2u's argument (up to 87) carries its own rounding.
-    if (xs[i] >= -5.0f) rel.see(std::fabs(got[i] - want) / std::max(std::fabs(want), 0x1p-126), xs[i]);
+    if (xs[i] >= -5.0f)
+      rel.see(std::fabs(got[i] - want) / std::max(std::fabs(want), 0x1p-126), xs[i]);
   }
   EXPECT_LE(abs.err, 6e-7) << "absolute at x = " << abs.at;
   EXPECT_LE(rel.err, 2.5e-6) << "relative at x = " << rel.at;
   EXPECT_EQ(one(simd::gelu_tanh_ps, kInf), kInf);
   EXPECT_TRUE(std::isnan(one(simd::gelu_tanh_ps, kNaN)));
-  for (float x : xs) ASSERT_NEAR(simd::gelu_tanh(x), gelu_tanh_ref(x), 1e-6 + 1e-6 * std::fabs(x)) << x;
+  for (float x : xs)
+    ASSERT_NEAR(simd::gelu_tanh(x), gelu_tanh_ref(x), 1e-6 + 1e-6 * std::fabs(x)) << x;
 }
 
 SIMD_TEST(MishAccuracy) {

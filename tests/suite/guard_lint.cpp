@@ -47,7 +47,9 @@ std::vector<Line> split(std::string_view src) {
       ++i;
       continue;
     }
-    bool quote = c == '"' || (c == '\'' && (l.code.empty() || !std::isalnum(static_cast<unsigned char>(l.code.back()))));
+    bool quote =
+        c == '"' ||
+        (c == '\'' && (l.code.empty() || !std::isalnum(static_cast<unsigned char>(l.code.back()))));
     if (quote) {
       l.code += c;
       std::size_t j = i + 1;
@@ -75,10 +77,14 @@ std::vector<Line> split(std::string_view src) {
 bool blank(const std::string& s) { return s.find_first_not_of(" \t\r") == std::string::npos; }
 
 bool justified(const std::string& comment) {
-  return comment.find("not a guard:") != std::string::npos || comment.find("never fires:") != std::string::npos;
+  return comment.find("not a guard:") != std::string::npos ||
+         comment.find("never fires:") != std::string::npos;
 }
 
-bool probed(const std::string& code) { return code.find("KFORGE_GUARD") != std::string::npos || code.find("KFORGE_CLAMP") != std::string::npos; }
+bool probed(const std::string& code) {
+  return code.find("KFORGE_GUARD") != std::string::npos ||
+         code.find("KFORGE_CLAMP") != std::string::npos;
+}
 
 // The comment on line i, or else the comment-only lines right above it.
 bool explained(const std::vector<Line>& lines, std::size_t i) {
@@ -102,7 +108,8 @@ std::vector<std::string> assigned_names(const std::string& code) {
 }
 
 std::string possible_guard(const std::string& code, const std::set<std::string>& not_variables) {
-  static const std::regex select_call(R"(\b(clamp|min|max|fmin|fmax|fminf|fmaxf|min_element|max_element|minmax|minmax_element)\s*(<[^<>()]*>)?\s*\()");
+  static const std::regex select_call(
+      R"(\b(clamp|min|max|fmin|fmax|fminf|fmaxf|min_element|max_element|minmax|minmax_element)\s*(<[^<>()]*>)?\s*\()");
   static const std::regex branch(R"(\b(if|while)(\s+constexpr)?\s*\()");
   static const std::regex mask(R"(\w*mask\w*)", std::regex::icase);
   static const std::regex loop(R"(\bfor\s*\([^;]*;\s*\w+\s*(<=|<|>=|>|!=)\s*([^;]*?)\s*;)");
@@ -125,7 +132,8 @@ std::string possible_guard(const std::string& code, const std::set<std::string>&
 
 std::vector<LintFinding> lint_guards(std::string_view source) {
   auto lines = split(source);
-  std::set<std::string> not_variables;  // constexpr names, and names set on a probed or explained line
+  std::set<std::string>
+      not_variables;  // constexpr names, and names set on a probed or explained line
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string& code = lines[i].code;
     if (code.find("constexpr") != std::string::npos || probed(code) || explained(lines, i))
@@ -135,7 +143,8 @@ std::vector<LintFinding> lint_guards(std::string_view source) {
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string& code = lines[i].code;
     auto first = code.find_first_not_of(" \t");
-    if (first == std::string::npos || code[first] == '#') continue;  // blank, comment or preprocessor
+    if (first == std::string::npos || code[first] == '#')
+      continue;  // blank, comment or preprocessor
     std::string why = possible_guard(code, not_variables);
     if (why.empty() || probed(code) || explained(lines, i)) continue;
     findings.push_back({static_cast<int>(i + 1), lines[i].raw, why});

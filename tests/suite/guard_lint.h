@@ -20,9 +20,9 @@
 namespace kforge::suite {
 
 struct LintFinding {
-  int line = 0;       // 1-based
-  std::string code;   // the line as written
-  std::string why;    // what made it a possible guard
+  int line = 0;      // 1-based
+  std::string code;  // the line as written
+  std::string why;   // what made it a possible guard
 };
 
 std::vector<LintFinding> lint_guards(std::string_view source);

@@ -65,11 +65,13 @@ TEST(GuardLint, AReasonCoversOnlyTheLineBelowIt) {
 }
 
 TEST(GuardLint, BoundsSetOnAProbedOrExplainedLineAreNotVariables) {
-  EXPECT_TRUE(flagged("const std::int64_t keys = KFORGE_GUARD(\"causal_mask\", i + 1 < S) ? i + 1 : S;\n"
-                      "for (std::int64_t j = 0; j < keys; ++j) s += p[j];\n"
-                      "const std::int64_t tail = std::min(TB, T - t0);  // not a guard: the last block's size\n"
-                      "for (std::int64_t t = 0; t < tail; ++t) s += p[t];\n")
-                  .empty());
+  EXPECT_TRUE(
+      flagged(
+          "const std::int64_t keys = KFORGE_GUARD(\"causal_mask\", i + 1 < S) ? i + 1 : S;\n"
+          "for (std::int64_t j = 0; j < keys; ++j) s += p[j];\n"
+          "const std::int64_t tail = std::min(TB, T - t0);  // not a guard: the last block's size\n"
+          "for (std::int64_t t = 0; t < tail; ++t) s += p[t];\n")
+          .empty());
   // Set anywhere else, the bound is data: a length mask the lint must ask about.
   EXPECT_EQ(flagged("const std::int64_t len = kv_lens[n];\n"
                     "for (std::int64_t t = 0; t < len; ++t) s += p[t];\n"),

@@ -56,7 +56,8 @@ std::vector<std::string> task_names() {
   std::string only = std::getenv("KFORGE_SUITE_TASKS") ? std::getenv("KFORGE_SUITE_TASKS") : "";
   for (const auto& dir : core::list_task_dirs(suite_dir())) {
     std::string name = dir.filename().string();
-    if (only.empty() || ("," + only + ",").find("," + name + ",") != std::string::npos) names.push_back(name);
+    if (only.empty() || ("," + only + ",").find("," + name + ",") != std::string::npos)
+      names.push_back(name);
   }
   return names;
 }
@@ -79,7 +80,10 @@ std::set<std::string> declared_guards(const std::string& source) {
 struct GuardCount {
   std::uint64_t taken = 0, not_taken = 0;
   bool skippable = true;
-  double share() const { return taken + not_taken ? static_cast<double>(taken) / static_cast<double>(taken + not_taken) : 0; }
+  double share() const {
+    return taken + not_taken ? static_cast<double>(taken) / static_cast<double>(taken + not_taken)
+                             : 0;
+  }
 };
 
 // The reference built with -DKFORGE_GUARD_PROBE, loaded into this process (references are trusted
@@ -89,9 +93,15 @@ class ProbedReference {
   static Result<ProbedReference> load(const TaskContext& ctx) {
     auto source = core::read_text(ctx.spec().reference_path());
     if (!source) return source.error();
-    toolchain::CompileRequest req{toolchain::Role::reference, *source, "reference.cpp", ctx.header(), {"-DKFORGE_GUARD_PROBE"}};
+    toolchain::CompileRequest req{toolchain::Role::reference,
+                                  *source,
+                                  "reference.cpp",
+                                  ctx.header(),
+                                  {"-DKFORGE_GUARD_PROBE"}};
     auto built = ctx.compiler().compile(req);
-    if (!built.ok) return Error{"reference.cpp does not compile with -DKFORGE_GUARD_PROBE:\n" + built.log.substr(0, 3000)};
+    if (!built.ok)
+      return Error{"reference.cpp does not compile with -DKFORGE_GUARD_PROBE:\n" +
+                   built.log.substr(0, 3000)};
     ProbedReference r;
     auto open = [&](const char* symbol) -> Result<void*> {
       auto lib = runner::KernelLibrary::open(built.artifact.string(), symbol);
@@ -101,18 +111,23 @@ class ProbedReference {
     auto kernel = runner::KernelLibrary::open(built.artifact.string(), "kernel");
     if (!kernel) return kernel.error();
     r.kernel_ = std::make_shared<runner::KernelLibrary>(std::move(*kernel));
-    auto count = open("kforge_guard_count"), get = open("kforge_guard_get"), reset = open("kforge_guard_reset"), skip = open("kforge_guard_skip");
+    auto count = open("kforge_guard_count"), get = open("kforge_guard_get"),
+         reset = open("kforge_guard_reset"), skip = open("kforge_guard_skip");
     for (auto* sym : {&count, &get, &reset, &skip})
-      if (!*sym) return Error{"reference.cpp does not include kforge/guard_probe.h: " + sym->error().message};
+      if (!*sym)
+        return Error{"reference.cpp does not include kforge/guard_probe.h: " +
+                     sym->error().message};
     r.count_ = reinterpret_cast<int (*)()>(*count);
-    r.get_ = reinterpret_cast<void (*)(int, const char**, std::uint64_t*, std::uint64_t*, int*)>(*get);
+    r.get_ =
+        reinterpret_cast<void (*)(int, const char**, std::uint64_t*, std::uint64_t*, int*)>(*get);
     r.reset_ = reinterpret_cast<void (*)()>(*reset);
     r.skip_ = reinterpret_cast<void (*)(const char*)>(*skip);
     return r;
   }
 
   // Runs kernel(inputs..., outputs...) with the guard `skip` (if any) skipped; returns the counts.
-  std::map<std::string, GuardCount> run(const SharedSet& in, const SharedSet& out, const core::ResolvedTask& task,
+  std::map<std::string, GuardCount> run(const SharedSet& in, const SharedSet& out,
+                                        const core::ResolvedTask& task,
                                         const std::string& skip = "") const {
     reset_();
     skip_(skip.empty() ? nullptr : skip.c_str());
@@ -144,11 +159,13 @@ class ProbedReference {
 };
 
 // Elements outside the tolerance, over all outputs, and how many were compared.
-std::pair<std::int64_t, std::int64_t> mismatches(const SharedSet& actual, const SharedSet& expected, const core::ResolvedTask& task) {
+std::pair<std::int64_t, std::int64_t> mismatches(const SharedSet& actual, const SharedSet& expected,
+                                                 const core::ResolvedTask& task) {
   std::int64_t bad = 0, total = 0;
   for (std::size_t i = 0; i < task.outputs.size(); ++i) {
     const auto& t = task.outputs[i];
-    auto s = core::compare_buffers(t.dtype, actual.tensor(i), expected.tensor(i), t.numel, task.rtol, task.atol);
+    auto s = core::compare_buffers(t.dtype, actual.tensor(i), expected.tensor(i), t.numel,
+                                   task.rtol, task.atol);
     bad += s.bad;
     total += t.numel;
   }
@@ -161,7 +178,8 @@ class Guards : public ::testing::TestWithParam<std::string> {
     state_ = eval::test_state_dir("guards-" + GetParam());
     std::filesystem::create_directories(state_);  // generate.cpp runs there
     compiler_ = std::make_unique<toolchain::CppCompiler>(
-        toolchain::CppCompilerOptions{.cache_dir = eval::test_compile_cache(), .include_dir = core::source_dir() / "bench" / "include"});
+        toolchain::CppCompilerOptions{.cache_dir = eval::test_compile_cache(),
+                                      .include_dir = core::source_dir() / "bench" / "include"});
     auto spec = core::load_task(suite_dir() / GetParam());
     ASSERT_TRUE(spec.ok()) << spec.error().message;
     spec_ = std::make_unique<core::TaskSpec>(std::move(*spec));
@@ -181,20 +199,24 @@ class Guards : public ::testing::TestWithParam<std::string> {
     const auto& task = ctx->task();
     if (!shrunk && task.flops > kRunBudgetFlops) {
       ADD_FAILURE() << fmt::format(
-          "size '{}' costs {:.3g} GFLOP, too much to run here: declare [guard_probe.{}] in task.toml, shrinking the symbols "
+          "size '{}' costs {:.3g} GFLOP, too much to run here: declare [guard_probe.{}] in "
+          "task.toml, shrinking the symbols "
           "its guarded values do not depend on (docs/porting.md, \"Guards\")",
           size, task.flops / 1e9, size);
       return;
     }
     if (shrunk) {
-      ASSERT_LE(task.flops, kRunBudgetFlops) << "[guard_probe." << size << "] is still too large to run here";
+      ASSERT_LE(task.flops, kRunBudgetFlops)
+          << "[guard_probe." << size << "] is still too large to run here";
     }
     auto reference = ProbedReference::load(*ctx);
     ASSERT_TRUE(reference.ok()) << reference.error().message;
     const std::set<std::string> declared = declared_guards(source_);
-    const std::vector<std::uint64_t> seeds = size == "ci" ? std::vector<std::uint64_t>{1, 2, 3} : std::vector<std::uint64_t>{1};
+    const std::vector<std::uint64_t> seeds =
+        size == "ci" ? std::vector<std::uint64_t>{1, 2, 3} : std::vector<std::uint64_t>{1};
     for (auto seed : seeds) {
-      SCOPED_TRACE(fmt::format("size '{}'{}, seed {}", size, shrunk ? " (its [guard_probe] shape)" : "", seed));
+      SCOPED_TRACE(fmt::format("size '{}'{}, seed {}", size,
+                               shrunk ? " (its [guard_probe] shape)" : "", seed));
       auto in = ctx->make_inputs(seed);
       ASSERT_TRUE(in.ok()) << in.error().message;
       auto out = SharedSet::create(task.outputs, 1, "kforge-guard-probe");
@@ -204,18 +226,24 @@ class Guards : public ::testing::TestWithParam<std::string> {
       for (const auto& name : declared)
         if (!counts.count(name)) counts[name] = GuardCount{};  // never reached: its counts are zero
       for (const auto& [name, c] : counts) {
-        std::string line = fmt::format("{} {} seed {}: {} fires on {} of {} ({:.2f}%)", GetParam(), run_size, seed, name, c.taken,
-                                       c.taken + c.not_taken, 100 * c.share());
-        EXPECT_GT(c.taken, 0u) << "guard '" << name << "' never fires: a kernel without it passes. Widen the inputs that reach it.";
+        std::string line =
+            fmt::format("{} {} seed {}: {} fires on {} of {} ({:.2f}%)", GetParam(), run_size, seed,
+                        name, c.taken, c.taken + c.not_taken, 100 * c.share());
+        EXPECT_GT(c.taken, 0u)
+            << "guard '" << name
+            << "' never fires: a kernel without it passes. Widen the inputs that reach it.";
         EXPECT_GT(c.not_taken, 0u) << "guard '" << name << "' always fires";
         if (!c.skippable) {
-          EXPECT_GE(std::min(c.share(), 1 - c.share()), kNoteMinShare) << "guard '" << name << "' goes one way too rarely";
+          EXPECT_GE(std::min(c.share(), 1 - c.share()), kNoteMinShare)
+              << "guard '" << name << "' goes one way too rarely";
         } else if (c.taken > 0) {
           reference->run(*in, *skipped, task, name);
           auto [bad, total] = mismatches(*skipped, *out, task);
           line += fmt::format("; skipped: {} of {} outputs fail", bad, total);
-          EXPECT_GT(bad, 0) << "skipping guard '" << name << "' stays within the tolerance: a kernel without it passes. "
-                            << "Widen the inputs so that it changes the outputs by more than the tolerance.";
+          EXPECT_GT(bad, 0)
+              << "skipping guard '" << name
+              << "' stays within the tolerance: a kernel without it passes. "
+              << "Widen the inputs so that it changes the outputs by more than the tolerance.";
         }
         std::cout << line << "\n";
       }
@@ -231,7 +259,8 @@ class Guards : public ::testing::TestWithParam<std::string> {
 TEST_P(Guards, LintedAndActiveAtEverySize) {
   for (const auto& f : lint_guards(source_))
     ADD_FAILURE() << "reference.cpp:" << f.line << ": " << f.why << ":\n  " << f.code
-                  << "\nwrite the guard through kforge/guard_probe.h, or say why it is none: // not a guard: … or // never fires: …";
+                  << "\nwrite the guard through kforge/guard_probe.h, or say why it is none: // "
+                     "not a guard: … or // never fires: …";
   if (declared_guards(source_).empty()) return;  // nothing to run
   for (const auto& size : spec_->sizes) {
     SCOPED_TRACE("size " + size.name);
@@ -239,15 +268,18 @@ TEST_P(Guards, LintedAndActiveAtEverySize) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Jaxbench, Guards, ::testing::ValuesIn(task_names()), [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Jaxbench, Guards, ::testing::ValuesIn(task_names()),
+                         [](const auto& info) { return info.param; });
 
 // A reference with one guard cut out: tests/suite/skipped_guards/<task id>.cpp keeps the guard
 // only under -DKFORGE_KEEP_GUARD.
 std::vector<std::string> skipped_guard_kernels() {
   std::vector<std::string> ids;
   const auto tasks = task_names();
-  for (const auto& f : std::filesystem::directory_iterator(core::source_dir() / "tests" / "suite" / "skipped_guards"))
-    if (f.path().extension() == ".cpp" && std::find(tasks.begin(), tasks.end(), f.path().stem().string()) != tasks.end())
+  for (const auto& f : std::filesystem::directory_iterator(core::source_dir() / "tests" / "suite" /
+                                                           "skipped_guards"))
+    if (f.path().extension() == ".cpp" &&
+        std::find(tasks.begin(), tasks.end(), f.path().stem().string()) != tasks.end())
       ids.push_back(f.path().stem().string());
   std::sort(ids.begin(), ids.end());
   return ids;
@@ -257,12 +289,15 @@ class SkippedGuard : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SkippedGuard, IsJudgedIncorrectAtTheCiSize) {
   auto state = eval::test_state_dir("skipped-guard-" + GetParam());
-  toolchain::CppCompiler compiler(toolchain::CppCompilerOptions{.cache_dir = eval::test_compile_cache(), .include_dir = core::source_dir() / "bench" / "include"});
+  toolchain::CppCompiler compiler(
+      toolchain::CppCompilerOptions{.cache_dir = eval::test_compile_cache(),
+                                    .include_dir = core::source_dir() / "bench" / "include"});
   auto spec = core::load_task(suite_dir() / GetParam());
   ASSERT_TRUE(spec.ok()) << spec.error().message;
   auto ctx = TaskContext::create(*spec, "ci", compiler, state);
   ASSERT_TRUE(ctx.ok()) << ctx.error().message;
-  auto source = core::read_text(core::source_dir() / "tests" / "suite" / "skipped_guards" / (GetParam() + ".cpp"));
+  auto source = core::read_text(core::source_dir() / "tests" / "suite" / "skipped_guards" /
+                                (GetParam() + ".cpp"));
   ASSERT_TRUE(source.ok()) << source.error().message;
   eval::EvalOptions o;
   o.time = false;
@@ -283,7 +318,8 @@ TEST_P(SkippedGuard, IsJudgedIncorrectAtTheCiSize) {
 }
 
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SkippedGuard);  // KFORGE_SUITE_TASKS may leave none
-INSTANTIATE_TEST_SUITE_P(Jaxbench, SkippedGuard, ::testing::ValuesIn(skipped_guard_kernels()), [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Jaxbench, SkippedGuard, ::testing::ValuesIn(skipped_guard_kernels()),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace kforge::suite

@@ -41,7 +41,9 @@ std::filesystem::path default_suite() {
   return core::source_dir() / "bench" / "jaxbench";
 }
 
-std::string task_filter() { return std::getenv("KFORGE_SUITE_TASKS") ? std::getenv("KFORGE_SUITE_TASKS") : ""; }
+std::string task_filter() {
+  return std::getenv("KFORGE_SUITE_TASKS") ? std::getenv("KFORGE_SUITE_TASKS") : "";
+}
 
 // One task's inputs written for Python, and the reference outputs kept for the comparison.
 struct Prepared {
@@ -58,15 +60,20 @@ class PortCheck {
   PortCheck(std::filesystem::path suite, std::filesystem::path state, std::string only)
       : suite_(std::move(suite)), state_(std::move(state)), only_(std::move(only)) {
     compiler_ = std::make_unique<toolchain::CppCompiler>(
-        toolchain::CppCompilerOptions{.cache_dir = test_compile_cache(), .include_dir = core::source_dir() / "bench" / "include"});
+        toolchain::CppCompilerOptions{.cache_dir = test_compile_cache(),
+                                      .include_dir = core::source_dir() / "bench" / "include"});
   }
 
   std::vector<std::string> run() {
     for (const auto& dir : core::list_task_dirs(suite_)) {
-      if (!only_.empty() && ("," + only_ + ",").find("," + dir.filename().string() + ",") == std::string::npos) continue;
+      if (!only_.empty() &&
+          ("," + only_ + ",").find("," + dir.filename().string() + ",") == std::string::npos)
+        continue;
       auto p = prepare(dir);
-      if (!p) problems_.push_back(dir.filename().string() + ": " + p.error().message);
-      else tasks_.emplace(dir.filename().string(), std::move(*p));
+      if (!p)
+        problems_.push_back(dir.filename().string() + ": " + p.error().message);
+      else
+        tasks_.emplace(dir.filename().string(), std::move(*p));
     }
     if (tasks_.empty()) problems_.push_back("no task selected under " + suite_.string());
     for (const std::string framework : {"jax", "torch"}) check_framework(framework);
@@ -84,7 +91,8 @@ class PortCheck {
     p.ctx = std::make_unique<TaskContext>(std::move(*ctx));
     const auto& task = p.ctx->task();
     auto out = work() / p.spec->id;
-    if (auto st = core::write_atomic(out / "kforge_task.py", core::task_python_module(task)); !st) return st.error();
+    if (auto st = core::write_atomic(out / "kforge_task.py", core::task_python_module(task)); !st)
+      return st.error();
     auto seeds = secret_seeds(state_, p.spec->id, kCheckSets);
     if (!seeds) return seeds.error();
     for (std::size_t k = 0; k < seeds->size(); ++k) {
@@ -95,7 +103,8 @@ class PortCheck {
       for (std::size_t i = 0; i < task.inputs.size(); ++i) {
         const auto& t = task.inputs[i];
         auto path = out / fmt::format("set{}", k + 1) / "inputs" / (t.name + ".npy");
-        if (auto st = core::write_npy(path, t.dtype, t.shape, in->tensor(i)); !st) return st.error();
+        if (auto st = core::write_npy(path, t.dtype, t.shape, in->tensor(i)); !st)
+          return st.error();
       }
       p.references.push_back(std::move(*ref));
     }
@@ -108,11 +117,16 @@ class PortCheck {
   void check_framework(const std::string& framework) {
     core::ProcessOptions po;
     po.timeout = std::chrono::minutes(10);
-    po.extra_env = {"PYTHONDONTWRITEBYTECODE=1", "TF_CPP_MIN_LOG_LEVEL=3"};  // no __pycache__ in bench/
-    auto r = core::run_process({core::python_executable().string(), (core::source_dir() / "bench" / "python" / "run_ports.py").string(),
-                                "--framework", framework, "--suite", suite_.string(), work().string()},
-                               po);
-    if (!r.success()) problems_.push_back("run_ports.py --framework " + framework + ": " + r.describe() + "\n" + r.err);
+    po.extra_env = {"PYTHONDONTWRITEBYTECODE=1",
+                    "TF_CPP_MIN_LOG_LEVEL=3"};  // no __pycache__ in bench/
+    auto r =
+        core::run_process({core::python_executable().string(),
+                           (core::source_dir() / "bench" / "python" / "run_ports.py").string(),
+                           "--framework", framework, "--suite", suite_.string(), work().string()},
+                          po);
+    if (!r.success())
+      problems_.push_back("run_ports.py --framework " + framework + ": " + r.describe() + "\n" +
+                          r.err);
     auto text = core::read_text(work() / (framework + "-report.json"));
     auto report = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
     if (!report.is_object()) return problems_.push_back(framework + ": no readable report");
@@ -122,8 +136,10 @@ class PortCheck {
       const std::string required = framework == "jax" ? "xla" : "eager";
       if (!entries.contains(required)) problems_.push_back(id + " " + required + ": not run");
       for (const auto& [entry, status] : entries.items()) {
-        if (status == "ok") compare_entry(p, entry);
-        else problems_.push_back(id + " " + entry + ": " + status.get<std::string>());
+        if (status == "ok")
+          compare_entry(p, entry);
+        else
+          problems_.push_back(id + " " + entry + ": " + status.get<std::string>());
       }
     }
   }
@@ -134,21 +150,28 @@ class PortCheck {
     for (std::size_t k = 0; k < p.references.size(); ++k)
       for (std::size_t i = 0; i < task.outputs.size(); ++i) {
         const auto& t = task.outputs[i];
-        std::string what = fmt::format("{} {}: set {} output '{}'", p.spec->id, entry, k + 1, t.name);
-        auto got = core::read_npy(work() / p.spec->id / entry / fmt::format("set{}", k + 1) / (t.name + ".npy"));
+        std::string what =
+            fmt::format("{} {}: set {} output '{}'", p.spec->id, entry, k + 1, t.name);
+        auto got = core::read_npy(work() / p.spec->id / entry / fmt::format("set{}", k + 1) /
+                                  (t.name + ".npy"));
         if (!got) {
           problems_.push_back(what + ": " + got.error().message);
           continue;
         }
         if (got->dtype != t.dtype || got->shape != t.shape) {
-          problems_.push_back(fmt::format("{}: {} [{}] where the task says {} [{}]", what, core::dtype_name(got->dtype),
-                                          fmt::join(got->shape, ", "), core::dtype_name(t.dtype), fmt::join(t.shape, ", ")));
+          problems_.push_back(fmt::format("{}: {} [{}] where the task says {} [{}]", what,
+                                          core::dtype_name(got->dtype), fmt::join(got->shape, ", "),
+                                          core::dtype_name(t.dtype), fmt::join(t.shape, ", ")));
           continue;
         }
-        auto s = core::compare_buffers(t.dtype, got->data.data(), p.references[k].tensor(i), t.numel, task.rtol, task.atol);
+        auto s = core::compare_buffers(t.dtype, got->data.data(), p.references[k].tensor(i),
+                                       t.numel, task.rtol, task.atol);
         if (!s.ok())
-          problems_.push_back(fmt::format("{}: {} of {} elements outside |got - ref| <= {:g} + {:g}·|ref|; worst at {}: {:g} vs {:g}",
-                                          what, s.bad, s.numel, task.atol, task.rtol, s.worst, s.worst_actual, s.worst_expected));
+          problems_.push_back(
+              fmt::format("{}: {} of {} elements outside |got - ref| <= {:g} + {:g}·|ref|; worst "
+                          "at {}: {:g} vs {:g}",
+                          what, s.bad, s.numel, task.atol, task.rtol, s.worst, s.worst_actual,
+                          s.worst_expected));
       }
   }
 
@@ -163,11 +186,13 @@ class PythonPorts : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(std::filesystem::exists(core::python_executable()))
-        << "no Python environment at " << core::python_env_dir() << ": run scripts/setup (it makes build/pyenv with JAX, NumPy and PyTorch)";
+        << "no Python environment at " << core::python_env_dir()
+        << ": run scripts/setup (it makes build/pyenv with JAX, NumPy and PyTorch)";
     state_ = test_state_dir("python-ports");
   }
   void TearDown() override {
-    if (!HasFailure()) std::filesystem::remove_all(state_);  // kept on failure: the inputs and outputs to look at
+    if (!HasFailure())
+      std::filesystem::remove_all(state_);  // kept on failure: the inputs and outputs to look at
   }
   std::filesystem::path state_;
 };
@@ -184,22 +209,30 @@ TEST_F(PythonPorts, WrongPortsAreNamed) {
   auto task = suite / "12p_rmsnorm";
   std::filesystem::create_directories(task);
   for (const char* f : {"task.toml", "reference.cpp", "baseline.cpp"})
-    std::filesystem::copy_file(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm" / f, task / f);
-  ASSERT_TRUE(core::write_atomic(task / "workload.py", "import kforge_task as task\ndef workload(x, scale):\n    return x * scale\n").ok());
-  ASSERT_TRUE(core::write_atomic(task / "baseline.py",
-                                 "def baseline(x, scale):\n    return x[0]\n"
-                                 "def library(x, scale):\n    raise RuntimeError('no such kernel')\n")
+    std::filesystem::copy_file(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm" / f,
+                               task / f);
+  ASSERT_TRUE(core::write_atomic(
+                  task / "workload.py",
+                  "import kforge_task as task\ndef workload(x, scale):\n    return x * scale\n")
                   .ok());
+  ASSERT_TRUE(
+      core::write_atomic(task / "baseline.py",
+                         "def baseline(x, scale):\n    return x[0]\n"
+                         "def library(x, scale):\n    raise RuntimeError('no such kernel')\n")
+          .ok());
   auto problems = PortCheck(suite, state_ / "state", "").run();
   std::string all;
   for (const auto& p : problems) all += p + "\n";
   EXPECT_NE(all.find("12p_rmsnorm xla: set 1 output 'y': "), std::string::npos) << all;
   EXPECT_NE(all.find("elements outside"), std::string::npos) << all;
-  EXPECT_NE(all.find("12p_rmsnorm eager: ValueError: output 'y' has shape (8, 256); the task says (2, 8, 256)"), std::string::npos)
+  EXPECT_NE(all.find("12p_rmsnorm eager: ValueError: output 'y' has shape (8, 256); the task says "
+                     "(2, 8, 256)"),
+            std::string::npos)
       << all;
   EXPECT_NE(all.find("12p_rmsnorm library: "), std::string::npos) << all;
   EXPECT_NE(all.find("RuntimeError: no such kernel"), std::string::npos) << all;
-  EXPECT_EQ(problems.size(), 5u) << all;  // xla: one line per check set (3); eager and library: one each
+  EXPECT_EQ(problems.size(), 5u)
+      << all;  // xla: one line per check set (3); eager and library: one each
 }
 
 }  // namespace

@@ -32,7 +32,8 @@ std::vector<std::string> task_names() {
   std::string only = std::getenv("KFORGE_SUITE_TASKS") ? std::getenv("KFORGE_SUITE_TASKS") : "";
   for (const auto& dir : core::list_task_dirs(suite_dir())) {
     std::string name = dir.filename().string();
-    if (only.empty() || ("," + only + ",").find("," + name + ",") != std::string::npos) names.push_back(name);
+    if (only.empty() || ("," + only + ",").find("," + name + ",") != std::string::npos)
+      names.push_back(name);
   }
   return names;
 }
@@ -41,17 +42,20 @@ std::vector<std::string> task_names() {
 std::string filler_kernel(const core::ResolvedTask& task, bool write) {
   std::string body;
   if (write)
-    for (const auto& t : task.outputs) body += "  std::memset(" + t.name + ", 0, " + std::to_string(t.bytes) + ");\n";
-  return "#include \"kforge_task.h\"\n#include <cstring>\n" + core::kernel_signature(task) + " {\n" + body + "}\n";
+    for (const auto& t : task.outputs)
+      body += "  std::memset(" + t.name + ", 0, " + std::to_string(t.bytes) + ");\n";
+  return "#include \"kforge_task.h\"\n#include <cstring>\n" + core::kernel_signature(task) +
+         " {\n" + body + "}\n";
 }
 
 double spread(const core::ResolvedTensor& t, const unsigned char* data, double& mean_abs) {
   double sum = 0, sum_sq = 0, abs_sum = 0;
   for (std::int64_t i = 0; i < t.numel; ++i) {
-    double v = t.dtype == core::DType::f32 ? reinterpret_cast<const float*>(data)[i]
-             : t.dtype == core::DType::f64 ? reinterpret_cast<const double*>(data)[i]
-             : t.dtype == core::DType::i32 ? reinterpret_cast<const std::int32_t*>(data)[i]
-                                           : static_cast<double>(reinterpret_cast<const std::int64_t*>(data)[i]);
+    double v = t.dtype == core::DType::f32   ? reinterpret_cast<const float*>(data)[i]
+               : t.dtype == core::DType::f64 ? reinterpret_cast<const double*>(data)[i]
+               : t.dtype == core::DType::i32
+                   ? reinterpret_cast<const std::int32_t*>(data)[i]
+                   : static_cast<double>(reinterpret_cast<const std::int64_t*>(data)[i]);
     if (!std::isfinite(v)) continue;
     sum += v;
     sum_sq += v * v;
@@ -67,7 +71,8 @@ class Suite : public ::testing::TestWithParam<std::string> {
   void SetUp() override {
     state_ = test_state_dir("suite-" + GetParam());
     compiler_ = std::make_unique<toolchain::CppCompiler>(
-        toolchain::CppCompilerOptions{.cache_dir = test_compile_cache(), .include_dir = core::source_dir() / "bench" / "include"});
+        toolchain::CppCompilerOptions{.cache_dir = test_compile_cache(),
+                                      .include_dir = core::source_dir() / "bench" / "include"});
     auto spec = core::load_task(suite_dir() / GetParam());
     ASSERT_TRUE(spec.ok()) << spec.error().message;
     spec_ = std::make_unique<core::TaskSpec>(std::move(*spec));
@@ -101,7 +106,8 @@ TEST_P(Suite, Task) {
   const auto& task = ctx_->task();
   {
     SCOPED_TRACE("the baseline agrees with the reference");
-    ASSERT_TRUE(std::filesystem::exists(spec_->baseline_path())) << "every task needs a baseline.cpp";
+    ASSERT_TRUE(std::filesystem::exists(spec_->baseline_path()))
+        << "every task needs a baseline.cpp";
     auto e = check(read(spec_->baseline_path()), "baseline.cpp", toolchain::Role::baseline);
     EXPECT_EQ(e.verdict, Verdict::correct) << e.reason;
   }
@@ -121,13 +127,15 @@ TEST_P(Suite, Task) {
     EXPECT_EQ(e.verdict, Verdict::incorrect) << e.reason;
   }
   {
-    SCOPED_TRACE("different seeds give different inputs, and the reference output is not degenerate");
+    SCOPED_TRACE(
+        "different seeds give different inputs, and the reference output is not degenerate");
     auto a = ctx_->make_inputs(1), b = ctx_->make_inputs(2);
     ASSERT_TRUE(a.ok() && b.ok());
     for (std::size_t i = 0; i < task.inputs.size(); ++i) {
       const auto& t = task.inputs[i];
       if (t.init.dist == core::Dist::constant || t.init.dist == core::Dist::arange) continue;
-      EXPECT_NE(std::memcmp(a->tensor(i), b->tensor(i), t.bytes), 0) << "input '" << t.name << "' does not depend on the seed";
+      EXPECT_NE(std::memcmp(a->tensor(i), b->tensor(i), t.bytes), 0)
+          << "input '" << t.name << "' does not depend on the seed";
     }
     auto ref = ctx_->reference_outputs(*a, 1);
     ASSERT_TRUE(ref.ok()) << ref.error().message;
@@ -136,13 +144,14 @@ TEST_P(Suite, Task) {
       double mean_abs = 0;
       double s = spread(t, ref->tensor(i), mean_abs);
       double tolerance = task.atol + task.rtol * mean_abs;
-      EXPECT_GT(s, 10 * tolerance) << "output '" << t.name << "' barely varies (spread " << s << ", tolerance " << tolerance
-                                   << "): a constant could pass";
+      EXPECT_GT(s, 10 * tolerance) << "output '" << t.name << "' barely varies (spread " << s
+                                   << ", tolerance " << tolerance << "): a constant could pass";
     }
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Jaxbench, Suite, ::testing::ValuesIn(task_names()), [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Jaxbench, Suite, ::testing::ValuesIn(task_names()),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace kforge::eval

@@ -44,7 +44,9 @@ struct Site {
 inline std::atomic<Site*> sites{nullptr};
 inline char skip_name[256] = {};  // written only between calls of the kernel
 
-inline bool skip_matches(const Site& s) { return s.skippable && skip_name[0] && std::strcmp(s.name, skip_name) == 0; }
+inline bool skip_matches(const Site& s) {
+  return s.skippable && skip_name[0] && std::strcmp(s.name, skip_name) == 0;
+}
 
 // Called once per call site (a function-local static), from any thread.
 inline Site* enroll(const char* name, bool skippable) {
@@ -63,10 +65,10 @@ inline bool count(Site& s, bool cond) {
 
 }  // namespace kforge_guard
 
-#define KFORGE_GUARD_SITE_(name, cond, skippable)                                                   \
-  ([&]() -> bool {                                                                                  \
-    static ::kforge_guard::Site* kforge_site_ = ::kforge_guard::enroll(name, skippable);            \
-    return ::kforge_guard::count(*kforge_site_, static_cast<bool>(cond));                           \
+#define KFORGE_GUARD_SITE_(name, cond, skippable)                                        \
+  ([&]() -> bool {                                                                       \
+    static ::kforge_guard::Site* kforge_site_ = ::kforge_guard::enroll(name, skippable); \
+    return ::kforge_guard::count(*kforge_site_, static_cast<bool>(cond));                \
   }())
 #define KFORGE_GUARD(name, cond) KFORGE_GUARD_SITE_(name, cond, true)
 #define KFORGE_GUARD_NOTE(name, cond) static_cast<void>(KFORGE_GUARD_SITE_(name, cond, false))
@@ -77,8 +79,8 @@ extern "C" __attribute__((visibility("default"))) int kforge_guard_count() {
   return n;
 }
 
-extern "C" __attribute__((visibility("default"))) void kforge_guard_get(int index, const char** name, std::uint64_t* taken,
-                                                                       std::uint64_t* not_taken, int* skippable) {
+extern "C" __attribute__((visibility("default"))) void kforge_guard_get(
+    int index, const char** name, std::uint64_t* taken, std::uint64_t* not_taken, int* skippable) {
   auto* s = kforge_guard::sites.load();
   for (int i = 0; s && i < index; ++i) s = s->next;
   if (!s) return;
@@ -94,15 +96,16 @@ extern "C" __attribute__((visibility("default"))) void kforge_guard_reset() {
 
 extern "C" __attribute__((visibility("default"))) void kforge_guard_skip(const char* name) {
   std::strncpy(kforge_guard::skip_name, name ? name : "", sizeof kforge_guard::skip_name - 1);
-  for (auto* s = kforge_guard::sites.load(); s; s = s->next) s->skipped = kforge_guard::skip_matches(*s);
+  for (auto* s = kforge_guard::sites.load(); s; s = s->next)
+    s->skipped = kforge_guard::skip_matches(*s);
 }
 
 #endif
 
 // std::clamp(v, lo, hi) as two guards, name ".low" (v < lo) and name ".high" (hi < v).
-#define KFORGE_CLAMP(name, v, lo, hi)                                                                          \
-  ([&](auto kforge_v_, auto kforge_lo_, auto kforge_hi_) {                                                     \
-    return KFORGE_GUARD(name ".low", kforge_v_ < kforge_lo_)    ? kforge_lo_                                   \
-           : KFORGE_GUARD(name ".high", kforge_hi_ < kforge_v_) ? kforge_hi_                                   \
-                                                                : kforge_v_;                                   \
+#define KFORGE_CLAMP(name, v, lo, hi)                                        \
+  ([&](auto kforge_v_, auto kforge_lo_, auto kforge_hi_) {                   \
+    return KFORGE_GUARD(name ".low", kforge_v_ < kforge_lo_)    ? kforge_lo_ \
+           : KFORGE_GUARD(name ".high", kforge_hi_ < kforge_v_) ? kforge_hi_ \
+                                                                : kforge_v_; \
   }((v), (lo), (hi)))

@@ -30,7 +30,8 @@ inline namespace avx2 {
 // above 88.3 (and +inf) gives e^88.3 ≈ 2.1e38 (not inf), and NaN gives 1.2e-38 (not NaN).
 inline __m256 exp_ps(__m256 x) {
   x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.3f));
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
   r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
   __m256 p = _mm256_set1_ps(1.9875691500e-4f);
@@ -40,7 +41,8 @@ inline __m256 exp_ps(__m256 x) {
   p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
   p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
   p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  const __m256i e =
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
   return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
 }
 
@@ -61,7 +63,8 @@ inline __m256 exp2_ps(__m256 x) {
   p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(2.4022651e-1f));
   p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(6.9314718e-1f));
   p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(1.0f));
-  const __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  const __m256i bits =
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
   return _mm256_and_ps(_mm256_mul_ps(p, _mm256_castsi256_ps(bits)), keep);
 }
 
@@ -76,7 +79,8 @@ inline __m256 tanh_ps(__m256 x) {
 // swish(v) = v·sigmoid(v) = v/(1 + e^−v). Max error 2.9 ulp over [-87, 88]; below, e^−v is clamped
 // and the result (≈ 0) is off by less than 1e-35 absolute. NaN stays NaN.
 inline __m256 swish_ps(__m256 v) {
-  return _mm256_div_ps(v, _mm256_add_ps(_mm256_set1_ps(1.0f), exp_ps(_mm256_sub_ps(_mm256_setzero_ps(), v))));
+  return _mm256_div_ps(
+      v, _mm256_add_ps(_mm256_set1_ps(1.0f), exp_ps(_mm256_sub_ps(_mm256_setzero_ps(), v))));
 }
 
 // The tanh form of GELU, 0.5·v·(1 + tanh(u)) with u = sqrt(2/π)·(v + 0.044715·v³), computed as
@@ -85,7 +89,8 @@ inline __m256 swish_ps(__m256 v) {
 inline __m256 gelu_tanh_ps(__m256 v) {
   const float c = static_cast<float>(std::sqrt(2.0 / std::numbers::pi));
   const __m256 v3 = _mm256_mul_ps(_mm256_mul_ps(v, v), v);
-  const __m256 u = _mm256_mul_ps(_mm256_set1_ps(c), _mm256_fmadd_ps(_mm256_set1_ps(0.044715f), v3, v));
+  const __m256 u =
+      _mm256_mul_ps(_mm256_set1_ps(c), _mm256_fmadd_ps(_mm256_set1_ps(0.044715f), v3, v));
   const __m256 e = exp_ps(_mm256_mul_ps(_mm256_set1_ps(-2.0f), u));
   return _mm256_div_ps(v, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
 }

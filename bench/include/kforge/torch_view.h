@@ -8,7 +8,8 @@ namespace kforge_torch {
 
 template <typename T>
 inline at::Tensor view(const T* data, at::IntArrayRef shape) {
-  return at::from_blob(const_cast<T*>(data), shape, at::TensorOptions().dtype(c10::CppTypeToScalarType<T>::value));
+  return at::from_blob(const_cast<T*>(data), shape,
+                       at::TensorOptions().dtype(c10::CppTypeToScalarType<T>::value));
 }
 
 }  // namespace kforge_torch

@@ -24,8 +24,8 @@ namespace kforge::agents {
 struct AgentEnv {
   llm::LlmSession* llm = nullptr;
   const PromptLibrary* prompts = nullptr;
-  const KnowledgeIndex* playbook = nullptr;       // optional
-  const llm::StreamCallback* stream = nullptr;    // optional: show replies as they are written
+  const KnowledgeIndex* playbook = nullptr;     // optional
+  const llm::StreamCallback* stream = nullptr;  // optional: show replies as they are written
   double temperature = 0.2;
   int max_tokens = 16384;
 };
@@ -41,13 +41,17 @@ struct FixResult {
   FixSummary summary;
 };
 
-llm::LlmResultOf<Plan> plan(const AgentEnv& env, const LoopState& state, const std::string& strategy);
-llm::LlmResultOf<std::string> implement(const AgentEnv& env, const LoopState& state, const Plan& plan, const std::string& current_source,
+llm::LlmResultOf<Plan> plan(const AgentEnv& env, const LoopState& state,
+                            const std::string& strategy);
+llm::LlmResultOf<std::string> implement(const AgentEnv& env, const LoopState& state,
+                                        const Plan& plan, const std::string& current_source,
                                         const std::string& instruction = "");
-llm::LlmResultOf<FixResult> fix(const AgentEnv& env, const LoopState& state, const std::string& source, const std::string& failure,
+llm::LlmResultOf<FixResult> fix(const AgentEnv& env, const LoopState& state,
+                                const std::string& source, const std::string& failure,
                                 const std::vector<DebugAttempt>& attempts);
 // `tuning`: the tuner's table for this kernel ("" when it declared no tunables).
-llm::LlmResultOf<Diagnosis> diagnose(const AgentEnv& env, const LoopState& state, const std::string& source, const eval::Evaluation& evaluation,
+llm::LlmResultOf<Diagnosis> diagnose(const AgentEnv& env, const LoopState& state,
+                                     const std::string& source, const eval::Evaluation& evaluation,
                                      const std::string& tuning = "");
 
 // The tester: a failed evaluation as the debugger should read it (compiler errors with their
@@ -59,6 +63,7 @@ std::string describe_failure(const eval::Evaluation& e);
 Result<std::string> system_prompt(const AgentEnv& env, const LoopState& state);
 // The playbook sections for a task with these tags (only sections about them, or about any task),
 // ranked by a query (task title, strategy, diagnosis), rendered; "(none)" without a playbook.
-std::string playbook_excerpts(const AgentEnv& env, const std::vector<std::string>& task_tags, const std::string& query, int sections = 3);
+std::string playbook_excerpts(const AgentEnv& env, const std::vector<std::string>& task_tags,
+                              const std::string& query, int sections = 3);
 
 }  // namespace kforge::agents

@@ -64,8 +64,10 @@ std::string fts_query(const std::string& text) {
     w.clear();
   };
   for (char c : text) {
-    if (std::isalnum(static_cast<unsigned char>(c))) w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    else flush();
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    else
+      flush();
   }
   flush();
   std::string q;
@@ -75,9 +77,13 @@ std::string fts_query(const std::string& text) {
 
 }  // namespace
 
-std::string PlaybookSection::render() const { return fmt::format("### {} — {}\n{}", title, heading, body); }
+std::string PlaybookSection::render() const {
+  return fmt::format("### {} — {}\n{}", title, heading, body);
+}
 
-bool PlaybookSection::for_any_task() const { return tags.empty() || std::find(tags.begin(), tags.end(), "any") != tags.end(); }
+bool PlaybookSection::for_any_task() const {
+  return tags.empty() || std::find(tags.begin(), tags.end(), "any") != tags.end();
+}
 
 bool PlaybookSection::shares_a_tag(const std::vector<std::string>& task_tags) const {
   for (const auto& t : tags)
@@ -85,16 +91,22 @@ bool PlaybookSection::shares_a_tag(const std::vector<std::string>& task_tags) co
   return false;
 }
 
-KnowledgeIndex::KnowledgeIndex(KnowledgeIndex&& o) noexcept : db_(o.db_), sections_(std::move(o.sections_)) { o.db_ = nullptr; }
+KnowledgeIndex::KnowledgeIndex(KnowledgeIndex&& o) noexcept
+    : db_(o.db_), sections_(std::move(o.sections_)) {
+  o.db_ = nullptr;
+}
 KnowledgeIndex::~KnowledgeIndex() {
   if (db_) sqlite3_close(db_);
 }
 
 Result<KnowledgeIndex> KnowledgeIndex::open(const std::filesystem::path& dir) {
   KnowledgeIndex k;
-  if (sqlite3_open(":memory:", &k.db_) != SQLITE_OK) return Error{"cannot open an in-memory SQLite database"};
+  if (sqlite3_open(":memory:", &k.db_) != SQLITE_OK)
+    return Error{"cannot open an in-memory SQLite database"};
   char* err = nullptr;
-  if (sqlite3_exec(k.db_, "CREATE VIRTUAL TABLE sections USING fts5(heading, body, tokenize='porter')", nullptr, nullptr, &err) != SQLITE_OK) {
+  if (sqlite3_exec(k.db_,
+                   "CREATE VIRTUAL TABLE sections USING fts5(heading, body, tokenize='porter')",
+                   nullptr, nullptr, &err) != SQLITE_OK) {
     std::string m = err ? err : "?";
     sqlite3_free(err);
     return Error{"the playbook index needs SQLite's FTS5: " + m};
@@ -106,7 +118,8 @@ Result<KnowledgeIndex> KnowledgeIndex::open(const std::filesystem::path& dir) {
   if (files.empty()) return Error{fmt::format("{}: no playbook files (*.md)", dir.string())};
   std::sort(files.begin(), files.end());
   sqlite3_stmt* insert = nullptr;
-  sqlite3_prepare_v2(k.db_, "INSERT INTO sections(rowid, heading, body) VALUES (?, ?, ?)", -1, &insert, nullptr);
+  sqlite3_prepare_v2(k.db_, "INSERT INTO sections(rowid, heading, body) VALUES (?, ?, ?)", -1,
+                     &insert, nullptr);
   for (const auto& f : files) {
     auto text = core::read_text(f);
     if (!text) continue;
@@ -114,7 +127,8 @@ Result<KnowledgeIndex> KnowledgeIndex::open(const std::filesystem::path& dir) {
       k.sections_.push_back(std::move(s));
       const auto& added = k.sections_.back();
       sqlite3_bind_int64(insert, 1, static_cast<sqlite3_int64>(k.sections_.size()));
-      sqlite3_bind_text(insert, 2, (added.title + " " + added.heading).c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_bind_text(insert, 2, (added.title + " " + added.heading).c_str(), -1,
+                        SQLITE_TRANSIENT);
       sqlite3_bind_text(insert, 3, added.body.c_str(), -1, SQLITE_TRANSIENT);
       sqlite3_step(insert);
       sqlite3_reset(insert);
@@ -130,7 +144,10 @@ std::vector<std::size_t> KnowledgeIndex::ranked(const std::string& query) const 
   if (q.empty()) return out;
   sqlite3_stmt* st = nullptr;
   // Headings weigh more than bodies.
-  if (sqlite3_prepare_v2(db_, "SELECT rowid FROM sections WHERE sections MATCH ? ORDER BY bm25(sections, 4.0, 1.0)", -1, &st, nullptr) != SQLITE_OK)
+  if (sqlite3_prepare_v2(
+          db_,
+          "SELECT rowid FROM sections WHERE sections MATCH ? ORDER BY bm25(sections, 4.0, 1.0)", -1,
+          &st, nullptr) != SQLITE_OK)
     return out;
   sqlite3_bind_text(st, 1, q.c_str(), -1, SQLITE_TRANSIENT);
   while (sqlite3_step(st) == SQLITE_ROW) {
@@ -141,7 +158,8 @@ std::vector<std::size_t> KnowledgeIndex::ranked(const std::string& query) const 
   return out;
 }
 
-std::vector<PlaybookSection> KnowledgeIndex::select(const std::vector<std::string>& task_tags, const std::string& query, int limit) const {
+std::vector<PlaybookSection> KnowledgeIndex::select(const std::vector<std::string>& task_tags,
+                                                    const std::string& query, int limit) const {
   // The query's matches first, then every other section in file order.
   std::vector<std::size_t> order = ranked(query);
   std::vector<bool> seen(sections_.size());
@@ -161,7 +179,9 @@ std::vector<PlaybookSection> KnowledgeIndex::select(const std::vector<std::strin
     bool eligible = sec.shares_a_tag(task_tags) || sec.for_any_task();
     bool matched = seen[i];
     // Sections no word matched are filler: only those about the task's own tags.
-    if (eligible && (matched || sec.shares_a_tag(task_tags)) && std::find(chosen.begin(), chosen.end(), i) == chosen.end()) chosen.push_back(i);
+    if (eligible && (matched || sec.shares_a_tag(task_tags)) &&
+        std::find(chosen.begin(), chosen.end(), i) == chosen.end())
+      chosen.push_back(i);
   }
   std::vector<PlaybookSection> out;
   for (auto i : chosen) out.push_back(sections_[i]);

@@ -26,7 +26,7 @@ struct PlaybookSection {
   std::string heading;  // the ## heading
   std::string body;
   std::vector<std::string> tags;  // empty: any task
-  std::string render() const;  // "### title — heading\nbody"
+  std::string render() const;     // "### title — heading\nbody"
   bool for_any_task() const;
   bool shares_a_tag(const std::vector<std::string>& task_tags) const;
 };
@@ -40,13 +40,15 @@ class KnowledgeIndex {
   // The best `limit` sections for a task with `task_tags`: only sections for its tags or for any
   // task, ranked by a free-text query (BM25 over heading and body), the first always one that
   // shares a tag with the task when there is one.
-  std::vector<PlaybookSection> select(const std::vector<std::string>& task_tags, const std::string& query, int limit) const;
+  std::vector<PlaybookSection> select(const std::vector<std::string>& task_tags,
+                                      const std::string& query, int limit) const;
   std::size_t size() const { return sections_.size(); }
   const std::vector<PlaybookSection>& sections() const { return sections_; }
 
  private:
   KnowledgeIndex() = default;
-  std::vector<std::size_t> ranked(const std::string& query) const;  // indexes into sections_, best first
+  std::vector<std::size_t> ranked(
+      const std::string& query) const;  // indexes into sections_, best first
   sqlite3* db_ = nullptr;
   std::vector<PlaybookSection> sections_;
 };

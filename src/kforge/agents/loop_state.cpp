@@ -19,12 +19,18 @@ constexpr std::size_t kFailureBytes = 800;
 
 std::string init_text(const core::InitSpec& i) {
   switch (i.dist) {
-    case core::Dist::normal: return fmt::format("normal(mean {:g}, std {:g})", i.a, i.b);
-    case core::Dist::uniform: return fmt::format("uniform [{:g}, {:g})", i.a, i.b);
-    case core::Dist::randint: return fmt::format("integers in [{:g}, {:g})", i.a, i.b);
-    case core::Dist::constant: return fmt::format("constant {:g}", i.a);
-    case core::Dist::arange: return fmt::format("arange(start {:g}, step {:g})", i.a, i.b);
-    case core::Dist::custom: return "structured, drawn by the task's generate.cpp (see the notes)";
+    case core::Dist::normal:
+      return fmt::format("normal(mean {:g}, std {:g})", i.a, i.b);
+    case core::Dist::uniform:
+      return fmt::format("uniform [{:g}, {:g})", i.a, i.b);
+    case core::Dist::randint:
+      return fmt::format("integers in [{:g}, {:g})", i.a, i.b);
+    case core::Dist::constant:
+      return fmt::format("constant {:g}", i.a);
+    case core::Dist::arange:
+      return fmt::format("arange(start {:g}, step {:g})", i.a, i.b);
+    case core::Dist::custom:
+      return "structured, drawn by the task's generate.cpp (see the notes)";
   }
   return "?";
 }
@@ -37,8 +43,9 @@ std::string caches_text(const eval::MachineProfile& m) {
   std::string caches;
   for (const auto& c : m.caches)
     if (c.type != "Instruction")
-      caches += fmt::format("{}L{} {} KiB{}", caches.empty() ? "" : ", ", c.level, c.size_bytes >> 10,
-                            c.shared_by_cpus > 1 ? fmt::format(" shared by {} CPUs", c.shared_by_cpus) : " per core");
+      caches += fmt::format(
+          "{}L{} {} KiB{}", caches.empty() ? "" : ", ", c.level, c.size_bytes >> 10,
+          c.shared_by_cpus > 1 ? fmt::format(" shared by {} CPUs", c.shared_by_cpus) : " per core");
   return caches;
 }
 
@@ -50,7 +57,8 @@ std::string core_text(const eval::MachineProfile& m) {
 }
 
 std::string speedup_text(const eval::SpeedupStats& s) {
-  return fmt::format("{:.2f}x the baseline (95% interval {:.2f}–{:.2f}x)", s.median, s.ci_low, s.ci_high);
+  return fmt::format("{:.2f}x the baseline (95% interval {:.2f}–{:.2f}x)", s.median, s.ci_low,
+                     s.ci_high);
 }
 
 std::string attempt_result(const AttemptRecord& a) {
@@ -62,7 +70,8 @@ std::string attempt_result(const AttemptRecord& a) {
 }
 
 std::string diagnosis_text(const Diagnosis& d) {
-  return fmt::format("{} (bottleneck: {}). Suggested next: {}", d.diagnosis, d.bottleneck, d.suggestion);
+  return fmt::format("{} (bottleneck: {}). Suggested next: {}", d.diagnosis, d.bottleneck,
+                     d.suggestion);
 }
 
 }  // namespace
@@ -72,16 +81,24 @@ std::string describe_task(const eval::TaskContext& ctx) {
   const auto& t = ctx.task();
   std::string s = fmt::format("{} — {}\nInputs, in the kernel's order:\n", spec.id, spec.title);
   for (std::size_t i = 0; i < t.inputs.size(); ++i)
-    s += fmt::format("  {} [{}]: {}\n", t.inputs[i].name, fmt::join(spec.inputs[i].shape, ", "), init_text(t.inputs[i].init));
+    s += fmt::format("  {} [{}]: {}\n", t.inputs[i].name, fmt::join(spec.inputs[i].shape, ", "),
+                     init_text(t.inputs[i].init));
   s += "Outputs:\n";
-  for (std::size_t i = 0; i < t.outputs.size(); ++i) s += fmt::format("  {} [{}]\n", t.outputs[i].name, fmt::join(spec.outputs[i].shape, ", "));
-  s += fmt::format("Correct when every element satisfies |got − expected| ≤ {:g} + {:g}·|expected|.\n", t.atol, t.rtol);
+  for (std::size_t i = 0; i < t.outputs.size(); ++i)
+    s += fmt::format("  {} [{}]\n", t.outputs[i].name, fmt::join(spec.outputs[i].shape, ", "));
+  s += fmt::format(
+      "Correct when every element satisfies |got − expected| ≤ {:g} + {:g}·|expected|.\n", t.atol,
+      t.rtol);
   if (t.flops > 0) s += fmt::format("Cost model: {:.4g} FLOP, {:.4g} bytes.\n", t.flops, t.bytes);
-  s += fmt::format("\nkforge_task.h, generated for size '{}' (every kernel includes it; use its names and types):\n```cpp\n{}```\n", t.size,
-                   ctx.header());
-  if (auto notes = task_notes(spec, t.size); !notes.empty()) s += "\nNotes on the task (from its task.toml and generator):\n" + notes;
+  s += fmt::format(
+      "\nkforge_task.h, generated for size '{}' (every kernel includes it; use its names and "
+      "types):\n```cpp\n{}```\n",
+      t.size, ctx.header());
+  if (auto notes = task_notes(spec, t.size); !notes.empty())
+    s += "\nNotes on the task (from its task.toml and generator):\n" + notes;
   auto reference = core::read_text(spec.reference_path());
-  s += "\nThe reference implementation (what must be computed; it is slow and plain on purpose):\n```cpp\n";
+  s += "\nThe reference implementation (what must be computed; it is slow and plain on "
+       "purpose):\n```cpp\n";
   s += reference ? *reference : "(unreadable: " + reference.error().message + ")\n";
   s += "```\n";
   return s;
@@ -91,12 +108,16 @@ std::string describe_machine(const LoopState& s) {
   const auto& m = *s.machine;
   const int n = s.threads;
   double balance = m.peak_gbps(n) > 0 ? m.peak_gflops(n) / m.peak_gbps(n) : 0;
-  std::string out = fmt::format("CPU: {}: {}; {} logical CPUs, {} physical cores.\n", m.cpu_model, core_text(m), m.logical_cpus, m.physical_cores);
+  std::string out = fmt::format("CPU: {}: {}; {} logical CPUs, {} physical cores.\n", m.cpu_model,
+                                core_text(m), m.logical_cpus, m.physical_cores);
   if (!m.microarch_note.empty()) out += "Core: " + m.microarch_note + ".\n";
-  out += fmt::format("ISA: {} (no instruction outside this list is available).\n", fmt::join(m.isa, " "));
+  out += fmt::format("ISA: {} (no instruction outside this list is available).\n",
+                     fmt::join(m.isa, " "));
   out += fmt::format("Caches: {}.\n", caches_text(m));
-  out += fmt::format("Kernels run with {} OpenMP thread(s); measured peaks with {}: {:.1f} GFLOP/s f32 FMA, {:.1f} GB/s (STREAM triad); balance {:.1f} FLOP/byte.\n",
-                     n, n, m.peak_gflops(n), m.peak_gbps(n), balance);
+  out += fmt::format(
+      "Kernels run with {} OpenMP thread(s); measured peaks with {}: {:.1f} GFLOP/s f32 FMA, "
+      "{:.1f} GB/s (STREAM triad); balance {:.1f} FLOP/byte.\n",
+      n, n, m.peak_gflops(n), m.peak_gbps(n), balance);
   out += fmt::format("Compiler: {}, with {}.\n", s.task->compiler().version(), flags(*s.task));
   return out;
 }
@@ -104,46 +125,68 @@ std::string describe_machine(const LoopState& s) {
 std::string describe_budget(const LoopState& s) {
   const RunBudget& b = s.budget;
   std::string out;
-  if (b.iterations == 0) out = "No iteration limit: an engineer runs this session one step at a time.\n";
+  if (b.iterations == 0)
+    out = "No iteration limit: an engineer runs this session one step at a time.\n";
   else {
-    out = fmt::format("Iteration {} of {} ({} more after this one).", b.iteration, b.iterations, std::max(0, b.iterations - b.iteration));
-    out += fmt::format(" The {} stops after {} iteration(s) in a row without a faster correct kernel; {} so far", b.unit, b.patience,
-                       b.without_improvement);
-    out += b.without_improvement + 1 >= b.patience ? fmt::format(": unless this one beats the best kernel, the {} ends with it.\n", b.unit) : ".\n";
+    out = fmt::format("Iteration {} of {} ({} more after this one).", b.iteration, b.iterations,
+                      std::max(0, b.iterations - b.iteration));
+    out += fmt::format(
+        " The {} stops after {} iteration(s) in a row without a faster correct kernel; {} so far",
+        b.unit, b.patience, b.without_improvement);
+    out +=
+        b.without_improvement + 1 >= b.patience
+            ? fmt::format(": unless this one beats the best kernel, the {} ends with it.\n", b.unit)
+            : ".\n";
   }
-  if (b.fixes_per_kernel > 0) out += fmt::format("The debugger gets up to {} fix(es) per kernel.\n", b.fixes_per_kernel);
+  if (b.fixes_per_kernel > 0)
+    out += fmt::format("The debugger gets up to {} fix(es) per kernel.\n", b.fixes_per_kernel);
   return out;
 }
 
 std::string describe_evaluation(const eval::Evaluation& e) {
   // A timed correct kernel's reason repeats the speedup the lines below give with its interval.
-  if (!e.correct() || !e.candidate) return fmt::format("verdict: {} — {}\n", eval::verdict_name(e.verdict), e.reason);
+  if (!e.correct() || !e.candidate)
+    return fmt::format("verdict: {} — {}\n", eval::verdict_name(e.verdict), e.reason);
   std::string s = "verdict: correct\n";
-  s += fmt::format("kernel median {:.4g} ms (p10 {:.4g}, p90 {:.4g}) over {} pairs", e.candidate->median_ms, e.candidate->p10_ms, e.candidate->p90_ms,
+  s += fmt::format("kernel median {:.4g} ms (p10 {:.4g}, p90 {:.4g}) over {} pairs",
+                   e.candidate->median_ms, e.candidate->p10_ms, e.candidate->p90_ms,
                    e.candidate->samples);
-  if (e.baseline) s += fmt::format("; {} median {:.4g} ms in the same pairs", e.partner, e.baseline->median_ms);
+  if (e.baseline)
+    s += fmt::format("; {} median {:.4g} ms in the same pairs", e.partner, e.baseline->median_ms);
   s += "\n";
-  if (e.speedup) s += fmt::format("speedup {} (p10 {:.2f}x, p90 {:.2f}x)\n", speedup_text(*e.speedup), e.speedup->p10, e.speedup->p90);
-  s += fmt::format("{:.2f} GFLOP/s, {:.2f} GB/s, {:.1f}% of the roofline{}", e.gflops, e.gbps, 100 * e.roofline,
-                   e.roofline_note.empty() ? "" : " (" + e.roofline_note + ")");
+  if (e.speedup)
+    s += fmt::format("speedup {} (p10 {:.2f}x, p90 {:.2f}x)\n", speedup_text(*e.speedup),
+                     e.speedup->p10, e.speedup->p90);
+  s += fmt::format("{:.2f} GFLOP/s, {:.2f} GB/s, {:.1f}% of the roofline{}", e.gflops, e.gbps,
+                   100 * e.roofline, e.roofline_note.empty() ? "" : " (" + e.roofline_note + ")");
   s += e.profile ? " (" + e.profile->bound_text() + ")\n" : "\n";
-  s += fmt::format("machine load while timing: {:.1f} (1-minute average){}\n", e.load_average,
-                   e.machine_busy ? fmt::format(": busy ({}); absolute times are unreliable, paired ratios less so", e.busy_reason) : "");
+  s += fmt::format(
+      "machine load while timing: {:.1f} (1-minute average){}\n", e.load_average,
+      e.machine_busy
+          ? fmt::format(": busy ({}); absolute times are unreliable, paired ratios less so",
+                        e.busy_reason)
+          : "");
   return s;
 }
 
-std::string describe_hot_spots(const eval::Evaluation& e) { return e.profile ? e.profile->samples_text() : "(not profiled)\n"; }
+std::string describe_hot_spots(const eval::Evaluation& e) {
+  return e.profile ? e.profile->samples_text() : "(not profiled)\n";
+}
 
 std::string describe_vectorization(const eval::Evaluation& e) {
-  return e.profile ? toolchain::format_vector_remarks(e.profile->vectorization) : "(not available)\n";
+  return e.profile ? toolchain::format_vector_remarks(e.profile->vectorization)
+                   : "(not available)\n";
 }
 
 std::string describe_standing(const LoopState& s) {
-  std::string out = fmt::format("Baseline (PyTorch eager): {:.4g} ms ({}). At 100% of the roofline the kernel would take {:.4g} ms.\n",
-                                s.baseline_ms, s.baseline_when.empty() ? "measured alone" : s.baseline_when, s.roofline_ms);
+  std::string out = fmt::format(
+      "Baseline (PyTorch eager): {:.4g} ms ({}). At 100% of the roofline the kernel would take "
+      "{:.4g} ms.\n",
+      s.baseline_ms, s.baseline_when.empty() ? "measured alone" : s.baseline_when, s.roofline_ms);
   if (!s.best) return out + "No correct kernel yet.\n";
   const BestKernel& b = *s.best;
-  out += fmt::format("\nBest kernel so far (iteration {}):\n{}", b.iteration, describe_evaluation(b.evaluation));
+  out += fmt::format("\nBest kernel so far (iteration {}):\n{}", b.iteration,
+                     describe_evaluation(b.evaluation));
   if (b.evaluation.profile) out += "Where its time goes:\n" + describe_hot_spots(b.evaluation);
   if (!b.tuning.empty()) out += "Its tuning:\n" + b.tuning;
   if (b.diagnosis) out += "Profiler's diagnosis: " + diagnosis_text(*b.diagnosis) + "\n";
@@ -158,10 +201,12 @@ std::string describe_history(const LoopState& s) {
   for (const auto& a : s.history) {
     // The best kernel's numbers, tuning and diagnosis are in the standing above: not again here.
     const bool best = s.best && s.best->iteration == a.iteration;
-    out += best ? fmt::format("- Iteration {}: the best kernel so far (its evaluation is above).\n", a.iteration)
+    out += best ? fmt::format("- Iteration {}: the best kernel so far (its evaluation is above).\n",
+                              a.iteration)
                 : fmt::format("- Iteration {}: {}.\n", a.iteration, attempt_result(a));
     if (!a.strategy.empty()) out += "  Tried: " + core::shorten(a.strategy, kStrategyBytes) + "\n";
-    if (!a.failure.empty()) out += "  What went wrong: " + core::shorten(a.failure, kFailureBytes) + "\n";
+    if (!a.failure.empty())
+      out += "  What went wrong: " + core::shorten(a.failure, kFailureBytes) + "\n";
     if (!a.tuning.empty() && !best) out += "  Tuning: " + a.tuning + "\n";
     if (a.diagnosis && !best) out += "  Profiler: " + diagnosis_text(*a.diagnosis) + "\n";
   }

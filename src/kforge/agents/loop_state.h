@@ -17,13 +17,14 @@ namespace kforge::agents {
 
 struct AttemptRecord {
   int iteration = 0;
-  std::string strategy;   // what was tried: the plan's Strategy section
-  std::string verdict;    // the final verdict; "no kernel" when none was written
+  std::string strategy;  // what was tried: the plan's Strategy section
+  std::string verdict;   // the final verdict; "no kernel" when none was written
   std::optional<double> median_ms;
   std::optional<eval::SpeedupStats> speedup;
   double roofline = 0;
-  std::string failure;    // why it is not correct, or why no kernel came (the error, the last fix tried)
-  std::string tuning;     // the tuner's summary
+  std::string
+      failure;  // why it is not correct, or why no kernel came (the error, the last fix tried)
+  std::string tuning;  // the tuner's summary
   std::optional<Diagnosis> diagnosis;
 };
 
@@ -49,9 +50,9 @@ struct LoopState {
   const eval::TaskContext* task = nullptr;
   const eval::MachineProfile* machine = nullptr;
   int threads = 1;
-  double baseline_ms = 0;       // the libtorch baseline's median at this size: the latest measurement
-  std::string baseline_when;    // which measurement that was ("measured alone before iteration 1")
-  double roofline_ms = 0;       // the time at 100% of the roofline
+  double baseline_ms = 0;     // the libtorch baseline's median at this size: the latest measurement
+  std::string baseline_when;  // which measurement that was ("measured alone before iteration 1")
+  double roofline_ms = 0;     // the time at 100% of the roofline
   RunBudget budget;
   std::optional<BestKernel> best;
   std::vector<AttemptRecord> history;
@@ -60,12 +61,16 @@ struct LoopState {
 
 // Text blocks for the prompt templates, one fact each.
 std::string describe_task(const eval::TaskContext& task);  // spec, notes, kforge_task.h, reference
-std::string describe_machine(const LoopState& s);          // CPU, core, clock, ISA, caches, peaks, compiler and flags
-std::string describe_budget(const LoopState& s);           // iterations and patience left
-std::string describe_standing(const LoopState& s);         // baseline, roofline bound, best kernel
-std::string describe_history(const LoopState& s);          // every earlier attempt, the best one by reference
-std::string describe_evaluation(const eval::Evaluation& e);  // verdict, times, speedup and its interval, roofline, load
-std::string describe_hot_spots(const eval::Evaluation& e);   // samples by object and hot lines, with uncertainty
+std::string describe_machine(
+    const LoopState& s);  // CPU, core, clock, ISA, caches, peaks, compiler and flags
+std::string describe_budget(const LoopState& s);    // iterations and patience left
+std::string describe_standing(const LoopState& s);  // baseline, roofline bound, best kernel
+std::string describe_history(
+    const LoopState& s);  // every earlier attempt, the best one by reference
+std::string describe_evaluation(
+    const eval::Evaluation& e);  // verdict, times, speedup and its interval, roofline, load
+std::string describe_hot_spots(
+    const eval::Evaluation& e);  // samples by object and hot lines, with uncertainty
 std::string describe_vectorization(const eval::Evaluation& e);
 
 }  // namespace kforge::agents

@@ -12,13 +12,15 @@ PromptLibrary::PromptLibrary(std::filesystem::path dir) : dir_(std::move(dir)) {
 
 Result<std::string> PromptLibrary::render(const std::string& name, const PromptVars& vars) const {
   std::filesystem::path file = dir_ / (name + ".txt");
-  if (dir_.empty() || !std::filesystem::exists(file)) file = core::source_dir() / "prompts" / (name + ".txt");
+  if (dir_.empty() || !std::filesystem::exists(file))
+    file = core::source_dir() / "prompts" / (name + ".txt");
   auto text = core::read_text(file);
   if (!text) return text.error();
   return render_template(*text, vars, file.string());
 }
 
-Result<std::string> render_template(const std::string& text, const PromptVars& vars, const std::string& where) {
+Result<std::string> render_template(const std::string& text, const PromptVars& vars,
+                                    const std::string& where) {
   std::string out;
   out.reserve(text.size() * 2);
   std::size_t pos = 0;
@@ -33,7 +35,9 @@ Result<std::string> render_template(const std::string& text, const PromptVars& v
     out.append(text, pos, open - pos);
     std::string name = text.substr(open + 2, close - open - 2);
     auto it = vars.find(name);
-    if (it == vars.end()) return Error{fmt::format("{}: the template uses {{{{{}}}}}, which kforge does not provide", where, name)};
+    if (it == vars.end())
+      return Error{fmt::format("{}: the template uses {{{{{}}}}}, which kforge does not provide",
+                               where, name)};
     out += it->second;
     pos = close + 2;
   }

@@ -24,6 +24,7 @@ class PromptLibrary {
 };
 
 // Substitutes {{name}} in `text`; errors name `where` and the first unknown placeholder.
-Result<std::string> render_template(const std::string& text, const PromptVars& vars, const std::string& where);
+Result<std::string> render_template(const std::string& text, const PromptVars& vars,
+                                    const std::string& where);
 
 }  // namespace kforge::agents

@@ -16,15 +16,18 @@ TEST(PromptTemplate, Substitutes) {
   auto r = render_template("a {{x}} b {{y}}{{x}}", {{"x", "1"}, {"y", "2"}}, "t");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(*r, "a 1 b 21");
-  EXPECT_THAT(render_template("{{nope}}", {}, "planner.txt").error().message, HasSubstr("planner.txt: the template uses {{nope}}"));
+  EXPECT_THAT(render_template("{{nope}}", {}, "planner.txt").error().message,
+              HasSubstr("planner.txt: the template uses {{nope}}"));
   EXPECT_THAT(render_template("{{open", {}, "t").error().message, HasSubstr("without"));
 }
 
 TEST(PromptTemplate, ShippedTemplatesRender) {
   PromptLibrary lib;
-  PromptVars all = {{"machine", ""},  {"task", ""},        {"budget", ""},  {"standing", ""}, {"history", ""},      {"strategy", ""},
-                    {"playbook", ""}, {"plan", ""},        {"current", ""}, {"instruction", ""}, {"source", ""},     {"failure", ""},
-                    {"attempts", ""}, {"measurements", ""}, {"tuning", ""},  {"hotspots", ""},   {"vectorization", ""}};
+  PromptVars all = {{"machine", ""},      {"task", ""},         {"budget", ""},   {"standing", ""},
+                    {"history", ""},      {"strategy", ""},     {"playbook", ""}, {"plan", ""},
+                    {"current", ""},      {"instruction", ""},  {"source", ""},   {"failure", ""},
+                    {"attempts", ""},     {"measurements", ""}, {"tuning", ""},   {"hotspots", ""},
+                    {"vectorization", ""}};
   for (const char* name : {"system", "planner", "coder", "debugger", "profiler"}) {
     auto r = lib.render(name, all);
     EXPECT_TRUE(r.ok()) << name << ": " << r.error().message;
@@ -38,7 +41,8 @@ TEST(KnowledgeIndex, FindsTheRelevantSections) {
   auto hits = k->select({"attention", "softmax"}, "online softmax for attention over keys", 3);
   ASSERT_FALSE(hits.empty());
   bool softmax = false;
-  for (const auto& h : hits) softmax = softmax || h.file == "softmax.md" || h.file == "flash_attention.md";
+  for (const auto& h : hits)
+    softmax = softmax || h.file == "softmax.md" || h.file == "flash_attention.md";
   EXPECT_TRUE(softmax);
   auto gemm = k->select({"gemm"}, "gemm register tile packing blocking", 2);
   ASSERT_FALSE(gemm.empty());

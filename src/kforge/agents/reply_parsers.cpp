@@ -57,8 +57,9 @@ int kernel_parameter_count(const std::string& code) {
 }  // namespace
 
 const std::vector<std::string>& required_plan_sections() {
-  static const std::vector<std::string> sections = {"Analysis", "Bottleneck", "Strategy", "Blocking",
-                                                    "Vectorization", "Threading", "Tunables", "Expected gain"};
+  static const std::vector<std::string> sections = {"Analysis", "Bottleneck",    "Strategy",
+                                                    "Blocking", "Vectorization", "Threading",
+                                                    "Tunables", "Expected gain"};
   return sections;
 }
 
@@ -83,9 +84,11 @@ Result<Plan> parse_plan(const std::string& reply) {
   if (!missing.empty()) {
     std::string list;
     for (const auto& m : missing) list += (list.empty() ? "## " : ", ## ") + m;
-    return Error{fmt::format("the plan is missing these sections (or they are empty): {}. Reply with the whole plan, every section "
-                             "headed exactly as asked.",
-                             list)};
+    return Error{
+        fmt::format("the plan is missing these sections (or they are empty): {}. Reply with the "
+                    "whole plan, every section "
+                    "headed exactly as asked.",
+                    list)};
   }
   return Plan{reply, trim(found["Strategy"])};
 }
@@ -94,26 +97,40 @@ Result<std::string> parse_kernel(const std::string& reply, int parameters) {
   auto blocks = fenced_blocks(reply);
   std::vector<Block> code;
   for (auto& b : blocks) {
-    if (b.lang == "unterminated") return Error{"the code block is not closed with ```: the reply was cut off or malformed. Reply with the complete file."};
-    if (b.lang == "cpp" || b.lang == "c++" || b.lang == "cxx" || b.lang == "c" || b.lang.empty()) code.push_back(b);
+    if (b.lang == "unterminated")
+      return Error{
+          "the code block is not closed with ```: the reply was cut off or malformed. Reply with "
+          "the complete file."};
+    if (b.lang == "cpp" || b.lang == "c++" || b.lang == "cxx" || b.lang == "c" || b.lang.empty())
+      code.push_back(b);
   }
-  if (code.empty()) return Error{"the reply has no ```cpp code block. Reply with the complete kernel in one ```cpp block."};
+  if (code.empty())
+    return Error{
+        "the reply has no ```cpp code block. Reply with the complete kernel in one ```cpp block."};
   if (code.size() > 1) {
     // Several blocks: take the one that defines the kernel, if exactly one does.
     std::vector<Block> defining;
     for (auto& b : code)
       if (kernel_parameter_count(b.body) >= 0) defining.push_back(b);
     if (defining.size() != 1)
-      return Error{fmt::format("the reply has {} code blocks; send exactly one ```cpp block with the complete file.", code.size())};
+      return Error{fmt::format(
+          "the reply has {} code blocks; send exactly one ```cpp block with the complete file.",
+          code.size())};
     code = defining;
   }
   const std::string& src = code.front().body;
   if (src.find("kforge_task.h") == std::string::npos)
-    return Error{"the kernel does not #include \"kforge_task.h\", which defines the sizes and declares the signature."};
+    return Error{
+        "the kernel does not #include \"kforge_task.h\", which defines the sizes and declares the "
+        "signature."};
   int n = kernel_parameter_count(src);
-  if (n < 0) return Error{"the code block does not define `extern \"C\" void kernel(...)` with a body."};
+  if (n < 0)
+    return Error{"the code block does not define `extern \"C\" void kernel(...)` with a body."};
   if (n != parameters)
-    return Error{fmt::format("`kernel` takes {} parameters, but this task's signature has {} (the inputs, then the outputs).", n, parameters)};
+    return Error{
+        fmt::format("`kernel` takes {} parameters, but this task's signature has {} (the inputs, "
+                    "then the outputs).",
+                    n, parameters)};
   return src;
 }
 
@@ -121,7 +138,9 @@ Result<std::pair<std::string, FixSummary>> parse_fix(const std::string& reply, i
   auto src = parse_kernel(reply, parameters);
   if (!src) return src.error();
   auto at = reply.find("FIX_SUMMARY");
-  if (at == std::string::npos) return Error{"the reply has no FIX_SUMMARY section after the code (error:, cause:, fix: lines)."};
+  if (at == std::string::npos)
+    return Error{
+        "the reply has no FIX_SUMMARY section after the code (error:, cause:, fix: lines)."};
   FixSummary f;
   std::istringstream in(reply.substr(at));
   for (std::string line; std::getline(in, line);) {
@@ -133,7 +152,8 @@ Result<std::pair<std::string, FixSummary>> parse_fix(const std::string& reply, i
     take("cause:", f.cause);
     take("fix:", f.fix);
   }
-  if (f.cause.empty() || f.fix.empty()) return Error{"FIX_SUMMARY must have non-empty `cause:` and `fix:` lines."};
+  if (f.cause.empty() || f.fix.empty())
+    return Error{"FIX_SUMMARY must have non-empty `cause:` and `fix:` lines."};
   return std::make_pair(*src, f);
 }
 
@@ -145,19 +165,24 @@ Result<Diagnosis> parse_diagnosis(const std::string& reply) {
     std::string t = trim(line);
     std::string l = lower(t);
     auto value = [&](const char* key) { return trim(t.substr(std::string(key).size())); };
-    if (l.rfind("bottleneck:", 0) == 0) d.bottleneck = value("bottleneck:");
-    else if (l.rfind("diagnosis:", 0) == 0) d.diagnosis = value("diagnosis:");
-    else if (l.rfind("suggestion:", 0) == 0) d.suggestion = value("suggestion:");
+    if (l.rfind("bottleneck:", 0) == 0)
+      d.bottleneck = value("bottleneck:");
+    else if (l.rfind("diagnosis:", 0) == 0)
+      d.diagnosis = value("diagnosis:");
+    else if (l.rfind("suggestion:", 0) == 0)
+      d.suggestion = value("suggestion:");
     else if (l.rfind("needs_improvement:", 0) == 0) {
       std::string v = lower(value("needs_improvement:"));
-      if (v.rfind("yes", 0) == 0 || v.rfind("true", 0) == 0) d.needs_improvement = have_decision = true;
+      if (v.rfind("yes", 0) == 0 || v.rfind("true", 0) == 0)
+        d.needs_improvement = have_decision = true;
       else if (v.rfind("no", 0) == 0 || v.rfind("false", 0) == 0) {
         d.needs_improvement = false;
         have_decision = true;
       }
     }
   }
-  if (!have_decision) return Error{"the reply has no `NEEDS_IMPROVEMENT: yes` or `NEEDS_IMPROVEMENT: no` line."};
+  if (!have_decision)
+    return Error{"the reply has no `NEEDS_IMPROVEMENT: yes` or `NEEDS_IMPROVEMENT: no` line."};
   if (d.diagnosis.empty()) return Error{"the reply has no `DIAGNOSIS:` line."};
   return d;
 }

@@ -29,7 +29,9 @@ UNROLL = {1, 2, 4}
 8x over the baseline.
 )";
 
-const char* kKernel = "```cpp\n#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* x, const float* s, float* y) {\n  y[0] = x[0];\n}\n```\n";
+const char* kKernel =
+    "```cpp\n#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* x, const float* s, "
+    "float* y) {\n  y[0] = x[0];\n}\n```\n";
 
 }  // namespace
 
@@ -58,12 +60,22 @@ TEST(ParseKernel, TakesTheCodeBlock) {
 
 TEST(ParseKernel, RejectsMalformedReplies) {
   EXPECT_THAT(parse_kernel("no code here", 3).error().message, HasSubstr("no ```cpp code block"));
-  EXPECT_THAT(parse_kernel("```cpp\n#include \"kforge_task.h\"\nint x;\n", 3).error().message, HasSubstr("not closed"));
-  EXPECT_THAT(parse_kernel("```cpp\nextern \"C\" void kernel(const float* x, const float* s, float* y) {}\n```", 3).error().message,
-              HasSubstr("kforge_task.h"));
-  EXPECT_THAT(parse_kernel(kKernel, 4).error().message, HasSubstr("takes 3 parameters, but this task's signature has 4"));
-  EXPECT_THAT(parse_kernel("```cpp\n#include \"kforge_task.h\"\nvoid other() {}\n```", 3).error().message, HasSubstr("does not define"));
-  EXPECT_THAT(parse_kernel(std::string(kKernel) + "```cpp\n#include \"kforge_task.h\"\nextern \"C\" void kernel(int a, int b, int c) {}\n```", 3)
+  EXPECT_THAT(parse_kernel("```cpp\n#include \"kforge_task.h\"\nint x;\n", 3).error().message,
+              HasSubstr("not closed"));
+  EXPECT_THAT(
+      parse_kernel(
+          "```cpp\nextern \"C\" void kernel(const float* x, const float* s, float* y) {}\n```", 3)
+          .error()
+          .message,
+      HasSubstr("kforge_task.h"));
+  EXPECT_THAT(parse_kernel(kKernel, 4).error().message,
+              HasSubstr("takes 3 parameters, but this task's signature has 4"));
+  EXPECT_THAT(
+      parse_kernel("```cpp\n#include \"kforge_task.h\"\nvoid other() {}\n```", 3).error().message,
+      HasSubstr("does not define"));
+  EXPECT_THAT(parse_kernel(std::string(kKernel) + "```cpp\n#include \"kforge_task.h\"\nextern "
+                                                  "\"C\" void kernel(int a, int b, int c) {}\n```",
+                           3)
                   .error()
                   .message,
               HasSubstr("2 code blocks"));
@@ -76,22 +88,29 @@ TEST(ParseKernel, SeveralBlocksWithOneKernelAreFine) {
 
 TEST(ParseFix, NeedsTheSummary) {
   EXPECT_THAT(parse_fix(kKernel, 3).error().message, HasSubstr("FIX_SUMMARY"));
-  auto f = parse_fix(std::string(kKernel) + "FIX_SUMMARY:\nerror: wrong values\ncause: scale ignored\nfix: multiply by scale\n", 3);
+  auto f = parse_fix(
+      std::string(kKernel) +
+          "FIX_SUMMARY:\nerror: wrong values\ncause: scale ignored\nfix: multiply by scale\n",
+      3);
   ASSERT_TRUE(f.ok()) << f.error().message;
   EXPECT_EQ(f->second.cause, "scale ignored");
   EXPECT_EQ(f->second.fix, "multiply by scale");
-  EXPECT_THAT(parse_fix(std::string(kKernel) + "FIX_SUMMARY:\nerror: x\n", 3).error().message, HasSubstr("cause:"));
+  EXPECT_THAT(parse_fix(std::string(kKernel) + "FIX_SUMMARY:\nerror: x\n", 3).error().message,
+              HasSubstr("cause:"));
 }
 
 TEST(ParseDiagnosis, ReadsTheDecision) {
-  auto d = parse_diagnosis("BOTTLENECK: memory bandwidth\nDIAGNOSIS: 92% of the roofline\n**NEEDS_IMPROVEMENT:** no\nSUGGESTION: none\n");
+  auto d = parse_diagnosis(
+      "BOTTLENECK: memory bandwidth\nDIAGNOSIS: 92% of the roofline\n**NEEDS_IMPROVEMENT:** "
+      "no\nSUGGESTION: none\n");
   ASSERT_TRUE(d.ok()) << d.error().message;
   EXPECT_FALSE(d->needs_improvement);
   EXPECT_EQ(d->bottleneck, "memory bandwidth");
   auto yes = parse_diagnosis("DIAGNOSIS: scalar loop\nNEEDS_IMPROVEMENT: yes, vectorize\n");
   ASSERT_TRUE(yes.ok());
   EXPECT_TRUE(yes->needs_improvement);
-  EXPECT_THAT(parse_diagnosis("DIAGNOSIS: fine\nNEEDS_IMPROVEMENT: maybe\n").error().message, HasSubstr("NEEDS_IMPROVEMENT"));
+  EXPECT_THAT(parse_diagnosis("DIAGNOSIS: fine\nNEEDS_IMPROVEMENT: maybe\n").error().message,
+              HasSubstr("NEEDS_IMPROVEMENT"));
   EXPECT_THAT(parse_diagnosis("NEEDS_IMPROVEMENT: no\n").error().message, HasSubstr("DIAGNOSIS"));
 }
 

@@ -27,20 +27,25 @@ using ::testing::Not;
 
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size()))
+    ++n;
   return n;
 }
 
-
-const char* kPlan = "## Analysis\na\n## Bottleneck\nb\n## Strategy\nc\n## Blocking\nd\n## Vectorization\ne\n## Threading\nf\n## Tunables\nnone\n"
-                    "## Expected gain\ng\n";
-const char* kKernel = "```cpp\n#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* hidden, const float* weight, "
-                      "const std::int32_t* labels, float* loss) {}\n```\n";
+const char* kPlan =
+    "## Analysis\na\n## Bottleneck\nb\n## Strategy\nc\n## Blocking\nd\n## Vectorization\ne\n## "
+    "Threading\nf\n## Tunables\nnone\n"
+    "## Expected gain\ng\n";
+const char* kKernel =
+    "```cpp\n#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* hidden, const "
+    "float* weight, "
+    "const std::int32_t* labels, float* loss) {}\n```\n";
 
 // Answers each role with a reply its parser accepts, and keeps every request.
 class RecordingClient : public llm::ModelClient {
  public:
-  explicit RecordingClient(std::shared_ptr<std::vector<llm::ChatRequest>> seen) : seen_(std::move(seen)) {}
+  explicit RecordingClient(std::shared_ptr<std::vector<llm::ChatRequest>> seen)
+      : seen_(std::move(seen)) {}
   std::string name() const override { return "fake"; }
   llm::LlmResult complete(const llm::ChatRequest& r, const llm::StreamCallback*) override {
     seen_->push_back(r);
@@ -49,8 +54,10 @@ class RecordingClient : public llm::ModelClient {
     reply.usage = {100, 10, 0, 0};
     if (r.agent_role == "planner") reply.text = kPlan;
     if (r.agent_role == "coder") reply.text = kKernel;
-    if (r.agent_role == "debugger") reply.text = std::string(kKernel) + "FIX_SUMMARY:\nerror: e\ncause: c\nfix: f\n";
-    if (r.agent_role == "profiler") reply.text = "BOTTLENECK: compute\nDIAGNOSIS: d\nNEEDS_IMPROVEMENT: yes\nSUGGESTION: s\n";
+    if (r.agent_role == "debugger")
+      reply.text = std::string(kKernel) + "FIX_SUMMARY:\nerror: e\ncause: c\nfix: f\n";
+    if (r.agent_role == "profiler")
+      reply.text = "BOTTLENECK: compute\nDIAGNOSIS: d\nNEEDS_IMPROVEMENT: yes\nSUGGESTION: s\n";
     return reply;
   }
 
@@ -105,8 +112,9 @@ eval::Evaluation timed_evaluation() {
   p.calls = 12;
   p.object_share = {{"kernel", 1.0}};
   p.hot_lines = {{7, 19, 19.0 / 61, "kernel", "  acc = _mm256_fmadd_ps(a, b, acc);"}};
-  p.vectorization = {{6, false, "not vectorized: unsupported data-type", "for (int i = 0; i < 8; ++i)", true},
-                     {9, true, "loop vectorized using 32 byte vectors", "for (int v = 0; v < V; ++v)", false}};
+  p.vectorization = {
+      {6, false, "not vectorized: unsupported data-type", "for (int i = 0; i < 8; ++i)", true},
+      {9, true, "loop vectorized using 32 byte vectors", "for (int v = 0; v < V; ++v)", false}};
   p.bound = "compute";
   e.profile = p;
   return e;
@@ -118,7 +126,8 @@ class RequestsTest : public ::testing::Test {
     auto spec = core::load_task(core::source_dir() / "bench" / "jaxbench" / "13p_cross_entropy");
     ASSERT_TRUE(spec) << spec.error().message;
     spec_ = std::make_unique<core::TaskSpec>(std::move(*spec));
-    auto ctx = eval::TaskContext::create(*spec_, "cpu", compiler_, std::filesystem::temp_directory_path());
+    auto ctx =
+        eval::TaskContext::create(*spec_, "cpu", compiler_, std::filesystem::temp_directory_path());
     ASSERT_TRUE(ctx) << ctx.error().message;
     ctx_ = std::make_unique<eval::TaskContext>(std::move(*ctx));
     auto playbook = KnowledgeIndex::open(core::source_dir() / "knowledge");
@@ -127,7 +136,8 @@ class RequestsTest : public ::testing::Test {
     llm::SessionOptions so;
     so.model = "openai:fake";
     so.record = false;
-    so.make_client = [seen = seen_](const llm::ModelSpec&, const llm::ClientOptions&) -> llm::LlmResultOf<std::unique_ptr<llm::ModelClient>> {
+    so.make_client = [seen = seen_](const llm::ModelSpec&, const llm::ClientOptions&)
+        -> llm::LlmResultOf<std::unique_ptr<llm::ModelClient>> {
       return std::unique_ptr<llm::ModelClient>(std::make_unique<RecordingClient>(seen));
     };
     auto session = llm::LlmSession::open({}, so);
@@ -149,18 +159,25 @@ class RequestsTest : public ::testing::Test {
     s.roofline_ms = 0.06;
     s.budget = {3, 5, 2, 1, 3};
     tuned_ = apply_config(kTunable, {{"UNROLL", "2"}});
-    s.best = BestKernel{tuned_, timed_evaluation(), Diagnosis{"compute", "BEST-DIAGNOSIS", "BEST-SUGGESTION", true}, 2,
-                        "  variant   verdict  median ms  speedup\n  UNROLL=2  correct  0.49  1.83x  ← chosen\n"};
+    s.best = BestKernel{
+        tuned_, timed_evaluation(), Diagnosis{"compute", "BEST-DIAGNOSIS", "BEST-SUGGESTION", true},
+        2, "  variant   verdict  median ms  speedup\n  UNROLL=2  correct  0.49  1.83x  ← chosen\n"};
     AttemptRecord first;
     first.iteration = 1;
-    for (int i = 0; i < 40; ++i) first.strategy += "Block the vocabulary into slices that fit in L2 and reuse each slice for sixteen tokens. ";
+    for (int i = 0; i < 40; ++i)
+      first.strategy +=
+          "Block the vocabulary into slices that fit in L2 and reuse each slice for sixteen "
+          "tokens. ";
     first.verdict = "correct";
     first.median_ms = 0.8;
     first.speedup = eval::SpeedupStats{1.16, 1.1, 1.2, 1.12, 1.19};
     first.roofline = 0.07;
     first.tuning = "no tunables declared";
-    first.diagnosis = Diagnosis{"memory bandwidth", "the weight streams from DRAM once per token block",
-                                "SUGGESTION-ONE: transpose the weight slice into a packed buffer so the vocabulary loop is unit-stride", true};
+    first.diagnosis =
+        Diagnosis{"memory bandwidth", "the weight streams from DRAM once per token block",
+                  "SUGGESTION-ONE: transpose the weight slice into a packed buffer so the "
+                  "vocabulary loop is unit-stride",
+                  true};
     AttemptRecord second;
     second.iteration = 2;
     second.strategy = "Fused online log-sum-exp.";
@@ -184,7 +201,8 @@ class RequestsTest : public ::testing::Test {
     ASSERT_TRUE(plan(env_, state_, "Fusion: compute the chain in one pass."));
     ASSERT_TRUE(implement(env_, state_, Plan{kPlan, "c"}, state_.best->source));
     ASSERT_TRUE(fix(env_, state_, kTunable, "verdict: incorrect\nreason: 3 elements differ\n", {}));
-    ASSERT_TRUE(diagnose(env_, state_, state_.best->source, state_.best->evaluation, state_.best->tuning));
+    ASSERT_TRUE(
+        diagnose(env_, state_, state_.best->source, state_.best->evaluation, state_.best->tuning));
   }
 
   toolchain::FakeCompiler compiler_{"g++ (test) 13.1.0", {"-O3", "-mfake-isa"}};
@@ -193,7 +211,8 @@ class RequestsTest : public ::testing::Test {
   std::unique_ptr<KnowledgeIndex> playbook_;
   eval::MachineProfile machine_ = zen4();
   PromptLibrary prompts_;
-  std::shared_ptr<std::vector<llm::ChatRequest>> seen_ = std::make_shared<std::vector<llm::ChatRequest>>();
+  std::shared_ptr<std::vector<llm::ChatRequest>> seen_ =
+      std::make_shared<std::vector<llm::ChatRequest>>();
   std::unique_ptr<llm::LlmSession> session_;
   AgentEnv env_;
   LoopState state_;
@@ -216,14 +235,15 @@ TEST_F(RequestsTest, EveryRoleGetsEachFactOnce) {
     EXPECT_EQ(count(r, "What the code computes: logits = hidden·W"), 1u);
     EXPECT_EQ(count(r, "generate.cpp (draws the structured inputs):"), 1u);
     EXPECT_EQ(count(r, "8.4 GFLOP, a 125 MiB weight"), 1u);  // the cpu size's comment…
-    EXPECT_EQ(count(r, "deliberately not multiples"), 0u);    // …not the ci size's
+    EXPECT_EQ(count(r, "deliberately not multiples"), 0u);   // …not the ci size's
     // The budget left.
     EXPECT_EQ(count(r, "Iteration 3 of 5 (2 more after this one)"), 1u);
     EXPECT_EQ(count(r, "unless this one beats the best kernel, the run ends with it"), 1u);
     // The machine: microarchitecture, what it means, clock, compiler.
     EXPECT_EQ(count(r, "Zen 4 (family 25, model 17), 2.40 GHz"), 1u);
     EXPECT_EQ(count(r, "two 256-bit halves"), 1u);
-    EXPECT_EQ(count(r, "Compiler: g++ (test) 13.1.0, with -O3 -mfake-isa."), 1u);  // the flags are the compiler's own
+    EXPECT_EQ(count(r, "Compiler: g++ (test) 13.1.0, with -O3 -mfake-isa."),
+              1u);  // the flags are the compiler's own
     EXPECT_EQ(count(r, "ISA: avx2 fma avx512f"), 1u);
     // A tuned kernel keeps its guards first: nothing pinned ahead of them.
     if (r.find("#define UNROLL") != std::string::npos) {
@@ -236,8 +256,9 @@ TEST_F(RequestsTest, ProfilerSeesMeasurementsTuningAndHotLinesOnce) {
   ask_every_role();
   std::string r = request("profiler");
   EXPECT_EQ(count(r, "hot lines of the kernel"), 1u);
-  EXPECT_EQ(count(r, "     19   31.1% [21–44%]  line    7:"), 1u);  // samples and the share's interval
-  EXPECT_EQ(count(r, "← chosen"), 1u);                                // the tuner's table
+  EXPECT_EQ(count(r, "     19   31.1% [21–44%]  line    7:"),
+            1u);                        // samples and the share's interval
+  EXPECT_EQ(count(r, "← chosen"), 1u);  // the tuner's table
   EXPECT_EQ(count(r, "1.85x the baseline (95% interval 1.80–1.90x)"), 1u);
   EXPECT_EQ(count(r, "1.85x"), 1u);  // not again in the verdict's reason
   EXPECT_EQ(count(r, "machine load while timing: 2.5 (1-minute average): busy"), 1u);
@@ -249,9 +270,15 @@ TEST_F(RequestsTest, ProfilerSeesMeasurementsTuningAndHotLinesOnce) {
 TEST_F(RequestsTest, PlannerSeesEveryAttemptWithItsSuggestion) {
   ask_every_role();
   std::string r = request("planner");
-  EXPECT_EQ(count(r, "Baseline (PyTorch eager): 0.925 ms (measured beside iteration 2's kernel, the latest measurement)"), 1u);
+  EXPECT_EQ(count(r,
+                  "Baseline (PyTorch eager): 0.925 ms (measured beside iteration 2's kernel, the "
+                  "latest measurement)"),
+            1u);
   // Iteration 1 was not the best: its conclusion and suggestion are kept whole.
-  EXPECT_EQ(count(r, "Suggested next: SUGGESTION-ONE: transpose the weight slice into a packed buffer so the vocabulary loop is unit-stride"), 1u);
+  EXPECT_EQ(count(r,
+                  "Suggested next: SUGGESTION-ONE: transpose the weight slice into a packed buffer "
+                  "so the vocabulary loop is unit-stride"),
+            1u);
   EXPECT_EQ(count(r, "1.16x the baseline (95% interval 1.12–1.19x)"), 1u);
   // Its long strategy is cut after a whole sentence.
   auto tried = r.find("  Tried: Block the vocabulary");

@@ -25,21 +25,29 @@ std::string model_budget(const AgentEnv& env) {
   const llm::Budget& b = env.llm->budget();
   std::string out;
   if (b.limits().max_usd > 0)
-    out += fmt::format("Model budget: ${:.4f} of ${:.2f} left.\n", std::max(0.0, b.limits().max_usd - b.spent_usd()), b.limits().max_usd);
+    out += fmt::format("Model budget: ${:.4f} of ${:.2f} left.\n",
+                       std::max(0.0, b.limits().max_usd - b.spent_usd()), b.limits().max_usd);
   if (b.limits().max_tokens > 0)
-    out += fmt::format("Model budget: {} of {} tokens left{}.\n", std::max<std::int64_t>(0, b.limits().max_tokens - b.spent_tokens()),
-                       b.limits().max_tokens, env.llm->totals().estimated ? " (counted by kforge: the model reports none)" : "");
+    out += fmt::format(
+        "Model budget: {} of {} tokens left{}.\n",
+        std::max<std::int64_t>(0, b.limits().max_tokens - b.spent_tokens()), b.limits().max_tokens,
+        env.llm->totals().estimated ? " (counted by kforge: the model reports none)" : "");
   return out;
 }
 
-std::string budget_text(const AgentEnv& env, const LoopState& s) { return describe_budget(s) + model_budget(env); }
+std::string budget_text(const AgentEnv& env, const LoopState& s) {
+  return describe_budget(s) + model_budget(env);
+}
 
-llm::LlmError config_error(const Error& e) { return llm::LlmError{llm::ErrorKind::config, e.message, {}}; }
+llm::LlmError config_error(const Error& e) {
+  return llm::LlmError{llm::ErrorKind::config, e.message, {}};
+}
 
 std::string fix_history(const std::vector<DebugAttempt>& attempts) {
   std::string history;
   for (std::size_t i = 0; i < attempts.size(); ++i)
-    history += fmt::format("{}. failure: {}\n   cause found: {}\n   fix applied: {}\n", i + 1, core::shorten(attempts[i].failure, kEarlierFailureBytes),
+    history += fmt::format("{}. failure: {}\n   cause found: {}\n   fix applied: {}\n", i + 1,
+                           core::shorten(attempts[i].failure, kEarlierFailureBytes),
                            attempts[i].fix.cause, attempts[i].fix.fix);
   return history.empty() ? "(none: this is the first)" : history;
 }
@@ -50,10 +58,12 @@ Result<std::string> system_prompt(const AgentEnv& env, const LoopState& s) {
   return env.prompts->render("system", {{"machine", describe_machine(s)}});
 }
 
-std::string playbook_excerpts(const AgentEnv& env, const std::vector<std::string>& task_tags, const std::string& query, int sections) {
+std::string playbook_excerpts(const AgentEnv& env, const std::vector<std::string>& task_tags,
+                              const std::string& query, int sections) {
   if (!env.playbook) return "(none)\n";
   std::string out;
-  for (const auto& sec : env.playbook->select(task_tags, query, sections)) out += sec.render() + "\n";
+  for (const auto& sec : env.playbook->select(task_tags, query, sections))
+    out += sec.render() + "\n";
   return out.empty() ? "(no matching section)\n" : out;
 }
 
@@ -61,33 +71,44 @@ llm::LlmResultOf<Plan> plan(const AgentEnv& env, const LoopState& s, const std::
   auto system = system_prompt(env, s);
   if (!system) return config_error(system.error());
   const auto& spec = s.task->spec();
-  std::string query = spec.title + " " + fmt::format("{}", fmt::join(spec.tags, " ")) + " " + strategy;
-  if (s.best && s.best->diagnosis) query += " " + s.best->diagnosis->bottleneck + " " + s.best->diagnosis->suggestion;
-  auto user = env.prompts->render("planner", {{"task", describe_task(*s.task)},
-                                              {"budget", budget_text(env, s)},
-                                              {"standing", describe_standing(s)},
-                                              {"history", describe_history(s)},
-                                              {"strategy", strategy.empty() ? "Your choice: the change with the largest expected gain." : strategy},
-                                              {"playbook", playbook_excerpts(env, spec.tags, query)}});
+  std::string query =
+      spec.title + " " + fmt::format("{}", fmt::join(spec.tags, " ")) + " " + strategy;
+  if (s.best && s.best->diagnosis)
+    query += " " + s.best->diagnosis->bottleneck + " " + s.best->diagnosis->suggestion;
+  auto user = env.prompts->render(
+      "planner",
+      {{"task", describe_task(*s.task)},
+       {"budget", budget_text(env, s)},
+       {"standing", describe_standing(s)},
+       {"history", describe_history(s)},
+       {"strategy",
+        strategy.empty() ? "Your choice: the change with the largest expected gain." : strategy},
+       {"playbook", playbook_excerpts(env, spec.tags, query)}});
   if (!user) return config_error(user.error());
   return ask_and_parse<Plan>(env, "planner", *system, *user, parse_plan);
 }
 
-llm::LlmResultOf<std::string> implement(const AgentEnv& env, const LoopState& s, const Plan& p, const std::string& current,
+llm::LlmResultOf<std::string> implement(const AgentEnv& env, const LoopState& s, const Plan& p,
+                                        const std::string& current,
                                         const std::string& instruction) {
   auto system = system_prompt(env, s);
   if (!system) return config_error(system.error());
-  auto user = env.prompts->render("coder", {{"task", describe_task(*s.task)},
-                                            {"budget", budget_text(env, s)},
-                                            {"plan", p.markdown},
-                                            {"current", current.empty() ? "(none yet: write it from scratch)" : "```cpp\n" + current + "```"},
-                                            {"instruction", instruction.empty() ? "" : "# Instruction from the engineer\n" + instruction}});
+  auto user = env.prompts->render(
+      "coder", {{"task", describe_task(*s.task)},
+                {"budget", budget_text(env, s)},
+                {"plan", p.markdown},
+                {"current", current.empty() ? "(none yet: write it from scratch)"
+                                            : "```cpp\n" + current + "```"},
+                {"instruction",
+                 instruction.empty() ? "" : "# Instruction from the engineer\n" + instruction}});
   if (!user) return config_error(user.error());
   int n = parameter_count(s);
-  return ask_and_parse<std::string>(env, "coder", *system, *user, [n](const std::string& r) { return parse_kernel(r, n); });
+  return ask_and_parse<std::string>(env, "coder", *system, *user,
+                                    [n](const std::string& r) { return parse_kernel(r, n); });
 }
 
-llm::LlmResultOf<FixResult> fix(const AgentEnv& env, const LoopState& s, const std::string& source, const std::string& failure,
+llm::LlmResultOf<FixResult> fix(const AgentEnv& env, const LoopState& s, const std::string& source,
+                                const std::string& failure,
                                 const std::vector<DebugAttempt>& attempts) {
   auto system = system_prompt(env, s);
   if (!system) return config_error(system.error());
@@ -98,24 +119,27 @@ llm::LlmResultOf<FixResult> fix(const AgentEnv& env, const LoopState& s, const s
                                                {"attempts", fix_history(attempts)}});
   if (!user) return config_error(user.error());
   int n = parameter_count(s);
-  return ask_and_parse<FixResult>(env, "debugger", *system, *user, [n](const std::string& r) -> Result<FixResult> {
-    auto parsed = parse_fix(r, n);
-    if (!parsed) return parsed.error();
-    return FixResult{parsed->first, parsed->second};
-  });
+  return ask_and_parse<FixResult>(env, "debugger", *system, *user,
+                                  [n](const std::string& r) -> Result<FixResult> {
+                                    auto parsed = parse_fix(r, n);
+                                    if (!parsed) return parsed.error();
+                                    return FixResult{parsed->first, parsed->second};
+                                  });
 }
 
-llm::LlmResultOf<Diagnosis> diagnose(const AgentEnv& env, const LoopState& s, const std::string& source, const eval::Evaluation& e,
+llm::LlmResultOf<Diagnosis> diagnose(const AgentEnv& env, const LoopState& s,
+                                     const std::string& source, const eval::Evaluation& e,
                                      const std::string& tuning) {
   auto system = system_prompt(env, s);
   if (!system) return config_error(system.error());
-  auto user = env.prompts->render("profiler", {{"task", describe_task(*s.task)},
-                                               {"budget", budget_text(env, s)},
-                                               {"source", source},
-                                               {"measurements", describe_evaluation(e)},
-                                               {"tuning", tuning.empty() ? "(no tunables declared)\n" : tuning},
-                                               {"hotspots", describe_hot_spots(e)},
-                                               {"vectorization", describe_vectorization(e)}});
+  auto user = env.prompts->render("profiler",
+                                  {{"task", describe_task(*s.task)},
+                                   {"budget", budget_text(env, s)},
+                                   {"source", source},
+                                   {"measurements", describe_evaluation(e)},
+                                   {"tuning", tuning.empty() ? "(no tunables declared)\n" : tuning},
+                                   {"hotspots", describe_hot_spots(e)},
+                                   {"vectorization", describe_vectorization(e)}});
   if (!user) return config_error(user.error());
   return ask_and_parse<Diagnosis>(env, "profiler", *system, *user, parse_diagnosis);
 }
@@ -124,12 +148,15 @@ std::string describe_failure(const eval::Evaluation& e) {
   std::string s = fmt::format("verdict: {}\n", eval::verdict_name(e.verdict));
   if (e.verdict == eval::Verdict::compile_error) {
     std::string errors = toolchain::format_errors(e.compile.diagnostics, 8);
-    s += errors.empty() ? e.reason + "\n" + core::valid_utf8(e.compile.log.substr(0, 3000)) : "compiler errors:\n" + errors;
+    s += errors.empty() ? e.reason + "\n" + core::valid_utf8(e.compile.log.substr(0, 3000))
+                        : "compiler errors:\n" + errors;
     return s;
   }
   s += "reason: " + e.reason + "\n";
   if (e.mismatch) s += "mismatch analysis:\n" + e.mismatch->summary();
-  if (!e.kernel_output.empty()) s += "the kernel printed:\n" + core::valid_utf8(e.kernel_output.substr(0, 2000)) + "\n";  // cut mid-character?
+  if (!e.kernel_output.empty())
+    s += "the kernel printed:\n" + core::valid_utf8(e.kernel_output.substr(0, 2000)) +
+         "\n";  // cut mid-character?
   return s;
 }
 

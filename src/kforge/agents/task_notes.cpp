@@ -43,9 +43,12 @@ class TomlComments {
     std::istringstream in(toml);
     for (std::string line; std::getline(in, line);) {
       std::string code, comment = comment_of(line, code);
-      if (code.empty() && !comment.empty()) pending_ += (pending_.empty() ? "" : "\n") + comment;
-      else if (!code.empty() && code.front() == '[') header(code, comment);
-      else if (!code.empty()) key(code, comment);
+      if (code.empty() && !comment.empty())
+        pending_ += (pending_.empty() ? "" : "\n") + comment;
+      else if (!code.empty() && code.front() == '[')
+        header(code, comment);
+      else if (!code.empty())
+        key(code, comment);
     }
     flush();
   }
@@ -64,7 +67,8 @@ class TomlComments {
     // A table of inputs or outputs is known by its name: its comments wait for it.
     if (name == "name" && (section_ == "[[inputs]]" || section_ == "[[outputs]]")) {
       auto q = code.find('"');
-      std::string tensor = q == std::string::npos ? "" : code.substr(q + 1, code.find('"', q + 1) - q - 1);
+      std::string tensor =
+          q == std::string::npos ? "" : code.substr(q + 1, code.find('"', q + 1) - q - 1);
       label_ = (section_ == "[[inputs]]" ? "input " : "output ") + tensor;
       if (!comment.empty()) pending_ += (pending_.empty() ? "" : "\n") + comment;
       flush();
@@ -100,7 +104,8 @@ std::string generator_comment(const core::TaskSpec& spec) {
   if (!text) return "";
   std::istringstream in(*text);
   std::string out;
-  for (std::string line; std::getline(in, line) && line.rfind("//", 0) == 0;) out += (out.empty() ? "" : "\n") + trim(line.substr(2));
+  for (std::string line; std::getline(in, line) && line.rfind("//", 0) == 0;)
+    out += (out.empty() ? "" : "\n") + trim(line.substr(2));
   return out;
 }
 
@@ -111,10 +116,12 @@ std::string task_notes(const core::TaskSpec& spec, const std::string& size) {
   if (auto toml = core::read_text(spec.dir / "task.toml")) {
     TomlComments comments(size);
     comments.read(*toml);
-    for (const auto& b : comments.blocks()) out += b.label.empty() ? b.text + "\n" : fmt::format("{}: {}\n", plain(b.label), b.text);
+    for (const auto& b : comments.blocks())
+      out += b.label.empty() ? b.text + "\n" : fmt::format("{}: {}\n", plain(b.label), b.text);
   }
   if (spec.has_generator())
-    if (auto g = generator_comment(spec); !g.empty()) out += "generate.cpp (draws the structured inputs): " + g + "\n";
+    if (auto g = generator_comment(spec); !g.empty())
+      out += "generate.cpp (draws the structured inputs): " + g + "\n";
   return out;
 }
 

@@ -25,7 +25,8 @@ TEST(TaskNotes, CommentsByWhatTheyDescribe) {
   EXPECT_THAT(notes, Not(HasSubstr("deliberately not multiples")));  // the ci size's
   EXPECT_THAT(notes, HasSubstr("input labels: uniform in [0, V): generate.cpp"));
   EXPECT_THAT(notes, HasSubstr("check: A loss is log(V)"));
-  EXPECT_THAT(notes, HasSubstr("cost: JAXBench's count: the projection (2·T·H·V) plus softmax and loss (3·T·V); read hidden,\nthe weight"));
+  EXPECT_THAT(notes, HasSubstr("cost: JAXBench's count: the projection (2·T·H·V) plus softmax and "
+                               "loss (3·T·V); read hidden,\nthe weight"));
   EXPECT_THAT(notes, HasSubstr("generate.cpp (draws the structured inputs): "));
   EXPECT_THAT(task_notes(*spec, "ci"), HasSubstr("sizes.ci: deliberately not multiples"));
 }
@@ -35,7 +36,9 @@ TEST(TaskNotes, EveryTaskWithStructuredInputsSaysHow) {
   for (const auto& dir : core::list_task_dirs(core::source_dir() / "bench" / "jaxbench")) {
     auto spec = core::load_task(dir);
     ASSERT_TRUE(spec) << dir;
-    bool custom = std::any_of(spec->inputs.begin(), spec->inputs.end(), [](const core::TensorSpec& t) { return t.init.dist == core::Dist::custom; });
+    bool custom =
+        std::any_of(spec->inputs.begin(), spec->inputs.end(),
+                    [](const core::TensorSpec& t) { return t.init.dist == core::Dist::custom; });
     if (!custom) continue;
     ++structured;
     std::string notes = task_notes(*spec, spec->default_size);

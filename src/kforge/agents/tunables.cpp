@@ -12,7 +12,8 @@
 namespace kforge::agents {
 
 Result<std::vector<Tunable>> parse_tunables(const std::string& source) {
-  static const std::regex decl(R"(^\s*//\s*kforge:tune\s+([A-Za-z_][A-Za-z0-9_]*)\s*=\s*\{([^}]*)\}\s*$)");
+  static const std::regex decl(
+      R"(^\s*//\s*kforge:tune\s+([A-Za-z_][A-Za-z0-9_]*)\s*=\s*\{([^}]*)\}\s*$)");
   static const std::regex loose(R"(//\s*kforge:tune\b)");
   std::vector<Tunable> out;
   std::set<std::string> names;
@@ -23,7 +24,9 @@ Result<std::vector<Tunable>> parse_tunables(const std::string& source) {
     std::smatch m;
     if (!std::regex_search(line, loose)) continue;
     if (!std::regex_match(line, m, decl))
-      return Error{fmt::format("line {}: malformed tunable: expected `// kforge:tune NAME = {{a, b, c}}`, got `{}`", n, line)};
+      return Error{fmt::format(
+          "line {}: malformed tunable: expected `// kforge:tune NAME = {{a, b, c}}`, got `{}`", n,
+          line)};
     Tunable t{m[1], {}, n};
     std::stringstream values(m[2].str());
     for (std::string v; std::getline(values, v, ',');) {
@@ -31,18 +34,26 @@ Result<std::vector<Tunable>> parse_tunables(const std::string& source) {
       v.erase(v.find_last_not_of(" \t") + 1);
       if (!v.empty()) t.values.push_back(v);
     }
-    if (t.values.empty()) return Error{fmt::format("line {}: tunable {} lists no values", n, t.name)};
-    if (!names.insert(t.name).second) return Error{fmt::format("line {}: tunable {} is declared twice", n, t.name)};
+    if (t.values.empty())
+      return Error{fmt::format("line {}: tunable {} lists no values", n, t.name)};
+    if (!names.insert(t.name).second)
+      return Error{fmt::format("line {}: tunable {} is declared twice", n, t.name)};
     std::smatch guard;
-    if (!std::regex_search(source, guard, std::regex("#\\s*ifndef\\s+" + t.name + "\\b[^\\n]*\\n\\s*#\\s*define\\s+" + t.name + "\\s+([^\\s/]+)")))
-      return Error{fmt::format("line {}: tunable {} has no `#ifndef {} / #define {} <default> / #endif` guard", n, t.name, t.name, t.name)};
+    if (!std::regex_search(
+            source, guard,
+            std::regex("#\\s*ifndef\\s+" + t.name + "\\b[^\\n]*\\n\\s*#\\s*define\\s+" + t.name +
+                       "\\s+([^\\s/]+)")))
+      return Error{fmt::format(
+          "line {}: tunable {} has no `#ifndef {} / #define {} <default> / #endif` guard", n,
+          t.name, t.name, t.name)};
     t.default_value = guard[1];
     out.push_back(std::move(t));
   }
   return out;
 }
 
-std::vector<TuneConfig> tune_configs(const std::vector<Tunable>& tunables, int budget, unsigned seed) {
+std::vector<TuneConfig> tune_configs(const std::vector<Tunable>& tunables, int budget,
+                                     unsigned seed) {
   if (tunables.empty() || budget <= 0) return {};
   std::size_t grid = 1;
   for (const auto& t : tunables) grid = std::min<std::size_t>(grid * t.values.size(), 1u << 30);
@@ -88,8 +99,10 @@ std::string describe(const TuneConfig& config) {
 std::string apply_config(const std::string& source, const TuneConfig& config) {
   std::string out = source, head;
   for (const auto& [name, value] : config) {
-    // The default's line right after its guard; a tuner's comment from an earlier round is replaced.
-    std::regex guard("(#[ \t]*ifndef[ \t]+" + name + "\\b[^\\n]*\\n[ \t]*#[ \t]*define[ \t]+" + name + "[ \t]+)([^\\n]*?)[ \t]*(//[^\\n]*)?(\\n|$)");
+    // The default's line right after its guard; a tuner's comment from an earlier round is
+    // replaced.
+    std::regex guard("(#[ \t]*ifndef[ \t]+" + name + "\\b[^\\n]*\\n[ \t]*#[ \t]*define[ \t]+" +
+                     name + "[ \t]+)([^\\n]*?)[ \t]*(//[^\\n]*)?(\\n|$)");
     std::smatch m;
     if (!std::regex_search(out, m, guard)) {
       head += fmt::format("#define {} {}  // kforge: chosen by the tuner\n", name, value);
@@ -99,8 +112,9 @@ std::string apply_config(const std::string& source, const TuneConfig& config) {
     const std::string earlier = m[3].str(), mark = "(declared default ";
     if (auto was = earlier.find(mark); was != std::string::npos && earlier.back() == ')')
       declared = earlier.substr(was + mark.size(), earlier.size() - was - mark.size() - 1);
-    out = m.prefix().str() + m[1].str() + fmt::format("{}  // kforge: chosen by the tuner (declared default {})", value, declared) + m[4].str() +
-          m.suffix().str();
+    out = m.prefix().str() + m[1].str() +
+          fmt::format("{}  // kforge: chosen by the tuner (declared default {})", value, declared) +
+          m[4].str() + m.suffix().str();
   }
   return head + out;
 }

@@ -26,18 +26,21 @@ struct Tunable {
 
 using TuneConfig = std::map<std::string, std::string>;
 
-// Errors name the line: a malformed declaration, a duplicate, or a name without its #ifndef default.
+// Errors name the line: a malformed declaration, a duplicate, or a name without its #ifndef
+// default.
 Result<std::vector<Tunable>> parse_tunables(const std::string& source);
 
 // The configurations to try: the whole grid if it has at most `budget` points, else `budget`
 // points sampled without repetition with `seed` (the first value of each tunable always included).
-std::vector<TuneConfig> tune_configs(const std::vector<Tunable>& tunables, int budget, unsigned seed);
+std::vector<TuneConfig> tune_configs(const std::vector<Tunable>& tunables, int budget,
+                                     unsigned seed);
 
 std::vector<std::string> config_flags(const TuneConfig& config);  // {"-DTILE_M=8", ...}
 std::string describe(const TuneConfig& config);                   // "TILE_M=8 KC=256"
 // Each `#define NAME <default>` inside its `#ifndef NAME` guard gets the chosen value, with a
 // comment naming the declared default. A guard of another shape gets a #define ahead of it.
 std::string apply_config(const std::string& source, const TuneConfig& config);
-TuneConfig default_config(const std::vector<Tunable>& tunables);  // every tunable at its guard's value
+TuneConfig default_config(
+    const std::vector<Tunable>& tunables);  // every tunable at its guard's value
 
 }  // namespace kforge::agents

@@ -36,10 +36,18 @@ TEST(Tunables, Parse) {
 }
 
 TEST(Tunables, ErrorsNameTheLine) {
-  EXPECT_THAT(parse_tunables("// kforge:tune TILE = 4, 8\n").error().message, HasSubstr("line 1: malformed"));
-  EXPECT_THAT(parse_tunables("// kforge:tune TILE = {4}\n").error().message, HasSubstr("no `#ifndef TILE"));
-  EXPECT_THAT(parse_tunables("// kforge:tune A = {}\n#ifndef A\n").error().message, HasSubstr("lists no values"));
-  EXPECT_THAT(parse_tunables("// kforge:tune A = {1}\n// kforge:tune A = {2}\n#ifndef A\n#define A 1\n#endif\n").error().message, HasSubstr("declared twice"));
+  EXPECT_THAT(parse_tunables("// kforge:tune TILE = 4, 8\n").error().message,
+              HasSubstr("line 1: malformed"));
+  EXPECT_THAT(parse_tunables("// kforge:tune TILE = {4}\n").error().message,
+              HasSubstr("no `#ifndef TILE"));
+  EXPECT_THAT(parse_tunables("// kforge:tune A = {}\n#ifndef A\n").error().message,
+              HasSubstr("lists no values"));
+  EXPECT_THAT(
+      parse_tunables(
+          "// kforge:tune A = {1}\n// kforge:tune A = {2}\n#ifndef A\n#define A 1\n#endif\n")
+          .error()
+          .message,
+      HasSubstr("declared twice"));
 }
 
 TEST(Tunables, GridWhenItFitsElseASeededSample) {
@@ -59,13 +67,17 @@ TEST(Tunables, ApplyWritesTheValuesAsTheDefaults) {
   TuneConfig c{{"TILE", "16"}, {"UNROLL", "2"}};
   EXPECT_EQ(config_flags(c), (std::vector<std::string>{"-DTILE=16", "-DUNROLL=2"}));
   std::string tuned = apply_config(kSource, c);
-  EXPECT_THAT(tuned, HasSubstr("#ifndef TILE\n#define TILE 16  // kforge: chosen by the tuner (declared default 8)\n#endif"));
-  EXPECT_THAT(tuned, HasSubstr("#define UNROLL 2  // kforge: chosen by the tuner (declared default 1)\n"));
+  EXPECT_THAT(tuned, HasSubstr("#ifndef TILE\n#define TILE 16  // kforge: chosen by the tuner "
+                               "(declared default 8)\n#endif"));
+  EXPECT_THAT(tuned,
+              HasSubstr("#define UNROLL 2  // kforge: chosen by the tuner (declared default 1)\n"));
   EXPECT_LT(tuned.find("#ifndef TILE"), tuned.find("#define TILE"));
-  EXPECT_EQ(std::count(tuned.begin(), tuned.end(), '\n'), std::count(kSource, kSource + std::strlen(kSource), '\n'));
+  EXPECT_EQ(std::count(tuned.begin(), tuned.end(), '\n'),
+            std::count(kSource, kSource + std::strlen(kSource), '\n'));
   ASSERT_TRUE(parse_tunables(tuned).ok());
   std::string again = apply_config(tuned, {{"TILE", "4"}});
-  EXPECT_THAT(again, HasSubstr("#define TILE 4  // kforge: chosen by the tuner (declared default 8)\n"));
+  EXPECT_THAT(again,
+              HasSubstr("#define TILE 4  // kforge: chosen by the tuner (declared default 8)\n"));
   EXPECT_EQ(describe(c), "TILE=16 UNROLL=2");
 }
 

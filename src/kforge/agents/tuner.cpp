@@ -9,7 +9,8 @@
 namespace kforge::agents {
 namespace {
 
-void compile_all(const eval::TaskContext& ctx, const std::string& source, const std::string& file_name, const eval::EvalOptions& base,
+void compile_all(const eval::TaskContext& ctx, const std::string& source,
+                 const std::string& file_name, const eval::EvalOptions& base,
                  const std::vector<TuneConfig>& configs, int jobs) {
   std::atomic<std::size_t> next{0};
   std::vector<std::thread> workers;
@@ -18,19 +19,21 @@ void compile_all(const eval::TaskContext& ctx, const std::string& source, const 
       for (std::size_t i; (i = next++) < configs.size();) {
         auto shared = base.machine_lock ? base.machine_lock->share() : eval::MachineLock::Shared();
         // Only warms the artifact cache: a failure shows again, with its diagnostics, in the trial.
-        (void)ctx.compiler().compile({base.role, apply_config(source, configs[i]), file_name, ctx.header(), {}});
+        (void)ctx.compiler().compile(
+            {base.role, apply_config(source, configs[i]), file_name, ctx.header(), {}});
       }
     });
   for (auto& w : workers) w.join();
 }
 
 // One variant against the leader, side by side; a tie gets one more run with twice the budget.
-TuneTrial duel(const eval::TaskContext& ctx, const std::string& source, const TuneConfig& variant, const TuneConfig& leader,
-               eval::EvalOptions o, double budget_s) {
+TuneTrial duel(const eval::TaskContext& ctx, const std::string& source, const TuneConfig& variant,
+               const TuneConfig& leader, eval::EvalOptions o, double budget_s) {
   TuneTrial t{variant, leader};
   for (double b : {budget_s, 2 * budget_s}) {
     o.time_budget_s = b;
-    auto d = eval::decide_paired(ctx, apply_config(source, variant), apply_config(source, leader), describe(leader), o);
+    auto d = eval::decide_paired(ctx, apply_config(source, variant), apply_config(source, leader),
+                                 describe(leader), o);
     ++t.rounds;
     t.verdict = d.evaluation ? d.evaluation->verdict : eval::Verdict::runtime_error;
     t.ratio = d.ratio;
@@ -52,29 +55,39 @@ std::string TuneResult::summary() const {
   if (!best) return s + ": no variant beat the declared defaults, which stay";
   s += fmt::format(": {} beat the defaults", describe(*best));
   for (const auto& t : trials)
-    if (t.config == *best && t.ratio) s += fmt::format(" ({:.2f}x its predecessor, 95% CI {:.2f}–{:.2f})", t.ratio->median, t.ratio->ci_low, t.ratio->ci_high);
+    if (t.config == *best && t.ratio)
+      s += fmt::format(" ({:.2f}x its predecessor, 95% CI {:.2f}–{:.2f})", t.ratio->median,
+                       t.ratio->ci_low, t.ratio->ci_high);
   if (recheck) s += fmt::format("; re-check: {}", eval::verdict_name(recheck->verdict));
   return s;
 }
 
 std::string TuneResult::table() const {
   if (trials.empty()) return "";
-  std::string s = "| variant | against | verdict | speedup over it | 95% CI | outcome |\n|---|---|---|---|---|---|\n";
+  std::string s =
+      "| variant | against | verdict | speedup over it | 95% CI | outcome "
+      "|\n|---|---|---|---|---|---|\n";
   for (const auto& t : trials) {
-    std::string outcome = t.winner == eval::Winner::challenger ? "took the lead"
-                        : t.winner == eval::Winner::incumbent  ? "slower"
-                        : t.winner == eval::Winner::tie        ? fmt::format("tie after {} runs: the leader stays", t.rounds)
-                                                               : (t.reason.empty() ? "not decided" : t.reason.substr(0, 120));
-    s += fmt::format("| {} | {} | {} | {} | {} | {} |\n", describe(t.config), describe(t.against), eval::verdict_name(t.verdict),
-                     t.ratio ? fmt::format("{:.3f}x", t.ratio->median) : "–",
-                     t.ratio ? fmt::format("{:.3f}–{:.3f}", t.ratio->ci_low, t.ratio->ci_high) : "–", outcome);
+    std::string outcome = t.winner == eval::Winner::challenger  ? "took the lead"
+                          : t.winner == eval::Winner::incumbent ? "slower"
+                          : t.winner == eval::Winner::tie
+                              ? fmt::format("tie after {} runs: the leader stays", t.rounds)
+                              : (t.reason.empty() ? "not decided" : t.reason.substr(0, 120));
+    s += fmt::format(
+        "| {} | {} | {} | {} | {} | {} |\n", describe(t.config), describe(t.against),
+        eval::verdict_name(t.verdict), t.ratio ? fmt::format("{:.3f}x", t.ratio->median) : "–",
+        t.ratio ? fmt::format("{:.3f}–{:.3f}", t.ratio->ci_low, t.ratio->ci_high) : "–", outcome);
   }
-  if (recheck) s += fmt::format("The winner's values, written in as the defaults and checked again: {}\n", eval::verdict_name(recheck->verdict));
+  if (recheck)
+    s += fmt::format("The winner's values, written in as the defaults and checked again: {}\n",
+                     eval::verdict_name(recheck->verdict));
   return s;
 }
 
-Result<TuneResult> tune(const eval::TaskContext& ctx, const std::string& source, const std::string& file_name, const eval::EvalOptions& base,
-                        const TuneOptions& o, const std::function<void(std::string_view)>& progress) {
+Result<TuneResult> tune(const eval::TaskContext& ctx, const std::string& source,
+                        const std::string& file_name, const eval::EvalOptions& base,
+                        const TuneOptions& o,
+                        const std::function<void(std::string_view)>& progress) {
   auto say = [&](const std::string& m) {
     if (progress) progress(m);
   };
@@ -96,7 +109,8 @@ Result<TuneResult> tune(const eval::TaskContext& ctx, const std::string& source,
   eo.progress = nullptr;
   TuneConfig leader = defaults;
   for (std::size_t i = 0; i < configs.size(); ++i) {
-    say(fmt::format("tuning: {} against {} side by side ({}/{})", describe(configs[i]), describe(leader), i + 1, configs.size()));
+    say(fmt::format("tuning: {} against {} side by side ({}/{})", describe(configs[i]),
+                    describe(leader), i + 1, configs.size()));
     result.trials.push_back(duel(ctx, source, configs[i], leader, eo, o.time_budget_s));
     if (result.trials.back().winner == eval::Winner::challenger) leader = configs[i];
   }

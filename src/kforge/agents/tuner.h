@@ -21,35 +21,37 @@ namespace kforge::agents {
 
 struct TuneTrial {
   TuneConfig config;
-  TuneConfig against;                       // the leader it was timed against
+  TuneConfig against;  // the leader it was timed against
   eval::Verdict verdict = eval::Verdict::runtime_error;
   std::optional<eval::SpeedupStats> ratio;  // the leader's time over this variant's, per pair
   eval::Winner winner = eval::Winner::undecided;
-  int rounds = 0;                           // side-by-side runs (2 when the first was a tie)
+  int rounds = 0;  // side-by-side runs (2 when the first was a tie)
   bool busy = false;
-  std::string reason;                       // why it failed or was not decided
+  std::string reason;  // why it failed or was not decided
 };
 
 struct TuneResult {
   std::vector<Tunable> tunables;
   std::vector<TuneTrial> trials;
-  std::optional<TuneConfig> best;         // the variant that beat the defaults; none when they stand
-  std::string tuned_source;               // the source with the best values written in
+  std::optional<TuneConfig> best;  // the variant that beat the defaults; none when they stand
+  std::string tuned_source;        // the source with the best values written in
   std::optional<eval::Evaluation> recheck;  // the tuned source, evaluated again
-  std::string summary() const;            // one paragraph for histories and reports
-  std::string table() const;              // every trial, as a markdown table (for the model and report)
+  std::string summary() const;              // one paragraph for histories and reports
+  std::string table() const;  // every trial, as a markdown table (for the model and report)
 };
 
 struct TuneOptions {
-  int budget = 8;   // variants (besides the defaults)
-  int jobs = 2;     // parallel compiles
+  int budget = 8;  // variants (besides the defaults)
+  int jobs = 2;    // parallel compiles
   unsigned seed = 1;
   double time_budget_s = 0.5;  // paired timing per side-by-side run
 };
 
 // Returns an empty result (no tunables) when the source declares none; an Error when a
 // declaration is malformed.
-Result<TuneResult> tune(const eval::TaskContext& ctx, const std::string& source, const std::string& file_name, const eval::EvalOptions& base,
-                        const TuneOptions& options, const std::function<void(std::string_view)>& progress = {});
+Result<TuneResult> tune(const eval::TaskContext& ctx, const std::string& source,
+                        const std::string& file_name, const eval::EvalOptions& base,
+                        const TuneOptions& options,
+                        const std::function<void(std::string_view)>& progress = {});
 
 }  // namespace kforge::agents

@@ -33,15 +33,19 @@ std::unique_ptr<AgentStack> make_agent_stack(const AgentStackOptions& o) {
   auto session = llm::LlmSession::open(*config, so);
   if (!session) throw UsageError(session.error().message);
 
-  auto stack = std::make_unique<AgentStack>(AgentStack{std::move(*session), agents::PromptLibrary(o.prompts), std::nullopt, {}, {}});
+  auto stack = std::make_unique<AgentStack>(
+      AgentStack{std::move(*session), agents::PromptLibrary(o.prompts), std::nullopt, {}, {}});
   auto playbook = agents::KnowledgeIndex::open(core::source_dir() / "knowledge");
-  if (playbook) stack->playbook.emplace(std::move(*playbook));
-  else fmt::print(stderr, "kforge: warning: no playbook: {}\n", playbook.error().message);
+  if (playbook)
+    stack->playbook.emplace(std::move(*playbook));
+  else
+    fmt::print(stderr, "kforge: warning: no playbook: {}\n", playbook.error().message);
   stack->echo = [](const llm::StreamDelta& d) {
     std::cerr << d.text;
     std::cerr.flush();
   };
-  stack->env = agents::AgentEnv{stack->session.get(), &stack->prompts, stack->playbook ? &*stack->playbook : nullptr,
+  stack->env = agents::AgentEnv{stack->session.get(), &stack->prompts,
+                                stack->playbook ? &*stack->playbook : nullptr,
                                 o.stream ? &stack->echo : nullptr};
   return stack;
 }

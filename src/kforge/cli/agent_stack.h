@@ -20,7 +20,7 @@ struct AgentStackOptions {
   std::string session_id;  // resume an existing session ("" = a new one)
   double max_usd = 0;
   std::int64_t max_tokens = 0;
-  bool stream = false;     // echo replies to stderr as they are written
+  bool stream = false;  // echo replies to stderr as they are written
 };
 
 struct AgentStack {

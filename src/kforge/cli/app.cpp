@@ -21,8 +21,10 @@ struct RootOptions {
 }  // namespace
 
 KforgeApp make_app() {
-  KforgeApp out{std::make_unique<CLI::App>("kforge: writes fast, verified compute kernels, and judges them honestly", "kforge"),
-                std::make_shared<AppState>()};
+  KforgeApp out{
+      std::make_unique<CLI::App>(
+          "kforge: writes fast, verified compute kernels, and judges them honestly", "kforge"),
+      std::make_shared<AppState>()};
   CLI::App& app = *out.app;
   app.set_version_flag("--version", std::string("kforge ") + KFORGE_VERSION);
   app.require_subcommand(1);

@@ -31,8 +31,9 @@ int run_auto_command(const AutoCliOptions& o) {
   auto compiler = make_compiler();
   auto ctx = eval::TaskContext::create(spec, o.size, *compiler, core::state_dir());
   if (!ctx) throw UsageError(ctx.error().message);
-  auto stack = make_agent_stack({fmt::format("kforge auto {} --size {}", spec.id, ctx->task().size), o.model, o.config, o.prompts, "",
-                                 o.max_usd, o.max_tokens, o.stream});
+  auto stack =
+      make_agent_stack({fmt::format("kforge auto {} --size {}", spec.id, ctx->task().size), o.model,
+                        o.config, o.prompts, "", o.max_usd, o.max_tokens, o.stream});
   auto lock = make_machine_lock();
   auto machine = this_machine(lock.get());  // after the models are known to be usable
   if (!machine) throw UsageError(machine.error().message);
@@ -40,9 +41,13 @@ int run_auto_command(const AutoCliOptions& o) {
   const std::string run_id = session->id();
   auto journal = modes::RunJournal::open(core::state_dir(), run_id);
   if (!journal) throw UsageError(journal.error().message);
-  nlohmann::json options = {{"model", o.model}, {"iterations", o.iterations}, {"patience", o.patience}, {"debug_attempts", o.debug_attempts},
-                            {"strategy", o.strategy}, {"threads", o.threads}, {"max_usd", o.max_usd}, {"tune_budget", o.tune_budget}};
-  if (auto st = journal->ledger().start_run({run_id, "auto", spec.id, ctx->task().size, store::RunState::running, options.dump()}); !st)
+  nlohmann::json options = {{"model", o.model},       {"iterations", o.iterations},
+                            {"patience", o.patience}, {"debug_attempts", o.debug_attempts},
+                            {"strategy", o.strategy}, {"threads", o.threads},
+                            {"max_usd", o.max_usd},   {"tune_budget", o.tune_budget}};
+  if (auto st = journal->ledger().start_run(
+          {run_id, "auto", spec.id, ctx->task().size, store::RunState::running, options.dump()});
+      !st)
     throw UsageError(st.error().message);
 
   modes::AutoEnv env;
@@ -63,8 +68,8 @@ int run_auto_command(const AutoCliOptions& o) {
   ao.strategy = o.strategy;
   ao.time_budget_s = o.budget;
   ao.tune.budget = o.tune_budget;
-  fmt::print(stderr, "kforge auto: session {} — {} (size {}), {} thread(s); artifacts in {}\n", run_id, spec.id, ctx->task().size,
-             env.eval.threads, journal->dir().string());
+  fmt::print(stderr, "kforge auto: session {} — {} (size {}), {} thread(s); artifacts in {}\n",
+             run_id, spec.id, ctx->task().size, env.eval.threads, journal->dir().string());
 
   auto result = modes::run_auto(env, ao);
   if (auto st = journal->write("report.md", modes::auto_report(env, result)); !st)
@@ -87,21 +92,30 @@ int run_auto_command(const AutoCliOptions& o) {
     j["cost_usd"] = totals.cost_usd;
     fmt::print("{}\n", j.dump(2));
   } else {
-    Table t({"iter", "verdict", "ms", "speedup", "roofline", "fixes", "outcome"}, {true, false, true, true, true, true, false});
+    Table t({"iter", "verdict", "ms", "speedup", "roofline", "fixes", "outcome"},
+            {true, false, true, true, true, true, false});
     for (const auto& it : result.iterations) {
       const auto* e = it.evaluation ? &*it.evaluation : nullptr;
       t.add({std::to_string(it.iteration), e ? paint_verdict(eval::verdict_name(e->verdict)) : "—",
-             e && e->candidate ? format_ms(e->candidate->median_ms) : "", e && e->speedup ? paint_ratio(e->speedup->median) : "",
-             e && e->candidate ? format_percent(e->roofline) : "", std::to_string(it.fixes), it.outcome.substr(0, 90)});
+             e && e->candidate ? format_ms(e->candidate->median_ms) : "",
+             e && e->speedup ? paint_ratio(e->speedup->median) : "",
+             e && e->candidate ? format_percent(e->roofline) : "", std::to_string(it.fixes),
+             it.outcome.substr(0, 90)});
     }
     fmt::print("{}\nstopped: {}\n", t.render(), result.stop_reason);
     if (result.best)
-      fmt::print("best: iteration {}, {} ms, {} the baseline → {}\n", result.best->iteration, format_ms(result.best->evaluation.candidate->median_ms),
-                 result.best->evaluation.speedup ? format_ratio(result.best->evaluation.speedup->median) : "?",
+      fmt::print("best: iteration {}, {} ms, {} the baseline → {}\n", result.best->iteration,
+                 format_ms(result.best->evaluation.candidate->median_ms),
+                 result.best->evaluation.speedup
+                     ? format_ratio(result.best->evaluation.speedup->median)
+                     : "?",
                  (journal->dir() / "best.cpp").string());
-    else fmt::print("no correct kernel\n");
-    fmt::print("model use: {} calls, {} tokens in, {} out, ${:.4f}{}\n", totals.calls, format_tokens(totals.usage.input_tokens, totals.estimated),
-               format_tokens(totals.usage.output_tokens, totals.estimated), totals.cost_usd, totals.unpriced ? " (some calls unpriced)" : "");
+    else
+      fmt::print("no correct kernel\n");
+    fmt::print("model use: {} calls, {} tokens in, {} out, ${:.4f}{}\n", totals.calls,
+               format_tokens(totals.usage.input_tokens, totals.estimated),
+               format_tokens(totals.usage.output_tokens, totals.estimated), totals.cost_usd,
+               totals.unpriced ? " (some calls unpriced)" : "");
     if (totals.estimated) fmt::print("{}\n", kEstimatedTokensNote);
   }
   return result.best ? 0 : 1;

@@ -31,7 +31,8 @@ std::vector<std::string> split(const std::string& s) {
   std::size_t start = 0;
   while (start <= s.size()) {
     auto comma = s.find(',', start);
-    std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string item =
+        s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (!item.empty()) out.push_back(item);
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -39,17 +40,20 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
-std::string machine_line(const eval::MachineProfile& m, int threads, const std::string& size, const std::string& impl) {
-  return fmt::format("machine: {} ({} cores, {}), OpenBLAS core {}{}, {} thread{}, size {}, impl {}", m.cpu_model, m.logical_cpus,
-                     m.peak_isa.empty() ? "?" : m.peak_isa, m.openblas_core,
-                     m.openblas_coretype_env.empty() ? "" : " (OPENBLAS_CORETYPE=" + m.openblas_coretype_env + ")", threads,
-                     threads == 1 ? "" : "s", size.empty() ? "default" : size, impl);
+std::string machine_line(const eval::MachineProfile& m, int threads, const std::string& size,
+                         const std::string& impl) {
+  return fmt::format(
+      "machine: {} ({} cores, {}), OpenBLAS core {}{}, {} thread{}, size {}, impl {}", m.cpu_model,
+      m.logical_cpus, m.peak_isa.empty() ? "?" : m.peak_isa, m.openblas_core,
+      m.openblas_coretype_env.empty() ? "" : " (OPENBLAS_CORETYPE=" + m.openblas_coretype_env + ")",
+      threads, threads == 1 ? "" : "s", size.empty() ? "default" : size, impl);
 }
 
 std::vector<std::string> row(const eval::SuiteTaskResult& r) {
   if (!r.evaluation) return {r.id, r.status, "", "", "", "", "", ""};
   const auto& e = *r.evaluation;
-  if (!e.candidate) return {r.id, std::string(eval::verdict_name(e.verdict)), "", "", "", "", "", ""};
+  if (!e.candidate)
+    return {r.id, std::string(eval::verdict_name(e.verdict)), "", "", "", "", "", ""};
   return {r.id,
           std::string(eval::verdict_name(e.verdict)),
           format_ms(e.candidate->median_ms),
@@ -57,29 +61,38 @@ std::vector<std::string> row(const eval::SuiteTaskResult& r) {
           fmt::format("{:.1f}", e.gflops),
           fmt::format("{:.1f}", e.gbps),
           e.roofline > 0 ? format_percent(e.roofline) : "",
-          !e.speedup ? "" : e.machine_busy ? "busy" : format_ratio(e.speedup->median)};
+          !e.speedup       ? ""
+          : e.machine_busy ? "busy"
+                           : format_ratio(e.speedup->median)};
 }
 
 // row(), painted for the table on stdout (the progress lines on stderr stay plain).
 std::vector<std::string> painted_row(const eval::SuiteTaskResult& r) {
   auto cells = row(r);
   cells[1] = paint_verdict(cells[1]);
-  if (r.evaluation && r.evaluation->speedup && !r.evaluation->machine_busy) cells[7] = paint_ratio(r.evaluation->speedup->median);
+  if (r.evaluation && r.evaluation->speedup && !r.evaluation->machine_busy)
+    cells[7] = paint_ratio(r.evaluation->speedup->median);
   return cells;
 }
 
 // What a bare table cannot say: why a roofline reads over 100%, which rows were measured again
-// because the machine was busy, and which stayed busy (their speedup is shown here, never as a result).
+// because the machine was busy, and which stayed busy (their speedup is shown here, never as a
+// result).
 void print_notes(const std::vector<eval::SuiteTaskResult>& results) {
   for (const auto& r : results) {
     if (!r.evaluation) continue;
     const auto& e = *r.evaluation;
-    if (!e.roofline_note.empty()) fmt::print("  {}: roofline {}: {}\n", r.id, format_percent(e.roofline), e.roofline_note);
-    std::string again = r.remeasured ? fmt::format(" (re-measured {} time{})", r.remeasured, r.remeasured == 1 ? "" : "s") : "";
+    if (!e.roofline_note.empty())
+      fmt::print("  {}: roofline {}: {}\n", r.id, format_percent(e.roofline), e.roofline_note);
+    std::string again = r.remeasured ? fmt::format(" (re-measured {} time{})", r.remeasured,
+                                                   r.remeasured == 1 ? "" : "s")
+                                     : "";
     if (e.machine_busy) {
-      std::string measured = e.speedup ? fmt::format("; it read {} (95% CI {:.2f}–{:.2f}), not a result", format_ratio(e.speedup->median),
-                                                     e.speedup->ci_low, e.speedup->ci_high)
-                                       : "";
+      std::string measured =
+          e.speedup
+              ? fmt::format("; it read {} (95% CI {:.2f}–{:.2f}), not a result",
+                            format_ratio(e.speedup->median), e.speedup->ci_low, e.speedup->ci_high)
+              : "";
       fmt::print("  {}: stayed busy{}: {}{}\n", r.id, again, e.busy_reason, measured);
     } else if (r.remeasured) {
       fmt::print("  {}: quiet when measured again{}\n", r.id, again);
@@ -89,26 +102,35 @@ void print_notes(const std::vector<eval::SuiteTaskResult>& results) {
 
 // 0 only when something was evaluated and all of it was correct: a run that evaluated nothing,
 // or a task that could not be loaded, is not a success.
-int bench_status(const std::vector<eval::SuiteTaskResult>& results, const eval::SuiteSummary& summary) {
+int bench_status(const std::vector<eval::SuiteTaskResult>& results,
+                 const eval::SuiteSummary& summary) {
   int errors = 0;
   for (const auto& r : results) errors += r.status.rfind("error:", 0) == 0;
   if (summary.evaluated == 0) {
-    fmt::print(stderr, "kforge: nothing was evaluated ({} task{} selected, {} could not be loaded or set up)\n", results.size(),
-               results.size() == 1 ? "" : "s", errors);
+    fmt::print(
+        stderr,
+        "kforge: nothing was evaluated ({} task{} selected, {} could not be loaded or set up)\n",
+        results.size(), results.size() == 1 ? "" : "s", errors);
     return 1;
   }
-  if (errors) fmt::print(stderr, "kforge: {} task{} could not be loaded or set up (see above)\n", errors, errors == 1 ? "" : "s");
+  if (errors)
+    fmt::print(stderr, "kforge: {} task{} could not be loaded or set up (see above)\n", errors,
+               errors == 1 ? "" : "s");
   return errors == 0 && summary.evaluated == summary.correct ? 0 : 1;
 }
 
 int run_bench(const BenchOptions& o) {
   eval::SuiteRunOptions so;
   so.suite = o.suite.empty() ? core::default_suite_dir() : std::filesystem::path(o.suite);
-  if (!std::filesystem::is_directory(so.suite)) throw UsageError(fmt::format("{}: not a folder", so.suite.string()));
+  if (!std::filesystem::is_directory(so.suite))
+    throw UsageError(fmt::format("{}: not a folder", so.suite.string()));
   so.tasks = split(o.tasks);
   so.impl = o.impl;
-  if (so.impl != "baseline" && so.impl != "expert" && so.impl != "reference" && !std::filesystem::is_directory(so.impl))
-    throw UsageError(fmt::format("--impl must be baseline, expert, reference or a folder of <id>.cpp kernels, not '{}'", so.impl));
+  if (so.impl != "baseline" && so.impl != "expert" && so.impl != "reference" &&
+      !std::filesystem::is_directory(so.impl))
+    throw UsageError(fmt::format(
+        "--impl must be baseline, expert, reference or a folder of <id>.cpp kernels, not '{}'",
+        so.impl));
   so.size = o.size;
   so.dump_dir = o.dump;
   // Before the machine is profiled or anything compiled: a typo must not cost a run.
@@ -132,14 +154,17 @@ int run_bench(const BenchOptions& o) {
   auto results = eval::run_suite(so, *compiler, [&](const eval::SuiteTaskResult& r, int i, int n) {
     if (quiet) return;
     auto cells = row(r);
-    fmt::print(stderr, "[{:>2}/{}] {:<48} {:<17} {:>10} ms  {}\n", i, n, cells[0], cells[1], cells[2], cells[7]);
+    fmt::print(stderr, "[{:>2}/{}] {:<48} {:<17} {:>10} ms  {}\n", i, n, cells[0], cells[1],
+               cells[2], cells[7]);
   });
   // Busy rows again, each after evaluate's own wait for quiet: a speedup read busy is no result.
   eval::remeasure_busy(
-      results, o.retries, [&](const eval::SuiteTaskResult& r) { return eval::rerun_task(so, *compiler, r.id); },
+      results, o.retries,
+      [&](const eval::SuiteTaskResult& r) { return eval::rerun_task(so, *compiler, r.id); },
       [&](const eval::SuiteTaskResult& r, int attempt) {
         if (quiet) return;
-        fmt::print(stderr, "[again {}/{}] {:<44} {}\n", attempt, o.retries, r.id, r.busy() ? "still busy: " + r.evaluation->busy_reason : "quiet");
+        fmt::print(stderr, "[again {}/{}] {:<44} {}\n", attempt, o.retries, r.id,
+                   r.busy() ? "still busy: " + r.evaluation->busy_reason : "quiet");
       });
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   auto summary = eval::summarize_suite(results, seconds);
@@ -151,25 +176,40 @@ int run_bench(const BenchOptions& o) {
       tasks.push_back(eval::to_json(r));
       rows.push_back(eval::to_json(eval::make_row(stamp, r, o.size)));
     }
-    fmt::print("{}\n", nlohmann::json{{"schema", "kforge.bench/2"}, {"kforge_version", stamp.kforge_version}, {"git_sha", stamp.git_sha},
-                                      {"timestamp", stamp.timestamp}, {"machine", eval::to_json(*machine)}, {"threads", threads},
-                                      {"impl", o.impl}, {"size", o.size}, {"rows", rows}, {"tasks", tasks},
+    fmt::print("{}\n", nlohmann::json{{"schema", "kforge.bench/2"},
+                                      {"kforge_version", stamp.kforge_version},
+                                      {"git_sha", stamp.git_sha},
+                                      {"timestamp", stamp.timestamp},
+                                      {"machine", eval::to_json(*machine)},
+                                      {"threads", threads},
+                                      {"impl", o.impl},
+                                      {"size", o.size},
+                                      {"rows", rows},
+                                      {"tasks", tasks},
                                       {"summary", eval::to_json(summary)}}
                            .dump(2));
   } else if (o.csv) {
     fmt::print("{}\n", eval::csv_header());
-    for (const auto& r : results) fmt::print("{}\n", eval::to_csv(eval::make_row(stamp, r, o.size)));
+    for (const auto& r : results)
+      fmt::print("{}\n", eval::to_csv(eval::make_row(stamp, r, o.size)));
   } else {
-    Table t({"task", "verdict", "median ms", "p10–p90 ms", "GFLOP/s", "GB/s", "roofline", "speedup"},
-            {false, false, true, true, true, true, true, true});
+    Table t(
+        {"task", "verdict", "median ms", "p10–p90 ms", "GFLOP/s", "GB/s", "roofline", "speedup"},
+        {false, false, true, true, true, true, true, true});
     for (const auto& r : results) t.add(painted_row(r));
     fmt::print("{}\n{}", header, t.render());
-    fmt::print("\n{} tasks, {} evaluated, {} correct; fast_1 {}, fast_1.5 {}, geomean speedup {} (over correct tasks{}); {:.0f} s\n",
-               summary.tasks, summary.evaluated, summary.correct, summary.fast_1 ? format_percent(*summary.fast_1) : "n/a", summary.fast_1_5 ? format_percent(*summary.fast_1_5) : "n/a",
-               summary.geomean_speedup ? format_ratio(*summary.geomean_speedup) : "n/a",
-               summary.busy ? fmt::format(", leaving out {} timed busy", summary.busy) : "", summary.seconds);
+    fmt::print(
+        "\n{} tasks, {} evaluated, {} correct; fast_1 {}, fast_1.5 {}, geomean speedup {} (over "
+        "correct tasks{}); {:.0f} s\n",
+        summary.tasks, summary.evaluated, summary.correct,
+        summary.fast_1 ? format_percent(*summary.fast_1) : "n/a",
+        summary.fast_1_5 ? format_percent(*summary.fast_1_5) : "n/a",
+        summary.geomean_speedup ? format_ratio(*summary.geomean_speedup) : "n/a",
+        summary.busy ? fmt::format(", leaving out {} timed busy", summary.busy) : "",
+        summary.seconds);
     for (const auto& r : results)
-      if (r.evaluation && !r.evaluation->correct()) fmt::print("  {}: {}\n", r.id, r.evaluation->reason.substr(0, 300));
+      if (r.evaluation && !r.evaluation->correct())
+        fmt::print("  {}: {}\n", r.id, r.evaluation->reason.substr(0, 300));
     print_notes(results);
   }
   return bench_status(results, summary);

@@ -21,7 +21,8 @@ struct CompletionOptions {
 
 // Task ids of the default suite, one per line; folder names only, so that a TAB is quick.
 void print_tasks() {
-  for (const auto& dir : core::list_task_dirs(core::default_suite_dir())) fmt::print("{}\n", dir.filename().string());
+  for (const auto& dir : core::list_task_dirs(core::default_suite_dir()))
+    fmt::print("{}\n", dir.filename().string());
 }
 
 // The size names the default suite's tasks define (ci, cpu, full, and any other), one per line.
@@ -34,13 +35,18 @@ void print_sizes() {
 }
 
 int run_completion(const CompletionOptions& o, const CLI::App& root) {
-  if (o.candidates == "tasks") print_tasks();
-  else if (o.candidates == "sizes") print_sizes();
-  else if (o.shell.empty()) throw UsageError("kforge completion needs a shell: bash, zsh or fish");
+  if (o.candidates == "tasks")
+    print_tasks();
+  else if (o.candidates == "sizes")
+    print_sizes();
+  else if (o.shell.empty())
+    throw UsageError("kforge completion needs a shell: bash, zsh or fish");
   else {
     const auto model = completion_model(root);
     const std::string program = kRootCommand;
-    fmt::print("{}", o.shell == "bash" ? bash_completion(model, program) : o.shell == "zsh" ? zsh_completion(model, program) : fish_completion(model, program));
+    fmt::print("{}", o.shell == "bash"  ? bash_completion(model, program)
+                     : o.shell == "zsh" ? zsh_completion(model, program)
+                                        : fish_completion(model, program));
   }
   return 0;
 }

@@ -33,26 +33,34 @@ toolchain::Role parse_role(const std::string& r) {
   if (r == "expert") return toolchain::Role::expert;
   if (r == "baseline") return toolchain::Role::baseline;
   if (r == "reference") return toolchain::Role::reference;
-  throw UsageError(fmt::format("--role must be candidate, expert, baseline or reference, not '{}'", r));
+  throw UsageError(
+      fmt::format("--role must be candidate, expert, baseline or reference, not '{}'", r));
 }
 
 std::string print_human(const eval::Evaluation& e) {
   std::vector<std::pair<std::string, std::string>> rows = {
-      {"task", fmt::format("{} (size {}, {} thread{})", e.task_id, e.size, e.threads, e.threads == 1 ? "" : "s")},
+      {"task", fmt::format("{} (size {}, {} thread{})", e.task_id, e.size, e.threads,
+                           e.threads == 1 ? "" : "s")},
       {"verdict", paint_verdict(eval::verdict_name(e.verdict))},
       {"reason", e.reason},
   };
   if (e.mismatch) rows.push_back({"mismatch", e.mismatch->summary()});
   if (e.candidate) {
-    rows.push_back({"kernel", fmt::format("median {} ms  (p10 {}, p90 {}; {} runs)", format_ms(e.candidate->median_ms),
-                                          format_ms(e.candidate->p10_ms), format_ms(e.candidate->p90_ms), e.candidate->samples)});
+    rows.push_back(
+        {"kernel", fmt::format("median {} ms  (p10 {}, p90 {}; {} runs)",
+                               format_ms(e.candidate->median_ms), format_ms(e.candidate->p10_ms),
+                               format_ms(e.candidate->p90_ms), e.candidate->samples)});
     if (e.baseline)
-      rows.push_back({e.partner, fmt::format("median {} ms  (p10 {}, p90 {})", format_ms(e.baseline->median_ms), format_ms(e.baseline->p10_ms),
-                                             format_ms(e.baseline->p90_ms))});
+      rows.push_back(
+          {e.partner,
+           fmt::format("median {} ms  (p10 {}, p90 {})", format_ms(e.baseline->median_ms),
+                       format_ms(e.baseline->p10_ms), format_ms(e.baseline->p90_ms))});
     if (e.speedup)
-      rows.push_back({"speedup", fmt::format("{}  (95% CI {}–{}; p10 {}, p90 {}; median of per-pair ratios)", paint_ratio(e.speedup->median),
-                                             format_ratio(e.speedup->ci_low), format_ratio(e.speedup->ci_high),
-                                             format_ratio(e.speedup->p10), format_ratio(e.speedup->p90))});
+      rows.push_back(
+          {"speedup", fmt::format("{}  (95% CI {}–{}; p10 {}, p90 {}; median of per-pair ratios)",
+                                  paint_ratio(e.speedup->median), format_ratio(e.speedup->ci_low),
+                                  format_ratio(e.speedup->ci_high), format_ratio(e.speedup->p10),
+                                  format_ratio(e.speedup->p90))});
     std::string perf = fmt::format("{:.2f} GFLOP/s, {:.2f} GB/s", e.gflops, e.gbps);
     if (e.roofline > 0) perf += fmt::format(", {} of the roofline", format_percent(e.roofline));
     if (!e.roofline_note.empty()) perf += fmt::format(" ({})", e.roofline_note);
@@ -60,27 +68,44 @@ std::string print_human(const eval::Evaluation& e) {
     // Every call is started and seen to end from kforge's process: that round trip is in both
     // sides' times, and pulls the ratio of very short kernels toward 1.
     if (e.call_overhead_ms > 0 && e.candidate->median_ms < 20 * e.call_overhead_ms)
-      rows.push_back({"note", fmt::format("each call includes kforge's round trip of {} ms ({} of this kernel's median): ratios of "
-                                          "kernels this short are pulled toward 1; a larger --size measures the kernel itself",
-                                          format_ms(e.call_overhead_ms), format_percent(e.call_overhead_ms / e.candidate->median_ms))});
+      rows.push_back(
+          {"note",
+           fmt::format(
+               "each call includes kforge's round trip of {} ms ({} of this kernel's median): "
+               "ratios of "
+               "kernels this short are pulled toward 1; a larger --size measures the kernel itself",
+               format_ms(e.call_overhead_ms),
+               format_percent(e.call_overhead_ms / e.candidate->median_ms))});
     if (e.machine_busy)
-      rows.push_back({"busy", fmt::format("the machine was busy: {} (load {:.1f}); absolute times are unreliable, the paired speedup less so",
+      rows.push_back({"busy", fmt::format("the machine was busy: {} (load {:.1f}); absolute times "
+                                          "are unreliable, the paired speedup less so",
                                           e.busy_reason, e.load_average)});
     if (e.quiet_wait.waited_s > 0)
-      rows.push_back({"waited", fmt::format("{:.0f} s for a quiet machine ({}), {}", e.quiet_wait.waited_s, e.quiet_wait.reason,
-                                            e.quiet_wait.quiet ? "then quiet" : "still busy after")});
+      rows.push_back(
+          {"waited", fmt::format("{:.0f} s for a quiet machine ({}), {}", e.quiet_wait.waited_s,
+                                 e.quiet_wait.reason,
+                                 e.quiet_wait.quiet ? "then quiet" : "still busy after")});
     if (e.partner_pace.slowdown > 0 && e.partner_pace.quiet)
-      rows.push_back({"partner pace", fmt::format("the {} ran at {:.2f}x its quiet median ({} ms over {} quiet runs on this machine)", e.partner,
-                                                  e.partner_pace.slowdown, format_ms(e.partner_pace.quiet->median_ms), e.partner_pace.quiet->runs)});
+      rows.push_back(
+          {"partner pace",
+           fmt::format(
+               "the {} ran at {:.2f}x its quiet median ({} ms over {} quiet runs on this machine)",
+               e.partner, e.partner_pace.slowdown, format_ms(e.partner_pace.quiet->median_ms),
+               e.partner_pace.quiet->runs)});
   }
   if (e.profile) {
     rows.push_back({"profile", e.profile->summary()});
     rows.push_back({"loops", toolchain::format_vector_remarks(e.profile->vectorization)});
   }
-  if (e.verdict == eval::Verdict::compile_error && !e.compile.command.empty()) rows.push_back({"command", e.compile.command});
-  std::string partner = e.phases.partner_s >= 0.05 ? fmt::format("building the {} {:.2f}, ", e.partner, e.phases.partner_s) : "";
-  rows.push_back({"time", fmt::format("{:.2f} s ({}compile {:.2f}{}, check {:.2f}, timing {:.2f})", e.phases.total_s, partner, e.compile.seconds,
-                                      e.compile.cached ? " cached" : "", e.phases.check_s, e.phases.time_s)});
+  if (e.verdict == eval::Verdict::compile_error && !e.compile.command.empty())
+    rows.push_back({"command", e.compile.command});
+  std::string partner = e.phases.partner_s >= 0.05
+                            ? fmt::format("building the {} {:.2f}, ", e.partner, e.phases.partner_s)
+                            : "";
+  rows.push_back(
+      {"time", fmt::format("{:.2f} s ({}compile {:.2f}{}, check {:.2f}, timing {:.2f})",
+                           e.phases.total_s, partner, e.compile.seconds,
+                           e.compile.cached ? " cached" : "", e.phases.check_s, e.phases.time_s)});
   return key_values(rows);
 }
 
@@ -96,8 +121,10 @@ int run_eval(const EvalCliOptions& o) {
   eval::EvalOptions opt;
   opt.threads = o.threads;
   opt.time = !o.no_time;
-  if (o.partner == "reference") opt.partner = eval::EvalOptions::Partner::reference;
-  else if (o.partner != "baseline") throw UsageError(fmt::format("--partner must be baseline or reference, not '{}'", o.partner));
+  if (o.partner == "reference")
+    opt.partner = eval::EvalOptions::Partner::reference;
+  else if (o.partner != "baseline")
+    throw UsageError(fmt::format("--partner must be baseline or reference, not '{}'", o.partner));
   opt.role = parse_role(o.role);
   opt.allow_libs = o.allow_libs;
   opt.check_sets = o.check_sets;
@@ -119,14 +146,18 @@ int run_eval(const EvalCliOptions& o) {
   std::optional<eval::MachineProfile> machine;
   if (opt.time) {
     auto m = this_machine(lock.get());
-    if (m) machine = *m;
-    else fmt::print(stderr, "kforge: warning: no roofline: {}\n", m.error().message);
+    if (m)
+      machine = *m;
+    else
+      fmt::print(stderr, "kforge: warning: no roofline: {}\n", m.error().message);
   }
   opt.machine = machine ? &*machine : nullptr;
 
   auto e = eval::evaluate(*ctx, *source, std::filesystem::path(o.kernel).filename().string(), opt);
-  if (o.json) fmt::print("{}\n", eval::to_json(e).dump(2));
-  else fmt::print("{}", print_human(e));
+  if (o.json)
+    fmt::print("{}\n", eval::to_json(e).dump(2));
+  else
+    fmt::print("{}", print_human(e));
   return e.correct() ? 0 : 1;
 }
 

@@ -22,12 +22,22 @@ struct ExportOptions {
 };
 
 nlohmann::json describe(const store::NodeRecord& n) {
-  auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-  return {{"node", n.id},        {"run", n.run_id},          {"parent", n.parent_id ? nlohmann::json(*n.parent_id) : nlohmann::json(nullptr)},
-          {"depth", n.depth},    {"iteration", n.iteration}, {"strategy", n.strategy},
+  auto opt = [](const std::optional<double>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  return {{"node", n.id},
+          {"run", n.run_id},
+          {"parent", n.parent_id ? nlohmann::json(*n.parent_id) : nlohmann::json(nullptr)},
+          {"depth", n.depth},
+          {"iteration", n.iteration},
+          {"strategy", n.strategy},
           {"verdict", n.verdict ? nlohmann::json(*n.verdict) : nlohmann::json(nullptr)},
-          {"reason", n.reason},  {"median_ms", opt(n.median_ms)}, {"baseline_ms", opt(n.baseline_ms)},
-          {"speedup", opt(n.speedup)}, {"roofline", opt(n.roofline)}, {"created_at", n.created_at}};
+          {"reason", n.reason},
+          {"median_ms", opt(n.median_ms)},
+          {"baseline_ms", opt(n.baseline_ms)},
+          {"speedup", opt(n.speedup)},
+          {"roofline", opt(n.roofline)},
+          {"created_at", n.created_at}};
 }
 
 int run_export(const ExportOptions& o) {
@@ -35,26 +45,40 @@ int run_export(const ExportOptions& o) {
   if (!db) throw UsageError(db.error().message);
   auto run = store::find_run(**db, o.run);
   if (!run) throw UsageError(run.error().message);
-  if (!*run) throw UsageError(fmt::format("no run {} in {} (see `kforge sessions`)", o.run, store::store_path(core::state_dir()).string()));
+  if (!*run)
+    throw UsageError(fmt::format("no run {} in {} (see `kforge sessions`)", o.run,
+                                 store::store_path(core::state_dir()).string()));
   std::int64_t wanted = o.node ? o.node : (**run).best_node.value_or(0);
-  if (!wanted) throw UsageError(fmt::format("run {} has no best node yet: name one (see `kforge graph {}`)", o.run, o.run));
+  if (!wanted)
+    throw UsageError(
+        fmt::format("run {} has no best node yet: name one (see `kforge graph {}`)", o.run, o.run));
   auto nodes = store::nodes_of_run(**db, o.run);
   if (!nodes) throw UsageError(nodes.error().message);
   const store::NodeRecord* node = nullptr;
   for (const auto& n : *nodes)
     if (n.id == wanted) node = &n;
-  if (!node) throw UsageError(fmt::format("run {} has no node {} (it has {} nodes; see `kforge graph {}`)", o.run, wanted, nodes->size(), o.run));
-  if (node->source.empty()) throw UsageError(fmt::format("node {} of run {} has no kernel (it failed before one was written)", wanted, o.run));
+  if (!node)
+    throw UsageError(fmt::format("run {} has no node {} (it has {} nodes; see `kforge graph {}`)",
+                                 o.run, wanted, nodes->size(), o.run));
+  if (node->source.empty())
+    throw UsageError(fmt::format(
+        "node {} of run {} has no kernel (it failed before one was written)", wanted, o.run));
 
-  const std::filesystem::path dir = o.out.empty() ? std::filesystem::path(fmt::format("{}-node-{}", o.run, wanted)) : std::filesystem::path(o.out);
+  const std::filesystem::path dir =
+      o.out.empty() ? std::filesystem::path(fmt::format("{}-node-{}", o.run, wanted))
+                    : std::filesystem::path(o.out);
   auto info = describe(*node);
-  for (const auto& [file, text] : {std::pair<const char*, std::string>{"kernel.cpp", node->source}, {"plan.md", node->plan},
+  for (const auto& [file, text] : {std::pair<const char*, std::string>{"kernel.cpp", node->source},
+                                   {"plan.md", node->plan},
                                    {"node.json", info.dump(2) + "\n"}})
     if (!text.empty())
       if (auto st = core::write_atomic(dir / file, text); !st) throw UsageError(st.error().message);
   info["dir"] = dir.string();
-  if (o.json) fmt::print("{}\n", info.dump(2));
-  else fmt::print("node {} of run {} ({}) → {}\n", wanted, o.run, node->verdict.value_or("not evaluated"), (dir / "kernel.cpp").string());
+  if (o.json)
+    fmt::print("{}\n", info.dump(2));
+  else
+    fmt::print("node {} of run {} ({}) → {}\n", wanted, o.run,
+               node->verdict.value_or("not evaluated"), (dir / "kernel.cpp").string());
   return 0;
 }
 

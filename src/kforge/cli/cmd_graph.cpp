@@ -1,5 +1,5 @@
-// kforge graph ID [--format json|dot|svg | --json] [--out FILE]: a run's nodes and edges, coloured by
-// verdict, labelled with the strategy and the speedup, the path to the best node marked.
+// kforge graph ID [--format json|dot|svg | --json] [--out FILE]: a run's nodes and edges, coloured
+// by verdict, labelled with the strategy and the speedup, the path to the best node marked.
 #include <fmt/format.h>
 
 #include <map>
@@ -47,7 +47,8 @@ class NodeLabels {
  public:
   explicit NodeLabels(const std::vector<store::NodeRecord>& nodes) {
     for (const auto& n : nodes)  // ordered by id, so by creation
-      if (auto key = expansion_of(n); !key.empty() && !ordinal_.count(key)) ordinal_.emplace(key, static_cast<int>(ordinal_.size()) + 1);
+      if (auto key = expansion_of(n); !key.empty() && !ordinal_.count(key))
+        ordinal_.emplace(key, static_cast<int>(ordinal_.size()) + 1);
   }
   std::string operator()(const store::NodeRecord& n) const {
     if (n.depth == 0) return "root";
@@ -62,18 +63,24 @@ class NodeLabels {
 
 std::string escape(std::string s) {
   std::string out;
-  for (char c : s) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c == '\n' ? ' ' : c);
+  for (char c : s)
+    out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c == '\n' ? ' ' : c);
   return out;
 }
 
 std::string html_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else if (c == '"') out += "&quot;";
-    else out += c == '\n' ? ' ' : c;
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else if (c == '"')
+      out += "&quot;";
+    else
+      out += c == '\n' ? ' ' : c;
   }
   return out;
 }
@@ -83,24 +90,31 @@ std::string to_dot(const store::RunRecord& run, const std::vector<store::NodeRec
   std::set<std::int64_t> best_path;
   std::map<std::int64_t, const store::NodeRecord*> by_id;
   for (const auto& n : nodes) by_id[n.id] = &n;
-  for (auto cur = run.best_node; cur && by_id.count(*cur); cur = by_id[*cur]->parent_id) best_path.insert(*cur);
-  std::string s = fmt::format("digraph \"{}\" {{\n  label=\"{} {} ({}): {}\";\n  rankdir=TB;\n"
-                              "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n",
-                              run.id, run.mode, escape(run.task), run.size, escape(std::string(store::run_state_name(run.state))));
+  for (auto cur = run.best_node; cur && by_id.count(*cur); cur = by_id[*cur]->parent_id)
+    best_path.insert(*cur);
+  std::string s = fmt::format(
+      "digraph \"{}\" {{\n  label=\"{} {} ({}): {}\";\n  rankdir=TB;\n"
+      "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n",
+      run.id, run.mode, escape(run.task), run.size,
+      escape(std::string(store::run_state_name(run.state))));
   for (const auto& n : nodes) {
-    // An HTML-like label: the iteration in bold, the strategy, the outcome, the node id in small print.
+    // An HTML-like label: the iteration in bold, the strategy, the outcome, the node id in small
+    // print.
     std::string label = fmt::format("<<b>{}</b>", html_escape(iteration_label(n)));
     if (n.depth > 0) label += "<br/>" + html_escape(strategy_of(n, 40));
-    label += "<br/>" + html_escape(n.verdict ? *n.verdict : std::string(store::node_state_name(n.state)));
+    label += "<br/>" +
+             html_escape(n.verdict ? *n.verdict : std::string(store::node_state_name(n.state)));
     if (n.speedup) label += fmt::format(" {:.2f}x", *n.speedup);
     label += fmt::format("<br/><font point-size=\"8\">node {}</font>>", n.id);
     bool best = run.best_node && *run.best_node == n.id;
-    s += fmt::format("  n{} [label={}, fillcolor=\"{}\"{}];\n", n.id, label, fill_for(n), best ? ", peripheries=2, penwidth=2" : "");
+    s += fmt::format("  n{} [label={}, fillcolor=\"{}\"{}];\n", n.id, label, fill_for(n),
+                     best ? ", peripheries=2, penwidth=2" : "");
   }
   for (const auto& n : nodes)
     if (n.parent_id) {
       bool on_path = best_path.count(n.id) && best_path.count(*n.parent_id);
-      s += fmt::format("  n{} -> n{}{};\n", *n.parent_id, n.id, on_path ? " [color=\"#1f5fbf\", penwidth=2.5]" : "");
+      s += fmt::format("  n{} -> n{}{};\n", *n.parent_id, n.id,
+                       on_path ? " [color=\"#1f5fbf\", penwidth=2.5]" : "");
     }
   return s + "}\n";
 }
@@ -115,25 +129,43 @@ int run_graph(const GraphOptions& o) {
   if (!nodes) throw UsageError(nodes.error().message);
   std::string text;
   if (o.format == "json") {
-    nlohmann::json j = {{"run", o.id}, {"mode", (*run)->mode}, {"task", (*run)->task}, {"state", store::run_state_name((*run)->state)},
-                        {"best", (*run)->best_node ? nlohmann::json(*(*run)->best_node) : nlohmann::json(nullptr)}, {"nodes", nlohmann::json::array()}};
+    nlohmann::json j = {
+        {"run", o.id},
+        {"mode", (*run)->mode},
+        {"task", (*run)->task},
+        {"state", store::run_state_name((*run)->state)},
+        {"best", (*run)->best_node ? nlohmann::json(*(*run)->best_node) : nlohmann::json(nullptr)},
+        {"nodes", nlohmann::json::array()}};
     NodeLabels iteration_label(*nodes);
     for (const auto& n : *nodes)
-      j["nodes"].push_back({{"id", n.id}, {"parent", n.parent_id ? nlohmann::json(*n.parent_id) : nlohmann::json(nullptr)}, {"depth", n.depth},
-                            {"iteration", n.iteration}, {"label", iteration_label(n)}, {"strategy", strategy_of(n)}, {"state", store::node_state_name(n.state)}, {"verdict", n.verdict ? nlohmann::json(*n.verdict) : nlohmann::json(nullptr)},
-                            {"median_ms", n.median_ms ? nlohmann::json(*n.median_ms) : nlohmann::json(nullptr)},
-                            {"speedup", n.speedup ? nlohmann::json(*n.speedup) : nlohmann::json(nullptr)}, {"source_hash", n.source_hash}});
+      j["nodes"].push_back(
+          {{"id", n.id},
+           {"parent", n.parent_id ? nlohmann::json(*n.parent_id) : nlohmann::json(nullptr)},
+           {"depth", n.depth},
+           {"iteration", n.iteration},
+           {"label", iteration_label(n)},
+           {"strategy", strategy_of(n)},
+           {"state", store::node_state_name(n.state)},
+           {"verdict", n.verdict ? nlohmann::json(*n.verdict) : nlohmann::json(nullptr)},
+           {"median_ms", n.median_ms ? nlohmann::json(*n.median_ms) : nlohmann::json(nullptr)},
+           {"speedup", n.speedup ? nlohmann::json(*n.speedup) : nlohmann::json(nullptr)},
+           {"source_hash", n.source_hash}});
     text = j.dump(2) + "\n";
   } else {
     text = to_dot(**run, *nodes);
     if (o.format == "svg") {
-      auto r = core::run_process({"dot", "-Tsvg"}, {.timeout = std::chrono::seconds(60), .stdin_data = text});
-      if (!r.success()) throw UsageError("Graphviz's dot failed (" + r.describe() + "): " + r.err + " — is graphviz installed?");
+      auto r = core::run_process({"dot", "-Tsvg"},
+                                 {.timeout = std::chrono::seconds(60), .stdin_data = text});
+      if (!r.success())
+        throw UsageError("Graphviz's dot failed (" + r.describe() + "): " + r.err +
+                         " — is graphviz installed?");
       text = r.out;
     }
   }
-  if (o.out.empty()) fmt::print("{}", text);
-  else if (auto st = core::write_atomic(o.out, text); !st) throw UsageError(st.error().message);
+  if (o.out.empty())
+    fmt::print("{}", text);
+  else if (auto st = core::write_atomic(o.out, text); !st)
+    throw UsageError(st.error().message);
   return 0;
 }
 

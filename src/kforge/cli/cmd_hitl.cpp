@@ -31,12 +31,15 @@ struct HitlCliOptions {
 // The terminal (or pipe) as the session's human.
 class CliHuman : public modes::Human {
  public:
-  CliHuman(LineReader& reader, std::filesystem::path scratch) : reader_(reader), scratch_(std::move(scratch)) {}
+  CliHuman(LineReader& reader, std::filesystem::path scratch)
+      : reader_(reader), scratch_(std::move(scratch)) {}
   void show(std::string_view text) override {
     fmt::print("{}", text);
     std::fflush(stdout);
   }
-  std::optional<std::string> ask(const std::string& prompt) override { return reader_.read(prompt); }
+  std::optional<std::string> ask(const std::string& prompt) override {
+    return reader_.read(prompt);
+  }
   std::optional<std::string> edit(const std::string& text, const std::string& file_name) override {
     auto path = scratch_ / "edit" / file_name;
     if (!core::write_atomic(path, text)) return std::nullopt;
@@ -57,7 +60,9 @@ int run_hitl(const HitlCliOptions& o) {
   std::string task = o.task, size = o.size, model = o.model;
   if (!o.resume.empty()) {
     auto text = core::read_text(core::state_dir() / "sessions" / o.resume / "state.json");
-    if (!text) throw UsageError(fmt::format("no hitl session {} to resume: {}", o.resume, text.error().message));
+    if (!text)
+      throw UsageError(
+          fmt::format("no hitl session {} to resume: {}", o.resume, text.error().message));
     state = modes::HitlState::from_json(nlohmann::json::parse(*text, nullptr, false));
     task = state.task;
     size = state.size;
@@ -68,7 +73,8 @@ int run_hitl(const HitlCliOptions& o) {
   auto compiler = make_compiler();
   auto ctx = eval::TaskContext::create(spec, size, *compiler, core::state_dir());
   if (!ctx) throw UsageError(ctx.error().message);
-  auto stack = make_agent_stack({fmt::format("kforge hitl {}", spec.id), model, o.config, o.prompts, o.resume, o.max_usd, o.max_tokens, false});
+  auto stack = make_agent_stack({fmt::format("kforge hitl {}", spec.id), model, o.config, o.prompts,
+                                 o.resume, o.max_usd, o.max_tokens, false});
   auto lock = make_machine_lock();
   auto machine = this_machine(lock.get());  // after the models are known to be usable
   if (!machine) throw UsageError(machine.error().message);
@@ -86,16 +92,20 @@ int run_hitl(const HitlCliOptions& o) {
     state.task = spec.id;
     state.size = ctx->task().size;
     state.model = model;
-    fmt::print("kforge hitl: session {} — {} (size {}); measuring the baseline…\n", state.run_id, spec.id, state.size);
+    fmt::print("kforge hitl: session {} — {} (size {}); measuring the baseline…\n", state.run_id,
+               spec.id, state.size);
     auto baseline = modes::measure_baseline_ms(*ctx, eo);
     // The baseline is the task's own trusted code: when it cannot be built or fails its check, the
     // suite is at fault, not the command.
     if (!baseline) throw InternalError(baseline.error().message);
     state.baseline_ms = *baseline;
-    if (auto st = journal->ledger().start_run({state.run_id, "hitl", spec.id, state.size, store::RunState::running, "{}"}); !st)
+    if (auto st = journal->ledger().start_run(
+            {state.run_id, "hitl", spec.id, state.size, store::RunState::running, "{}"});
+        !st)
       throw UsageError(st.error().message);
   } else {
-    fmt::print("kforge hitl: resumed session {} — {} (size {}), at v{}\n", state.run_id, state.task, state.size, state.current);
+    fmt::print("kforge hitl: resumed session {} — {} (size {}), at v{}\n", state.run_id, state.task,
+               state.size, state.current);
   }
   fmt::print("baseline {:.4g} ms. Type `help` for the commands.\n", state.baseline_ms);
 
@@ -109,9 +119,11 @@ int run_hitl(const HitlCliOptions& o) {
     llm::clear_interrupt();  // Ctrl-C cancels the step in flight, not the session
     if (!go_on) break;
   }
-  auto ended = journal->ledger().update_run(session.state().run_id, [](store::RunRecord& run) { run.state = store::RunState::finished; });
+  auto ended = journal->ledger().update_run(
+      session.state().run_id, [](store::RunRecord& run) { run.state = store::RunState::finished; });
   if (!ended) fmt::print(stderr, "kforge hitl: {}\n", ended.error().message);
-  fmt::print("session {} saved; resume with: kforge hitl --resume {}\n", session.state().run_id, session.state().run_id);
+  fmt::print("session {} saved; resume with: kforge hitl --resume {}\n", session.state().run_id,
+             session.state().run_id);
   return 0;
 }
 

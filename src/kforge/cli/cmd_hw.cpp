@@ -21,13 +21,19 @@ struct HwOptions {
 std::string describe_caches(const eval::MachineProfile& m) {
   std::string caches;
   for (const auto& c : m.caches)
-    caches += fmt::format("{}L{}{} {} KiB{}", caches.empty() ? "" : ", ", c.level, c.type == "Data" ? "d" : c.type == "Instruction" ? "i" : "",
-                          c.size_bytes >> 10, c.shared_by_cpus > 1 ? fmt::format(" (shared by {})", c.shared_by_cpus) : "");
+    caches +=
+        fmt::format("{}L{}{} {} KiB{}", caches.empty() ? "" : ", ", c.level,
+                    c.type == "Data"          ? "d"
+                    : c.type == "Instruction" ? "i"
+                                              : "",
+                    c.size_bytes >> 10,
+                    c.shared_by_cpus > 1 ? fmt::format(" (shared by {})", c.shared_by_cpus) : "");
   return caches;
 }
 
 std::string describe_trust(const eval::MachineProfile& m) {
-  if (m.provisional) return fmt::format("provisional: {}; measured again on a later run", m.provisional_reason);
+  if (m.provisional)
+    return fmt::format("provisional: {}; measured again on a later run", m.provisional_reason);
   return fmt::format("{} run{} agreed{}", m.peak_runs.size(), m.peak_runs.size() == 1 ? "" : "s",
                      m.peak_load.busy ? "" : " on a quiet machine");
 }
@@ -37,10 +43,13 @@ std::string describe_runs(const eval::MachineProfile& m) {
   std::string s;
   int k = 0;
   for (const auto& r : m.peak_runs)
-    s += fmt::format("  run {}: FMA {:.1f} / {:.1f} GFLOP/s, triad {:.1f} / {:.1f} GB/s (1 CPU / all){}\n", ++k, r.rates.fma_gflops_1,
-                     r.rates.fma_gflops_all, r.rates.triad_gbps_1, r.rates.triad_gbps_all, r.load.busy ? "  [busy: " + r.load.reason + "]" : "");
-  s += fmt::format("  spread (max−min)/max: FMA {:.1f}% / {:.1f}%, triad {:.1f}% / {:.1f}%\n", 100 * m.peak_spread.fma_gflops_1,
-                   100 * m.peak_spread.fma_gflops_all, 100 * m.peak_spread.triad_gbps_1, 100 * m.peak_spread.triad_gbps_all);
+    s += fmt::format(
+        "  run {}: FMA {:.1f} / {:.1f} GFLOP/s, triad {:.1f} / {:.1f} GB/s (1 CPU / all){}\n", ++k,
+        r.rates.fma_gflops_1, r.rates.fma_gflops_all, r.rates.triad_gbps_1, r.rates.triad_gbps_all,
+        r.load.busy ? "  [busy: " + r.load.reason + "]" : "");
+  s += fmt::format("  spread (max−min)/max: FMA {:.1f}% / {:.1f}%, triad {:.1f}% / {:.1f}%\n",
+                   100 * m.peak_spread.fma_gflops_1, 100 * m.peak_spread.fma_gflops_all,
+                   100 * m.peak_spread.triad_gbps_1, 100 * m.peak_spread.triad_gbps_all);
   return s;
 }
 
@@ -70,7 +79,8 @@ std::vector<std::pair<std::string, std::string>> python_rows(const core::PythonE
   return {{"python env", fmt::format("{} (Python {}, NumPy {})", p.dir.string(), p.python_version,
                                      p.numpy_version.empty() ? "missing" : p.numpy_version)},
           {"jax", p.jax_version.empty() ? version_or_why("", p.jax_error)
-                                        : fmt::format("{}, backends: {}", p.jax_version, fmt::join(p.jax_backends, ", "))},
+                                        : fmt::format("{}, backends: {}", p.jax_version,
+                                                      fmt::join(p.jax_backends, ", "))},
           {"torch", version_or_why(p.torch_version, p.torch_error)}};
 }
 
@@ -86,25 +96,31 @@ int run_hw(const HwOptions& o) {
     return 0;
   }
   std::vector<std::pair<std::string, std::string>> rows = {
-                       {"cpu", m->cpu_model},
-                       {"host", m->hostname},
-                       {"core", fmt::format("{} (family {}, model {}, stepping {}){}", m->microarch.empty() ? "unknown" : m->microarch,
-                                            m->cpu_family, m->cpu_model_number, m->stepping,
-                                            m->microarch_note.empty() ? "" : ": " + m->microarch_note)},
-                       {"clock", m->clock_ghz > 0 ? fmt::format("{:.2f} GHz ({})", m->clock_ghz, m->clock_source) : "unknown"},
-                       {"cores", fmt::format("{} logical ({} usable here), {} physical", m->logical_cpus, m->usable_cpus, m->physical_cores)},
-                       {"isa", fmt::format("{}", fmt::join(m->isa, " "))},
-                       {"caches", describe_caches(*m)},
-                       {"openblas", fmt::format("core {}{} ({})", m->openblas_core,
-                                                m->openblas_coretype_env.empty() ? "" : ", OPENBLAS_CORETYPE=" + m->openblas_coretype_env,
-                                                m->openblas_config)},
-                       {"fma f32", fmt::format("{:.1f} GFLOP/s on 1 core, {:.1f} on {} ({} code)", m->fma_gflops_1, m->fma_gflops_all,
-                                               m->logical_cpus, m->peak_isa)},
-                       {"triad", fmt::format("{:.1f} GB/s on 1 core, {:.1f} on {}", m->triad_gbps_1, m->triad_gbps_all, m->logical_cpus)},
-                       {"peaks", describe_trust(*m)},
-                       {"measured", m->measured_at},
-                       {"kept in", m->peak_file.string()},
-                   };
+      {"cpu", m->cpu_model},
+      {"host", m->hostname},
+      {"core", fmt::format("{} (family {}, model {}, stepping {}){}",
+                           m->microarch.empty() ? "unknown" : m->microarch, m->cpu_family,
+                           m->cpu_model_number, m->stepping,
+                           m->microarch_note.empty() ? "" : ": " + m->microarch_note)},
+      {"clock", m->clock_ghz > 0 ? fmt::format("{:.2f} GHz ({})", m->clock_ghz, m->clock_source)
+                                 : "unknown"},
+      {"cores", fmt::format("{} logical ({} usable here), {} physical", m->logical_cpus,
+                            m->usable_cpus, m->physical_cores)},
+      {"isa", fmt::format("{}", fmt::join(m->isa, " "))},
+      {"caches", describe_caches(*m)},
+      {"openblas", fmt::format("core {}{} ({})", m->openblas_core,
+                               m->openblas_coretype_env.empty()
+                                   ? ""
+                                   : ", OPENBLAS_CORETYPE=" + m->openblas_coretype_env,
+                               m->openblas_config)},
+      {"fma f32", fmt::format("{:.1f} GFLOP/s on 1 core, {:.1f} on {} ({} code)", m->fma_gflops_1,
+                              m->fma_gflops_all, m->logical_cpus, m->peak_isa)},
+      {"triad", fmt::format("{:.1f} GB/s on 1 core, {:.1f} on {}", m->triad_gbps_1,
+                            m->triad_gbps_all, m->logical_cpus)},
+      {"peaks", describe_trust(*m)},
+      {"measured", m->measured_at},
+      {"kept in", m->peak_file.string()},
+  };
   for (auto& row : python_rows(python)) rows.push_back(std::move(row));
   fmt::print("{}", key_values(rows));
   if (o.remeasure) fmt::print("{}", describe_runs(*m));

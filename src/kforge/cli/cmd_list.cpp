@@ -62,8 +62,10 @@ std::string files_of(const core::TaskSpec& t) {
 }
 
 int run_list(const ListOptions& o) {
-  std::filesystem::path suite = o.dir.empty() ? core::default_suite_dir() : std::filesystem::path(o.dir);
-  if (!std::filesystem::is_directory(suite)) throw UsageError(fmt::format("{}: not a folder", suite.string()));
+  std::filesystem::path suite =
+      o.dir.empty() ? core::default_suite_dir() : std::filesystem::path(o.dir);
+  if (!std::filesystem::is_directory(suite))
+    throw UsageError(fmt::format("{}: not a folder", suite.string()));
   Table table({"id", "sizes", "default", "files", "title"});
   nlohmann::json out = nlohmann::json::array();
   int broken = 0;
@@ -96,7 +98,11 @@ int run_list(const ListOptions& o) {
   // On a terminal the title column takes what the other columns leave, so each task is one line.
   std::size_t others = 0;
   for (std::size_t c = 0; c < 4; ++c) {
-    std::size_t w = std::string_view(c == 0 ? "id" : c == 1 ? "sizes" : c == 2 ? "default" : "files").size();
+    std::size_t w = std::string_view(c == 0   ? "id"
+                                     : c == 1 ? "sizes"
+                                     : c == 2 ? "default"
+                                              : "files")
+                        .size();
     for (const auto& r : rows) w = std::max(w, r[c].size());
     others += w + 2;
   }
@@ -105,8 +111,10 @@ int run_list(const ListOptions& o) {
     if (columns > others + 10) r[4] = fit(r[4], columns - others);
     table.add({r[0], r[1], r[2], r[3], r[4]});
   }
-  if (o.json) fmt::print("{}\n", out.dump(2));
-  else fmt::print("{}{} task(s) in {}\n", table.render(), out.size(), suite.string());
+  if (o.json)
+    fmt::print("{}\n", out.dump(2));
+  else
+    fmt::print("{}{} task(s) in {}\n", table.render(), out.size(), suite.string());
   return broken ? 1 : 0;
 }
 

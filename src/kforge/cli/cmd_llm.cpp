@@ -32,8 +32,9 @@ struct UsageOptions {
   bool json = false;
 };
 
-std::string format_usd(double usd) { return usd == 0 ? "$0" : usd < 0.01 ? fmt::format("${:.6f}", usd) : fmt::format("${:.4f}", usd); }
-
+std::string format_usd(double usd) {
+  return usd == 0 ? "$0" : usd < 0.01 ? fmt::format("${:.6f}", usd) : fmt::format("${:.4f}", usd);
+}
 
 int run_ping(const PingOptions& o) {
   auto config = llm::load_config(o.config);
@@ -47,7 +48,12 @@ int run_ping(const PingOptions& o) {
 
   auto fail = [&](const llm::LlmError& e, const std::string& model, double ms) {
     if (o.json) {
-      fmt::print("{}\n", json{{"ok", false}, {"model", model}, {"error", e.message}, {"error_kind", llm::error_kind_name(e.kind)}, {"latency_ms", ms}}.dump(2));
+      fmt::print("{}\n", json{{"ok", false},
+                              {"model", model},
+                              {"error", e.message},
+                              {"error_kind", llm::error_kind_name(e.kind)},
+                              {"latency_ms", ms}}
+                             .dump(2));
     } else {
       fmt::print(stderr, "kforge: llm ping: {}\n", e.message);
     }
@@ -60,7 +66,8 @@ int run_ping(const PingOptions& o) {
     dry.record = false;
     auto probe = llm::LlmSession::open(*config, dry);
     if (!probe) throw UsageError("llm ping: " + probe.error().message);
-    if (auto ready = (*probe)->check_role("ping"); !ready) throw UsageError("llm ping: " + ready.error().message);
+    if (auto ready = (*probe)->check_role("ping"); !ready)
+      throw UsageError("llm ping: " + ready.error().message);
   }
   auto session = llm::LlmSession::open(*config, so);
   if (!session) return fail(session.error(), o.model, 0);
@@ -69,7 +76,8 @@ int run_ping(const PingOptions& o) {
 
   llm::ChatRequest request;
   request.agent_role = "ping";
-  request.messages = {{"system", "You are a connectivity check. Answer with one word."}, {"user", "Reply with the single word: pong"}};
+  request.messages = {{"system", "You are a connectivity check. Answer with one word."},
+                      {"user", "Reply with the single word: pong"}};
   request.temperature = 0;
   request.max_tokens = 1024;  // reasoning models think before the one word
   bool streaming = o.stream && !o.json;
@@ -79,7 +87,8 @@ int run_ping(const PingOptions& o) {
   };
   auto start = std::chrono::steady_clock::now();
   auto reply = (*session)->complete(request, streaming ? &show : nullptr);
-  double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  double wall_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (streaming) fmt::print("\n");
   if (!reply) return fail(reply.error(), spec->text, wall_ms);
 
@@ -102,9 +111,11 @@ int run_ping(const PingOptions& o) {
     return 0;
   }
   const bool est = r.usage.estimated;
-  std::string tokens = fmt::format("{} in ({} cached), {} out", format_tokens(r.usage.input_tokens, est), format_tokens(r.usage.cached_tokens),
-                                   format_tokens(r.usage.output_tokens, est));
-  if (r.usage.reasoning_tokens) tokens += fmt::format(" ({} reasoning)", format_tokens(r.usage.reasoning_tokens, est));
+  std::string tokens =
+      fmt::format("{} in ({} cached), {} out", format_tokens(r.usage.input_tokens, est),
+                  format_tokens(r.usage.cached_tokens), format_tokens(r.usage.output_tokens, est));
+  if (r.usage.reasoning_tokens)
+    tokens += fmt::format(" ({} reasoning)", format_tokens(r.usage.reasoning_tokens, est));
   if (est) tokens += " (estimated: the provider reported no usage)";
   std::string reply_text = r.text.size() > 200 ? r.text.substr(0, 200) + "…" : r.text;
   fmt::print("{}", key_values({
@@ -112,18 +123,30 @@ int run_ping(const PingOptions& o) {
                        {"reply", reply_text},
                        {"latency", fmt::format("{} ms", format_ms(r.latency_ms))},
                        {"tokens", tokens},
-                       {"cost", r.priced ? format_usd(r.cost_usd) : "unpriced (add [prices.\"" + spec->price_key() + "\"] to kforge.toml)"},
+                       {"cost", r.priced ? format_usd(r.cost_usd)
+                                         : "unpriced (add [prices.\"" + spec->price_key() +
+                                               "\"] to kforge.toml)"},
                        {"session", (*session)->id()},
                    }));
   return 0;
 }
 
 json usage_json(const store::UsageRow& u) {
-  return {{"session", u.session_id},     {"started_at", u.started_at},       {"role", u.role},
-          {"provider", u.provider},      {"model", u.model},                 {"calls", u.calls},
-          {"cached_calls", u.cached_calls}, {"failed_calls", u.failed_calls}, {"tokens_in", u.input_tokens},
-          {"tokens_out", u.output_tokens}, {"cached_tokens", u.cached_tokens}, {"reasoning_tokens", u.reasoning_tokens},
-          {"tokens_estimated", u.estimated}, {"cost_usd", u.cost_usd},       {"unpriced", u.unpriced},
+  return {{"session", u.session_id},
+          {"started_at", u.started_at},
+          {"role", u.role},
+          {"provider", u.provider},
+          {"model", u.model},
+          {"calls", u.calls},
+          {"cached_calls", u.cached_calls},
+          {"failed_calls", u.failed_calls},
+          {"tokens_in", u.input_tokens},
+          {"tokens_out", u.output_tokens},
+          {"cached_tokens", u.cached_tokens},
+          {"reasoning_tokens", u.reasoning_tokens},
+          {"tokens_estimated", u.estimated},
+          {"cost_usd", u.cost_usd},
+          {"unpriced", u.unpriced},
           {"latency_ms", u.latency_ms}};
 }
 
@@ -151,19 +174,23 @@ int run_usage(const UsageOptions& o) {
     if (session == "last") {
       auto sessions = store::list_sessions(**db);
       if (!sessions) throw UsageError(sessions.error().message);
-      if (sessions->empty()) throw UsageError(fmt::format("no sessions recorded in {}", path.string()));
+      if (sessions->empty())
+        throw UsageError(fmt::format("no sessions recorded in {}", path.string()));
       session = sessions->front().id;
     }
     if (!session.empty()) {
       auto found = store::find_session(**db, session);
       if (!found) throw UsageError(found.error().message);
-      if (!*found) throw UsageError(fmt::format("no session '{}' in {} (see `kforge llm usage`)", session, path.string()));
+      if (!*found)
+        throw UsageError(
+            fmt::format("no session '{}' in {} (see `kforge llm usage`)", session, path.string()));
     }
     auto got = store::llm_usage(**db, session);
     if (!got) throw UsageError(got.error().message);
     rows = std::move(*got);
   } else if (!o.session.empty()) {
-    throw UsageError(fmt::format("no session '{}': nothing recorded yet ({} does not exist)", o.session, path.string()));
+    throw UsageError(fmt::format("no session '{}': nothing recorded yet ({} does not exist)",
+                                 o.session, path.string()));
   }
 
   store::UsageRow total;
@@ -186,18 +213,24 @@ int run_usage(const UsageOptions& o) {
       for (const char* k : {"role", "provider", "model"}) s.erase(k);
       j["sessions"].push_back(std::move(s));
     }
-    for (const char* k : {"session", "started_at", "role", "provider", "model"}) j["total"].erase(k);
+    for (const char* k : {"session", "started_at", "role", "provider", "model"})
+      j["total"].erase(k);
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
   if (rows.empty()) {
-    if (o.session.empty()) fmt::print("no model calls recorded yet (in {})\n", path.string());
-    else fmt::print("session {} made no model calls\n", session);
+    if (o.session.empty())
+      fmt::print("no model calls recorded yet (in {})\n", path.string());
+    else
+      fmt::print("session {} made no model calls\n", session);
     return 0;
   }
-  Table t({"session", "role", "model", "calls", "tokens in", "cached", "tokens out", "reasoning", "cost"},
+  Table t({"session", "role", "model", "calls", "tokens in", "cached", "tokens out", "reasoning",
+           "cost"},
           {false, false, false, true, true, true, true, true, true});
-  auto cost = [](const store::UsageRow& u) { return format_usd(u.cost_usd) + (u.unpriced ? "*" : ""); };
+  auto cost = [](const store::UsageRow& u) {
+    return format_usd(u.cost_usd) + (u.unpriced ? "*" : "");
+  };
   auto calls = [](const store::UsageRow& u) {
     std::string s = format_tokens(u.calls);
     if (u.cached_calls) s += fmt::format(" ({} cached)", u.cached_calls);
@@ -208,21 +241,29 @@ int run_usage(const UsageOptions& o) {
     bool first = true;
     for (const auto& u : rows) {
       if (u.session_id != id) continue;
-      t.add({first ? id : "", u.role, u.provider + ":" + u.model, calls(u), format_tokens(u.input_tokens, u.estimated), format_tokens(u.cached_tokens),
-             format_tokens(u.output_tokens, u.estimated), format_tokens(u.reasoning_tokens, u.estimated), cost(u)});
+      t.add({first ? id : "", u.role, u.provider + ":" + u.model, calls(u),
+             format_tokens(u.input_tokens, u.estimated), format_tokens(u.cached_tokens),
+             format_tokens(u.output_tokens, u.estimated),
+             format_tokens(u.reasoning_tokens, u.estimated), cost(u)});
       first = false;
     }
-    std::size_t lines = std::count_if(rows.begin(), rows.end(), [&](const store::UsageRow& u) { return u.session_id == id; });
+    std::size_t lines = std::count_if(rows.begin(), rows.end(),
+                                      [&](const store::UsageRow& u) { return u.session_id == id; });
     if (lines > 1 && order.size() > 1) {
       const auto& s = by_session[id];
-      t.add({"", "(session)", "", calls(s), format_tokens(s.input_tokens, s.estimated), format_tokens(s.cached_tokens),
-             format_tokens(s.output_tokens, s.estimated), format_tokens(s.reasoning_tokens, s.estimated), cost(s)});
+      t.add({"", "(session)", "", calls(s), format_tokens(s.input_tokens, s.estimated),
+             format_tokens(s.cached_tokens), format_tokens(s.output_tokens, s.estimated),
+             format_tokens(s.reasoning_tokens, s.estimated), cost(s)});
     }
   }
-  t.add({"total", "", "", calls(total), format_tokens(total.input_tokens, total.estimated), format_tokens(total.cached_tokens),
-         format_tokens(total.output_tokens, total.estimated), format_tokens(total.reasoning_tokens, total.estimated), cost(total)});
+  t.add({"total", "", "", calls(total), format_tokens(total.input_tokens, total.estimated),
+         format_tokens(total.cached_tokens), format_tokens(total.output_tokens, total.estimated),
+         format_tokens(total.reasoning_tokens, total.estimated), cost(total)});
   fmt::print("{}", t.render());
-  if (total.unpriced) fmt::print("* includes calls to models without a price: add [prices.\"provider:model\"] to kforge.toml\n");
+  if (total.unpriced)
+    fmt::print(
+        "* includes calls to models without a price: add [prices.\"provider:model\"] to "
+        "kforge.toml\n");
   if (total.estimated) fmt::print("{}\n", kEstimatedTokensNote);
   return 0;
 }
@@ -232,7 +273,8 @@ int run_usage(const UsageOptions& o) {
 void add_llm(CommandLine& cmd) {
   cmd.require_subcommand();
   auto p = std::make_shared<PingOptions>();
-  auto ping = cmd.subcommand("ping", "Send one tiny request to a model: latency, tokens, cost (exit 1 when it fails)");
+  auto ping = cmd.subcommand(
+      "ping", "Send one tiny request to a model: latency, tokens, cost (exit 1 when it fails)");
   ping.bind("model", p->model);
   ping.bind("config", p->config);
   ping.bind("reply-timeout", p->timeout);
@@ -241,7 +283,8 @@ void add_llm(CommandLine& cmd) {
   ping.on_run([p] { return run_ping(*p); });
 
   auto u = std::make_shared<UsageOptions>();
-  auto usage = cmd.subcommand("usage", "Model usage and cost by session, role and model, from .kforge/kforge.db");
+  auto usage = cmd.subcommand(
+      "usage", "Model usage and cost by session, role and model, from .kforge/kforge.db");
   usage.bind("session", u->session);
   usage.bind("json", u->json);
   usage.on_run([u] { return run_usage(*u); });

@@ -1,7 +1,9 @@
 // kforge search TASK [--algorithm parallel|beam|evolve] [--jobs N] [--seed S] ...   a new search
-// kforge search --resume ID [--jobs N]                                           continue a killed one
-// kforge search --suite DIR [--tasks a,b] --out DIR [--parallel-tasks K] ...    one search per task,
-//                                                                               best kernels to DIR/<id>.cpp
+// kforge search --resume ID [--jobs N]                                           continue a killed
+// one kforge search --suite DIR [--tasks a,b] --out DIR [--parallel-tasks K] ...    one search per
+// task,
+//                                                                               best kernels to
+//                                                                               DIR/<id>.cpp
 #include <fmt/format.h>
 
 #include <atomic>
@@ -16,8 +18,8 @@
 #include "kforge/cli/table.h"
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
-#include "kforge/core/threads.h"
 #include "kforge/core/task_loader.h"
+#include "kforge/core/threads.h"
 #include "kforge/eval/suite_run.h"
 #include "kforge/modes/search_session.h"
 
@@ -28,7 +30,8 @@ namespace {
 std::string suite_progress_line(const nlohmann::json& row) {
   std::string line = row.value("task", "?");
   if (row.contains("error")) return line + ": failed: " + row["error"].get<std::string>();
-  if (row.contains("speedup") && row["speedup"].is_number()) return line + fmt::format(": best {:.2f}x the baseline", row["speedup"].get<double>());
+  if (row.contains("speedup") && row["speedup"].is_number())
+    return line + fmt::format(": best {:.2f}x the baseline", row["speedup"].get<double>());
   return line + ": no correct kernel";
 }
 
@@ -60,23 +63,34 @@ std::string node_label(const nlohmann::json& n) {
   return n["verdict"].is_null() ? "—" : paint_verdict(n["verdict"].get<std::string>());
 }
 
-void print_result(const modes::SearchResult& r, const std::string& run_id, const std::filesystem::path& dir, const llm::SessionTotals& t) {
+void print_result(const modes::SearchResult& r, const std::string& run_id,
+                  const std::filesystem::path& dir, const llm::SessionTotals& t) {
   auto j = modes::to_json(r);
   // A roofline above 100% comes with its reason (a cache-resident working set, fewer operations
   // than the cost formula counts), where it is printed.
-  Table table({"node", "parent", "depth", "strategy", "verdict", "ms", "speedup", "roofline", "roofline reason"},
+  Table table({"node", "parent", "depth", "strategy", "verdict", "ms", "speedup", "roofline",
+               "roofline reason"},
               {true, true, true, false, false, true, true, true, false});
   for (const auto& n : j["nodes"])
-    table.add({std::to_string(n["id"].get<long>()), n["parent"].is_null() ? "" : std::to_string(n["parent"].get<long>()),
-               std::to_string(n["depth"].get<int>()), n["strategy"].get<std::string>(), node_label(n),
+    table.add({std::to_string(n["id"].get<long>()),
+               n["parent"].is_null() ? "" : std::to_string(n["parent"].get<long>()),
+               std::to_string(n["depth"].get<int>()), n["strategy"].get<std::string>(),
+               node_label(n),
                n["median_ms"].is_null() ? "" : format_ms(n["median_ms"].get<double>()),
                n["speedup"].is_null() ? "" : paint_ratio(n["speedup"].get<double>()),
-               n["roofline"].is_null() ? "" : format_percent(n["roofline"].get<double>()), n["roofline_reason"].get<std::string>()});
-  fmt::print("{}\nsearch {}: {} ({}); {} expansions run, {} replayed from the store; {:.0f} s, {:.0f} s of it waiting for the timing lock\n",
-             table.render(), run_id, store::run_state_name(r.state), r.stop_reason, r.expansions_run, r.expansions_replayed, r.wall_s, r.lock_wait_s);
-  if (r.best) fmt::print("best: node {} → {}\n", *r.best, (dir / "best.cpp").string());
-  else fmt::print("no correct kernel was found\n");
-  fmt::print("model use: {} calls, {} tokens in, {} out, ${:.4f}; graph: kforge graph {}\n", t.calls, format_tokens(t.usage.input_tokens, t.estimated),
+               n["roofline"].is_null() ? "" : format_percent(n["roofline"].get<double>()),
+               n["roofline_reason"].get<std::string>()});
+  fmt::print(
+      "{}\nsearch {}: {} ({}); {} expansions run, {} replayed from the store; {:.0f} s, {:.0f} s "
+      "of it waiting for the timing lock\n",
+      table.render(), run_id, store::run_state_name(r.state), r.stop_reason, r.expansions_run,
+      r.expansions_replayed, r.wall_s, r.lock_wait_s);
+  if (r.best)
+    fmt::print("best: node {} → {}\n", *r.best, (dir / "best.cpp").string());
+  else
+    fmt::print("no correct kernel was found\n");
+  fmt::print("model use: {} calls, {} tokens in, {} out, ${:.4f}; graph: kforge graph {}\n",
+             t.calls, format_tokens(t.usage.input_tokens, t.estimated),
              format_tokens(t.usage.output_tokens, t.estimated), t.cost_usd, run_id);
   if (t.estimated) fmt::print("{}\n", kEstimatedTokensNote);
 }
@@ -89,13 +103,16 @@ struct SearchOutcome {
 };
 
 // One search (new or resumed) of one task.
-SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec, const std::string& size, modes::SearchOptions so,
-                         const std::string& resume_id, eval::MachineLock& lock, const eval::MachineProfile& machine) {
+SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec,
+                         const std::string& size, modes::SearchOptions so,
+                         const std::string& resume_id, eval::MachineLock& lock,
+                         const eval::MachineProfile& machine) {
   auto compiler = make_compiler();
   auto ctx = eval::TaskContext::create(spec, size, *compiler, core::state_dir());
   if (!ctx) throw UsageError(ctx.error().message);
-  auto stack = make_agent_stack({fmt::format("kforge search {} --algorithm {}", spec.id, so.algorithm), so.model, o.config, o.prompts, resume_id,
-                                 o.max_usd, o.max_tokens, o.stream});
+  auto stack = make_agent_stack(
+      {fmt::format("kforge search {} --algorithm {}", spec.id, so.algorithm), so.model, o.config,
+       o.prompts, resume_id, o.max_usd, o.max_tokens, o.stream});
   auto strategies = modes::load_strategies(modes::default_strategies_file(), so.strategies_file);
   if (!strategies) throw UsageError(strategies.error().message);
 
@@ -110,13 +127,17 @@ SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec, 
   env.eval.machine_lock = &lock;
   env.eval.quiet_waiter = &quiet_waiter();
   env.strategies = *strategies;
-  if (!o.quiet()) env.say = [id = spec.id](std::string_view m) { fmt::print(stderr, "  … {}: {}\n", id, m); };
+  if (!o.quiet())
+    env.say = [id = spec.id](std::string_view m) { fmt::print(stderr, "  … {}: {}\n", id, m); };
 
   if (resume_id.empty()) {
-    if (auto st = modes::start_search_run(env, so, spec.id, ctx->task().size); !st) throw UsageError(st.error().message);
+    if (auto st = modes::start_search_run(env, so, spec.id, ctx->task().size); !st)
+      throw UsageError(st.error().message);
   }
   // The id first, so that a search interrupted in its first minute can be found and resumed.
-  if (!o.quiet()) fmt::print(stderr, "kforge search {}: run {} (resume with: kforge search --resume {})\n", spec.id, env.run_id, env.run_id);
+  if (!o.quiet())
+    fmt::print(stderr, "kforge search {}: run {} (resume with: kforge search --resume {})\n",
+               spec.id, env.run_id, env.run_id);
   // The baseline, once for the whole search.
   eval::EvalOptions timed = env.eval;
   timed.time_budget_s = so.expansion.time_budget_s;
@@ -127,8 +148,10 @@ SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec, 
   so.expansion.baseline_ms = *baseline;
 
   auto result = modes::run_search(env, so);
-  if (auto st = modes::finish_search_run(env, result); !st) fmt::print(stderr, "kforge search: {}\n", st.error().message);
-  return {result, env.run_id, core::state_dir() / "sessions" / env.run_id, stack->session->totals()};
+  if (auto st = modes::finish_search_run(env, result); !st)
+    fmt::print(stderr, "kforge search: {}\n", st.error().message);
+  return {result, env.run_id, core::state_dir() / "sessions" / env.run_id,
+          stack->session->totals()};
 }
 
 int run_search_command(SearchCliOptions o) {
@@ -150,7 +173,8 @@ int run_search_command(SearchCliOptions o) {
   auto machine = this_machine(&lock);
   if (!machine) throw UsageError(machine.error().message);
   o.search.model = o.model;
-  o.search.strategies_file = o.strategies.empty() ? "" : std::filesystem::absolute(o.strategies).string();
+  o.search.strategies_file =
+      o.strategies.empty() ? "" : std::filesystem::absolute(o.strategies).string();
 
   if (!o.resume.empty()) {
     auto so = modes::prepare_resume(core::state_dir(), o.resume, o.search.jobs);
@@ -160,8 +184,10 @@ int run_search_command(SearchCliOptions o) {
     auto run = store::find_run(journal->db(), o.resume);
     auto spec = load_task_arg((*run)->task);
     auto outcome = search_one(o, spec, (*run)->size, *so, o.resume, lock, *machine);
-    if (o.json) fmt::print("{}\n", modes::to_json(outcome.result).dump(2));
-    else print_result(outcome.result, outcome.run_id, outcome.dir, outcome.totals);
+    if (o.json)
+      fmt::print("{}\n", modes::to_json(outcome.result).dump(2));
+    else
+      print_result(outcome.result, outcome.run_id, outcome.dir, outcome.totals);
     return outcome.result.best ? 0 : 1;
   }
 
@@ -170,7 +196,9 @@ int run_search_command(SearchCliOptions o) {
     std::vector<std::filesystem::path> dirs;
     auto wanted = split_list(o.tasks);
     for (const auto& d : core::list_task_dirs(o.suite))
-      if (wanted.empty() || std::find(wanted.begin(), wanted.end(), d.filename().string()) != wanted.end()) dirs.push_back(d);
+      if (wanted.empty() ||
+          std::find(wanted.begin(), wanted.end(), d.filename().string()) != wanted.end())
+        dirs.push_back(d);
     std::filesystem::create_directories(o.out);
     std::atomic<std::size_t> next{0};
     std::mutex mu;
@@ -179,36 +207,45 @@ int run_search_command(SearchCliOptions o) {
       for (std::size_t i; (i = next++) < dirs.size();) {
         auto spec = core::load_task(dirs[i]);
         nlohmann::json row = {{"task", dirs[i].filename().string()}};
-        if (!spec) row["error"] = spec.error().message;
+        if (!spec)
+          row["error"] = spec.error().message;
         else {
           try {
             auto outcome = search_one(o, *spec, o.size, o.search, "", lock, *machine);
             row["run"] = outcome.run_id;
             row["state"] = store::run_state_name(outcome.result.state);
-            row["best"] = outcome.result.best ? nlohmann::json(*outcome.result.best) : nlohmann::json(nullptr);
+            row["best"] = outcome.result.best ? nlohmann::json(*outcome.result.best)
+                                              : nlohmann::json(nullptr);
             if (outcome.result.best)
               for (const auto& n : outcome.result.nodes)
                 if (n.id == *outcome.result.best) {
-                  if (auto st = core::write_atomic(std::filesystem::path(o.out) / (spec->id + ".cpp"), n.source); !st)
+                  if (auto st = core::write_atomic(
+                          std::filesystem::path(o.out) / (spec->id + ".cpp"), n.source);
+                      !st)
                     row["error"] = st.error().message;
                   row["speedup"] = n.speedup ? nlohmann::json(*n.speedup) : nlohmann::json(nullptr);
                 }
           } catch (const UsageError& e) {
             row["error"] = e.what();
-          } catch (const InternalError& e) {  // one task's broken baseline ends that task, not the batch
+          } catch (
+              const InternalError& e) {  // one task's broken baseline ends that task, not the batch
             row["error"] = e.what();
           }
         }
         std::lock_guard g(mu);
-        if (!o.quiet()) fmt::print(stderr, "[{}/{}] {}\n", summary.size() + 1, dirs.size(), suite_progress_line(row));
+        if (!o.quiet())
+          fmt::print(stderr, "[{}/{}] {}\n", summary.size() + 1, dirs.size(),
+                     suite_progress_line(row));
         summary.push_back(row);
       }
     };
     std::vector<std::thread> threads;
     for (int t = 0; t < std::max(1, o.parallel_tasks); ++t) threads.emplace_back(worker);
     for (auto& t : threads) t.join();
-    if (o.json) fmt::print("{}\n", summary.dump(2));
-    else fmt::print("best kernels in {}; score them with: kforge bench --impl {}\n", o.out, o.out);
+    if (o.json)
+      fmt::print("{}\n", summary.dump(2));
+    else
+      fmt::print("best kernels in {}; score them with: kforge bench --impl {}\n", o.out, o.out);
     return 0;
   }
 

@@ -23,7 +23,8 @@ std::optional<double> hitl_best_speedup(const std::string& id) {
   auto j = nlohmann::json::parse(*text, nullptr, false);
   if (!j.is_object() || !j.contains("best") || !j["best"].is_object()) return std::nullopt;
   auto it = j["best"].find("speedup");
-  return it != j["best"].end() && it->is_number() ? std::optional<double>(it->get<double>()) : std::nullopt;
+  return it != j["best"].end() && it->is_number() ? std::optional<double>(it->get<double>())
+                                                  : std::nullopt;
 }
 
 int run_sessions(bool json) {
@@ -43,7 +44,9 @@ int run_sessions(bool json) {
     }
   bool any_estimated = false;
   nlohmann::json out = nlohmann::json::array();
-  Table t({"session", "mode", "task", "size", "state", "nodes", "best", "tokens", "cost $", "started"}, {false, false, false, false, false, true, true, true, true, false});
+  Table t(
+      {"session", "mode", "task", "size", "state", "nodes", "best", "tokens", "cost $", "started"},
+      {false, false, false, false, false, true, true, true, true, false});
   for (const auto& r : *runs) {
     auto nodes = store::nodes_of_run(**db, r.id);
     std::optional<double> best;
@@ -56,22 +59,37 @@ int run_sessions(bool json) {
     if (r.mode == "hitl") best = hitl_best_speedup(r.id);
     const std::string state(store::run_state_name(store::effective_state(r)));
     any_estimated = any_estimated || estimated[r.id];
-    t.add({r.id, r.mode, r.task, r.size, state, std::to_string(count), best ? paint_ratio(*best) : "—", format_tokens(tokens[r.id], estimated[r.id]),
+    t.add({r.id, r.mode, r.task, r.size, state, std::to_string(count),
+           best ? paint_ratio(*best) : "—", format_tokens(tokens[r.id], estimated[r.id]),
            fmt::format("{:.4f}", cost[r.id]), r.created_at});
-    out.push_back({{"session", r.id}, {"mode", r.mode}, {"task", r.task}, {"size", r.size}, {"state", state}, {"stop_reason", r.stop_reason},
-                   {"nodes", count}, {"best_node", r.best_node ? nlohmann::json(*r.best_node) : nlohmann::json(nullptr)},
-                   {"best_speedup", best ? nlohmann::json(*best) : nlohmann::json(nullptr)}, {"tokens", tokens[r.id]},
-                   {"tokens_estimated", estimated[r.id]}, {"cost_usd", cost[r.id]}, {"created_at", r.created_at}, {"updated_at", r.updated_at}});
+    out.push_back(
+        {{"session", r.id},
+         {"mode", r.mode},
+         {"task", r.task},
+         {"size", r.size},
+         {"state", state},
+         {"stop_reason", r.stop_reason},
+         {"nodes", count},
+         {"best_node", r.best_node ? nlohmann::json(*r.best_node) : nlohmann::json(nullptr)},
+         {"best_speedup", best ? nlohmann::json(*best) : nlohmann::json(nullptr)},
+         {"tokens", tokens[r.id]},
+         {"tokens_estimated", estimated[r.id]},
+         {"cost_usd", cost[r.id]},
+         {"created_at", r.created_at},
+         {"updated_at", r.updated_at}});
   }
   if (json) {
     fmt::print("{}\n", out.dump(2));
     return 0;
   }
-  fmt::print("{}{} run(s) in {}\n", t.render(), runs->size(), store::store_path(core::state_dir()).string());
+  fmt::print("{}{} run(s) in {}\n", t.render(), runs->size(),
+             store::store_path(core::state_dir()).string());
   if (any_estimated) fmt::print("{}\n", kEstimatedTokensNote);
   for (const auto& r : *runs)
-    if (store::effective_state(r) == store::RunState::interrupted && (r.mode == "search" || r.mode == "hitl")) {
-      fmt::print("interrupted runs go on with `kforge search --resume ID` or `kforge hitl --resume ID`\n");
+    if (store::effective_state(r) == store::RunState::interrupted &&
+        (r.mode == "search" || r.mode == "hitl")) {
+      fmt::print(
+          "interrupted runs go on with `kforge search --resume ID` or `kforge hitl --resume ID`\n");
       break;
     }
   return 0;

@@ -24,12 +24,18 @@ struct ShowOptions {
 
 std::string init_text(const core::InitSpec& i) {
   switch (i.dist) {
-    case core::Dist::normal: return fmt::format("normal(mean={:g}, std={:g})", i.a, i.b);
-    case core::Dist::uniform: return fmt::format("uniform({:g}, {:g})", i.a, i.b);
-    case core::Dist::randint: return fmt::format("randint({:g}, {:g})", i.a, i.b);
-    case core::Dist::constant: return fmt::format("constant({:g})", i.a);
-    case core::Dist::arange: return fmt::format("arange(start={:g}, step={:g})", i.a, i.b);
-    case core::Dist::custom: return "custom (generate.cpp)";
+    case core::Dist::normal:
+      return fmt::format("normal(mean={:g}, std={:g})", i.a, i.b);
+    case core::Dist::uniform:
+      return fmt::format("uniform({:g}, {:g})", i.a, i.b);
+    case core::Dist::randint:
+      return fmt::format("randint({:g}, {:g})", i.a, i.b);
+    case core::Dist::constant:
+      return fmt::format("constant({:g})", i.a);
+    case core::Dist::arange:
+      return fmt::format("arange(start={:g}, step={:g})", i.a, i.b);
+    case core::Dist::custom:
+      return "custom (generate.cpp)";
   }
   return "?";
 }
@@ -41,7 +47,10 @@ std::string param_text(const core::ParamValue& v) {
 }
 
 nlohmann::json tensor_json(const core::ResolvedTensor& t, bool input) {
-  nlohmann::json j = {{"name", t.name}, {"dtype", core::dtype_name(t.dtype)}, {"shape", t.shape}, {"bytes", t.bytes}};
+  nlohmann::json j = {{"name", t.name},
+                      {"dtype", core::dtype_name(t.dtype)},
+                      {"shape", t.shape},
+                      {"bytes", t.bytes}};
   if (input) {
     j["init"] = init_text(t.init);
     j["mutate"] = t.mutate;
@@ -64,43 +73,67 @@ int run_show(const ShowOptions& o) {
   }
   if (o.json) {
     nlohmann::json sizes = nlohmann::json::object(), params = nlohmann::json::object();
-    for (const auto& [k, v] : spec.find_size(task->size)->symbols) sizes[k] = static_cast<std::int64_t>(v);
+    for (const auto& [k, v] : spec.find_size(task->size)->symbols)
+      sizes[k] = static_cast<std::int64_t>(v);
     for (const auto& p : spec.params) params[p.name] = nlohmann::json::parse(param_text(p.value));
     nlohmann::json in = nlohmann::json::array(), out = nlohmann::json::array();
     for (const auto& t : task->inputs) in.push_back(tensor_json(t, true));
     for (const auto& t : task->outputs) out.push_back(tensor_json(t, false));
-    nlohmann::json j = {{"id", spec.id},         {"title", spec.title},     {"origin", spec.origin},
-                        {"notes", spec.notes},   {"tags", spec.tags},       {"dir", spec.dir.string()},
-                        {"size", task->size},    {"sizes", sizes},          {"params", params},
-                        {"inputs", in},          {"outputs", out},          {"rtol", task->rtol},
-                        {"atol", task->atol},     {"flops", task->flops},    {"bytes", task->bytes},
-                        {"signature", core::kernel_signature(*task)},       {"flags", compiler->flags_for(toolchain::Role::candidate)}};
+    nlohmann::json j = {{"id", spec.id},
+                        {"title", spec.title},
+                        {"origin", spec.origin},
+                        {"notes", spec.notes},
+                        {"tags", spec.tags},
+                        {"dir", spec.dir.string()},
+                        {"size", task->size},
+                        {"sizes", sizes},
+                        {"params", params},
+                        {"inputs", in},
+                        {"outputs", out},
+                        {"rtol", task->rtol},
+                        {"atol", task->atol},
+                        {"flops", task->flops},
+                        {"bytes", task->bytes},
+                        {"signature", core::kernel_signature(*task)},
+                        {"flags", compiler->flags_for(toolchain::Role::candidate)}};
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
   std::string sizes;
   const auto* preset = spec.find_size(task->size);
-  for (const auto& k : preset->order) sizes += fmt::format("{}{}={}", sizes.empty() ? "" : " ", k, preset->symbols.at(k));
+  for (const auto& k : preset->order)
+    sizes += fmt::format("{}{}={}", sizes.empty() ? "" : " ", k, preset->symbols.at(k));
   std::string params;
-  for (const auto& p : spec.params) params += fmt::format("{}{}={}", params.empty() ? "" : " ", p.name, param_text(p.value));
+  for (const auto& p : spec.params)
+    params += fmt::format("{}{}={}", params.empty() ? "" : " ", p.name, param_text(p.value));
   std::vector<std::pair<std::string, std::string>> rows = {
-      {"task", spec.id}, {"title", spec.title}, {"origin", spec.origin}, {"size", fmt::format("{} ({})", task->size, sizes)}};
+      {"task", spec.id},
+      {"title", spec.title},
+      {"origin", spec.origin},
+      {"size", fmt::format("{} ({})", task->size, sizes)}};
   if (!params.empty()) rows.push_back({"params", params});
-  rows.push_back({"tolerance", fmt::format("|got − expected| ≤ {:g} + {:g}·|expected|", task->atol, task->rtol)});
+  rows.push_back({"tolerance", fmt::format("|got − expected| ≤ {:g} + {:g}·|expected|", task->atol,
+                                           task->rtol)});
   if (task->flops > 0 || task->bytes > 0)
-    rows.push_back({"cost", fmt::format("{}FLOP, {}B  ({})", format_count(task->flops), format_count(task->bytes),
-                                        task->bytes > 0 ? fmt::format("{:.2f} FLOP/byte", task->flops / task->bytes) : "")});
+    rows.push_back(
+        {"cost",
+         fmt::format(
+             "{}FLOP, {}B  ({})", format_count(task->flops), format_count(task->bytes),
+             task->bytes > 0 ? fmt::format("{:.2f} FLOP/byte", task->flops / task->bytes) : "")});
   if (!spec.notes.empty()) rows.push_back({"notes", spec.notes});
   fmt::print("{}\n", key_values(rows));
   Table tensors({"", "name", "dtype", "shape", "init"});
   for (const auto& t : task->inputs)
-    tensors.add({"in", t.name, std::string(core::dtype_name(t.dtype)), fmt::format("[{}]", fmt::join(t.shape, ", ")),
+    tensors.add({"in", t.name, std::string(core::dtype_name(t.dtype)),
+                 fmt::format("[{}]", fmt::join(t.shape, ", ")),
                  init_text(t.init) + (t.mutate ? "" : " (not perturbed in timing)")});
   for (const auto& t : task->outputs)
-    tensors.add({"out", t.name, std::string(core::dtype_name(t.dtype)), fmt::format("[{}]", fmt::join(t.shape, ", ")), ""});
+    tensors.add({"out", t.name, std::string(core::dtype_name(t.dtype)),
+                 fmt::format("[{}]", fmt::join(t.shape, ", ")), ""});
   fmt::print("{}\n", tensors.render());
   fmt::print("signature:\n  #include \"kforge_task.h\"\n  {};\n", core::kernel_signature(*task));
-  fmt::print("compiled with: {}\n", fmt::join(compiler->flags_for(toolchain::Role::candidate), " "));
+  fmt::print("compiled with: {}\n",
+             fmt::join(compiler->flags_for(toolchain::Role::candidate), " "));
   return 0;
 }
 

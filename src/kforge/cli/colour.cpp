@@ -13,9 +13,12 @@ namespace {
 
 std::string_view code(Colour c) {
   switch (c) {
-    case Colour::green: return "\x1b[32m";
-    case Colour::red: return "\x1b[31m";
-    case Colour::yellow: return "\x1b[33m";
+    case Colour::green:
+      return "\x1b[32m";
+    case Colour::red:
+      return "\x1b[31m";
+    case Colour::yellow:
+      return "\x1b[33m";
   }
   return "";
 }
@@ -44,7 +47,8 @@ std::string paint(std::string_view text, Colour colour) {
 
 std::string paint_verdict(std::string_view verdict) {
   constexpr std::array<std::string_view, 3> kRed = {"incorrect", "compile_error", "runtime_error"};
-  constexpr std::array<std::string_view, 4> kYellow = {"timeout", "sandbox_violation", "input_modified", "link_refused"};
+  constexpr std::array<std::string_view, 4> kYellow = {"timeout", "sandbox_violation",
+                                                       "input_modified", "link_refused"};
   if (verdict == "correct") return paint(verdict, Colour::green);
   for (auto v : kRed)
     if (verdict == v) return paint(verdict, Colour::red);

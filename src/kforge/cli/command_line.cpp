@@ -17,8 +17,10 @@ namespace {
 // reads "[1 - 1024]", not "[1.000000 - 1024.000000]".
 template <typename T>
 CLI::Validator range_check(const ValueRange& r) {
-  if constexpr (std::is_integral_v<T>) return CLI::Range(static_cast<long long>(r.low), static_cast<long long>(r.high));
-  else return CLI::Range(r.low, r.high);
+  if constexpr (std::is_integral_v<T>)
+    return CLI::Range(static_cast<long long>(r.low), static_cast<long long>(r.high));
+  else
+    return CLI::Range(r.low, r.high);
 }
 
 }  // namespace
@@ -29,10 +31,14 @@ CommandLine::CommandLine(CLI::App& app, std::string path, std::shared_ptr<AppSta
 template <typename T>
 void CommandLine::add(std::string_view key, T& target) {
   const OptionSpec* spec = find_option(key, path_);
-  if (!spec) throw std::logic_error(fmt::format("kforge {}: option '{}' is not in the registry for this command", path_, key));
+  if (!spec)
+    throw std::logic_error(
+        fmt::format("kforge {}: option '{}' is not in the registry for this command", path_, key));
   CLI::Option* o = nullptr;
-  if constexpr (std::is_same_v<T, bool>) o = app_->add_flag(spec->names, target, spec->help);
-  else o = app_->add_option(spec->names, target, spec->help);
+  if constexpr (std::is_same_v<T, bool>)
+    o = app_->add_flag(spec->names, target, spec->help);
+  else
+    o = app_->add_option(spec->names, target, spec->help);
   if (!spec->env.empty()) o->envname(spec->env);
   if (!spec->type_name.empty()) o->type_name(spec->type_name);
   if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
@@ -54,7 +60,9 @@ void CommandLine::bind(std::string_view key, bool& target) { add(key, target); }
 
 void CommandLine::bind_flag(std::string_view key, std::function<void()> on_set) {
   const OptionSpec* spec = find_option(key, path_);
-  if (!spec) throw std::logic_error(fmt::format("kforge {}: option '{}' is not in the registry for this command", path_, key));
+  if (!spec)
+    throw std::logic_error(
+        fmt::format("kforge {}: option '{}' is not in the registry for this command", path_, key));
   CLI::Option* o = app_->add_flag_callback(spec->names, std::move(on_set), spec->help);
   if (spec->hidden) o->group("");
   options_.emplace(std::string(key), o);
@@ -63,12 +71,15 @@ void CommandLine::bind_flag(std::string_view key, std::function<void()> on_set) 
 
 CLI::Option& CommandLine::declared(std::string_view key) const {
   auto it = options_.find(key);
-  if (it == options_.end()) throw std::logic_error(fmt::format("kforge {}: '{}' is used before it is bound", path_, key));
+  if (it == options_.end())
+    throw std::logic_error(fmt::format("kforge {}: '{}' is used before it is bound", path_, key));
   return *it->second;
 }
 
 void CommandLine::require(std::string_view key) { declared(key).required(); }
-void CommandLine::exclusive(std::string_view a, std::string_view b) { declared(a).excludes(&declared(b)); }
+void CommandLine::exclusive(std::string_view a, std::string_view b) {
+  declared(a).excludes(&declared(b));
+}
 
 CommandLine CommandLine::subcommand(const std::string& name, const std::string& help) {
   const std::string path = path_ == kRootCommand ? name : path_ + " " + name;

@@ -29,19 +29,42 @@ void add_completion(CommandLine& command);
 
 inline constexpr Command kCommands[] = {
     {"list", "List the tasks of a suite", add_list},
-    {"show", "Show a task resolved for one size: shapes, params, tolerance, cost and the kernel's C signature", add_show},
-    {"eval", "Compile, check and time a kernel against the task's baseline in the sandbox", add_eval},
-    {"auto", "Optimize a kernel in a closed loop: plan, implement, debug, tune, time, profile, until a stop rule fires", add_auto},
-    {"hitl", "Work with the agents step by step: they propose, you approve, edit or redirect", add_hitl},
-    {"search", "Explore a graph of candidate kernels (parallel, beam or evolutionary), each expansion an auto run", add_search},
+    {"show",
+     "Show a task resolved for one size: shapes, params, tolerance, cost and the kernel's C "
+     "signature",
+     add_show},
+    {"eval", "Compile, check and time a kernel against the task's baseline in the sandbox",
+     add_eval},
+    {"auto",
+     "Optimize a kernel in a closed loop: plan, implement, debug, tune, time, profile, until a "
+     "stop rule fires",
+     add_auto},
+    {"hitl", "Work with the agents step by step: they propose, you approve, edit or redirect",
+     add_hitl},
+    {"search",
+     "Explore a graph of candidate kernels (parallel, beam or evolutionary), each expansion an "
+     "auto run",
+     add_search},
     {"graph", "Show a run's graph of kernels (dot, svg or json)", add_graph},
-    {"sessions", "List auto runs and searches with their best speedup, cost and state", add_sessions},
-    {"export", "Write any node's kernel, plan and outcome out of the store (default: a run's best)", add_export},
-    {"bench", "Evaluate one implementation (baseline, expert, reference or a folder of kernels) of every task", add_bench},
-    {"compare", "Compare two saved bench results task by task: ratio of speedups and whether their intervals overlap", add_compare},
+    {"sessions", "List auto runs and searches with their best speedup, cost and state",
+     add_sessions},
+    {"export", "Write any node's kernel, plan and outcome out of the store (default: a run's best)",
+     add_export},
+    {"bench",
+     "Evaluate one implementation (baseline, expert, reference or a folder of kernels) of every "
+     "task",
+     add_bench},
+    {"compare",
+     "Compare two saved bench results task by task: ratio of speedups and whether their intervals "
+     "overlap",
+     add_compare},
     {"hw", "Describe this machine and its measured peaks (FMA GFLOP/s, STREAM-triad GB/s)", add_hw},
-    {"llm", "Talk to models: `ping` one, or report `usage` and cost by session, role and model", add_llm},
-    {"completion", "Print a shell completion script: kforge completion bash|zsh|fish (see the README to install it)", add_completion},
+    {"llm", "Talk to models: `ping` one, or report `usage` and cost by session, role and model",
+     add_llm},
+    {"completion",
+     "Print a shell completion script: kforge completion bash|zsh|fish (see the README to install "
+     "it)",
+     add_completion},
 };
 
 }  // namespace kforge::cli

@@ -38,20 +38,25 @@ std::unique_ptr<toolchain::CppCompiler> make_compiler() {
 
 std::unique_ptr<eval::MachineLock> make_machine_lock() {
   const double bound_s = current_settings().lock_wait_s;
-  auto across = eval::ProcessLock::open({core::user_cache_dir() / "machine.lock", bound_s, [](std::string_view m) { progress(m); }});
+  auto across = eval::ProcessLock::open(
+      {core::user_cache_dir() / "machine.lock", bound_s, [](std::string_view m) { progress(m); }});
   if (!across) {
-    fmt::print(stderr, "kforge: warning: {}; timings are not kept apart from other kforge processes\n", across.error().message);
+    fmt::print(stderr,
+               "kforge: warning: {}; timings are not kept apart from other kforge processes\n",
+               across.error().message);
     return std::make_unique<eval::MachineLock>();
   }
   return std::make_unique<eval::MachineLock>(std::move(*across));
 }
 
 eval::QuietWaiter& quiet_waiter() {
-  static eval::QuietWaiter waiter(current_settings().quiet_wait_s, [](std::string_view m) { progress(m); });
+  static eval::QuietWaiter waiter(current_settings().quiet_wait_s,
+                                  [](std::string_view m) { progress(m); });
   return waiter;
 }
 
-Result<eval::MachineProfile> this_machine(eval::MachineLock* lock, bool remeasure, double budget_s) {
+Result<eval::MachineProfile> this_machine(eval::MachineLock* lock, bool remeasure,
+                                          double budget_s) {
   eval::MachineProfileOptions o;
   o.remeasure = remeasure;
   o.lock = lock;
@@ -100,8 +105,11 @@ std::string format_tokens(std::int64_t n, bool estimated) {
 void require_writable_state_dir() {
   const auto dir = core::state_dir();
   auto fail = [&](const std::string& why) {
-    throw UsageError(fmt::format("the state folder {} cannot be used: {}; set KFORGE_DIR to a folder you can write, or run kforge "
-                                 "from one", dir.string(), why));
+    throw UsageError(
+        fmt::format("the state folder {} cannot be used: {}; set KFORGE_DIR to a folder you can "
+                    "write, or run kforge "
+                    "from one",
+                    dir.string(), why));
   };
   // Probe by writing, then leave no trace: a command refused for bad input writes nothing.
   std::error_code ec;

@@ -33,7 +33,8 @@ std::unique_ptr<eval::MachineLock> make_machine_lock();
 eval::QuietWaiter& quiet_waiter();
 // This machine's profile and peaks from the per-user cache, measured (with `lock`) when needed,
 // in at most `budget_s` seconds (0: KFORGE_PEAK_BUDGET_S, default 30).
-Result<eval::MachineProfile> this_machine(eval::MachineLock* lock, bool remeasure = false, double budget_s = 0);
+Result<eval::MachineProfile> this_machine(eval::MachineLock* lock, bool remeasure = false,
+                                          double budget_s = 0);
 
 // Progress lines on stderr ("  … compiling"), only when stderr is a terminal or KFORGE_PROGRESS=1.
 void progress(std::string_view message);
@@ -43,10 +44,12 @@ std::string format_ms(double ms);
 std::string format_ratio(double r);  // "1.52x"
 std::string format_percent(double fraction);
 std::string format_count(double v);  // 1.2e9 → "1.20 G"
-// 1234567 → "1,234,567"; "~1,234,567" when the count is kforge's estimate (the provider reported none).
+// 1234567 → "1,234,567"; "~1,234,567" when the count is kforge's estimate (the provider reported
+// none).
 std::string format_tokens(std::int64_t n, bool estimated = false);
 // The footnote under a table with estimated token counts.
 inline constexpr const char* kEstimatedTokensNote =
-    "~ estimated: the provider reported no usage, so kforge counted the text's tokens (letters, digits, punctuation)";
+    "~ estimated: the provider reported no usage, so kforge counted the text's tokens (letters, "
+    "digits, punctuation)";
 
 }  // namespace kforge::cli

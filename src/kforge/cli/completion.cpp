@@ -44,7 +44,8 @@ std::vector<CompletionOption> options_at(const CLI::App& app) {
   std::vector<CompletionOption> out;
   std::set<std::string> seen;
   for (const CLI::App* a = &app; a; a = a->get_parent())
-    for (const auto* o : a->get_options([](const CLI::Option* o) { return shown(o) && !o->get_positional(); })) {
+    for (const auto* o :
+         a->get_options([](const CLI::Option* o) { return shown(o) && !o->get_positional(); })) {
       CompletionOption opt{{}, o->get_description(), arg_of(*o)};
       for (const auto& l : o->get_lnames()) opt.names.push_back("--" + l);
       for (const auto& s : o->get_snames()) opt.names.push_back("-" + s);
@@ -54,9 +55,11 @@ std::vector<CompletionOption> options_at(const CLI::App& app) {
   return out;
 }
 
-void add_command(const CLI::App& app, std::vector<std::string> path, std::vector<CompletionCommand>& out) {
+void add_command(const CLI::App& app, std::vector<std::string> path,
+                 std::vector<CompletionCommand>& out) {
   CompletionCommand c{path, app.get_description(), {}, options_at(app), {}, false};
-  for (const auto* o : app.get_options([](const CLI::Option* o) { return shown(o) && o->get_positional(); })) {
+  for (const auto* o :
+       app.get_options([](const CLI::Option* o) { return shown(o) && o->get_positional(); })) {
     c.positionals.push_back(arg_of(*o));
     c.last_repeats = o->get_items_expected_max() > 1;
   }

@@ -45,8 +45,10 @@ struct CompletionCommand {
 std::vector<CompletionCommand> completion_model(const CLI::App& root);
 
 // The scripts; `program` is the command name they complete.
-std::string bash_completion(const std::vector<CompletionCommand>& model, const std::string& program);
+std::string bash_completion(const std::vector<CompletionCommand>& model,
+                            const std::string& program);
 std::string zsh_completion(const std::vector<CompletionCommand>& model, const std::string& program);
-std::string fish_completion(const std::vector<CompletionCommand>& model, const std::string& program);
+std::string fish_completion(const std::vector<CompletionCommand>& model,
+                            const std::string& program);
 
 }  // namespace kforge::cli

@@ -20,7 +20,8 @@ namespace {
 
 using ::testing::ElementsAre;
 
-const CompletionCommand& command(const std::vector<CompletionCommand>& model, const std::string& path) {
+const CompletionCommand& command(const std::vector<CompletionCommand>& model,
+                                 const std::string& path) {
   for (const auto& c : model) {
     std::string p;
     for (const auto& w : c.path) p += (p.empty() ? "" : " ") + w;
@@ -38,7 +39,8 @@ const CompletionOption& option(const CompletionCommand& c, const std::string& na
 TEST(Completion, ModelIsReadOffTheApp) {
   auto app = toy_app();
   const auto model = completion_model(*app);
-  EXPECT_THAT(command(model, "kforge").subcommands, ElementsAre("eval", "graph", "llm", "export"));  // not the hidden one
+  EXPECT_THAT(command(model, "kforge").subcommands,
+              ElementsAre("eval", "graph", "llm", "export"));  // not the hidden one
   EXPECT_THAT(command(model, "kforge llm").subcommands, ElementsAre("ping", "usage"));
   const auto& eval = command(model, "kforge eval");
   EXPECT_EQ(option(eval, "--size").arg.values, Values::sizes);
@@ -59,7 +61,8 @@ TEST(Completion, ModelIsReadOffTheApp) {
 
 // A folder holding one file, k.cpp, for completions of paths; removed at the end.
 struct FolderWithAFile {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("kforge-completion-" + std::to_string(::getpid()));
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("kforge-completion-" + std::to_string(::getpid()));
   FolderWithAFile() {
     std::filesystem::create_directories(dir);
     std::ofstream(dir / "k.cpp") << "\n";
@@ -67,8 +70,8 @@ struct FolderWithAFile {
   ~FolderWithAFile() { std::filesystem::remove_all(dir); }
 };
 
-// The words bash would offer for `line` (the cursor at its end; a trailing space starts a new word),
-// in a folder holding k.cpp.
+// The words bash would offer for `line` (the cursor at its end; a trailing space starts a new
+// word), in a folder holding k.cpp.
 std::vector<std::string> complete(const std::string& script, const std::string& line) {
   const std::string driver = script + R"(
 read -ra COMP_WORDS <<< "$LINE"
@@ -78,10 +81,12 @@ _kforge
 printf '%s\n' "${COMPREPLY[@]}"
 )";
   const FolderWithAFile folder;
-  auto r = core::run_process({"bash", "-c", driver}, {.cwd = folder.dir, .extra_env = {"LINE=" + line}});
+  auto r =
+      core::run_process({"bash", "-c", driver}, {.cwd = folder.dir, .extra_env = {"LINE=" + line}});
   EXPECT_TRUE(r.success()) << r.describe() << r.err;
   std::vector<std::string> words;
-  for (std::size_t start = 0, end; (end = r.out.find('\n', start)) != std::string::npos; start = end + 1)
+  for (std::size_t start = 0, end; (end = r.out.find('\n', start)) != std::string::npos;
+       start = end + 1)
     if (end > start) words.push_back(r.out.substr(start, end - start));
   return words;
 }
@@ -101,14 +106,17 @@ TEST(Completion, BashScriptCompletesCommandsOptionsAndChoices) {
   EXPECT_THAT(complete(script, "kforge llm ping --j"), ElementsAre("--json"));
   EXPECT_THAT(complete(script, "kforge graph 3 --format "), ElementsAre("dot", "svg", "json"));
   EXPECT_THAT(complete(script, "kforge graph 3 --format s"), ElementsAre("svg"));
-  EXPECT_THAT(complete(script, "kforge eval t "), ElementsAre("k.cpp"));           // the kernel: a path
-  EXPECT_THAT(complete(script, "kforge graph --format json "), ElementsAre("k.cpp"));  // json was --format's, not the id
-  EXPECT_THAT(complete(script, "kforge graph --format = json "), ElementsAre("k.cpp"));  // bash splits --format=json at '='
+  EXPECT_THAT(complete(script, "kforge eval t "), ElementsAre("k.cpp"));  // the kernel: a path
+  EXPECT_THAT(complete(script, "kforge graph --format json "),
+              ElementsAre("k.cpp"));  // json was --format's, not the id
+  EXPECT_THAT(complete(script, "kforge graph --format = json "),
+              ElementsAre("k.cpp"));  // bash splits --format=json at '='
   EXPECT_THAT(complete(script, "kforge graph 3 --format = s"), ElementsAre("svg"));
   EXPECT_THAT(complete(script, "kforge graph 3 --format ="), ElementsAre("dot", "svg", "json"));
-  EXPECT_THAT(complete(script, "kforge graph 3 "), ElementsAre());                    // graph takes one id
-  EXPECT_THAT(complete(script, "kforge se"), ElementsAre());                    // hidden
-  EXPECT_THAT(complete(script, "kforge eval --threads "), ElementsAre());       // a number: nothing to offer
+  EXPECT_THAT(complete(script, "kforge graph 3 "), ElementsAre());  // graph takes one id
+  EXPECT_THAT(complete(script, "kforge se"), ElementsAre());        // hidden
+  EXPECT_THAT(complete(script, "kforge eval --threads "),
+              ElementsAre());  // a number: nothing to offer
 }
 
 TEST(Completion, ZshAndFishScriptsComeFromTheSameModel) {
@@ -116,12 +124,23 @@ TEST(Completion, ZshAndFishScriptsComeFromTheSameModel) {
   const auto model = completion_model(*app);
   const std::string zsh = zsh_completion(model, "kforge"), fish = fish_completion(model, "kforge");
   EXPECT_NE(zsh.find("bashcompinit"), std::string::npos);
-  EXPECT_NE(zsh.find("_kforge_options[kforge/eval]='--help -h --size --threads --json --no-time --quiet -q'"), std::string::npos) << zsh;
-  EXPECT_NE(fish.find("complete -c kforge -n 'test (__kforge_command) = kforge' -a eval -d 'Evaluate a kernel'"), std::string::npos) << fish;
-  EXPECT_NE(fish.find("complete -c kforge -n 'test (__kforge_command) = kforge/graph' -l format -x -a 'dot svg json' -d 'Format'"),
+  EXPECT_NE(
+      zsh.find(
+          "_kforge_options[kforge/eval]='--help -h --size --threads --json --no-time --quiet -q'"),
+      std::string::npos)
+      << zsh;
+  EXPECT_NE(fish.find("complete -c kforge -n 'test (__kforge_command) = kforge' -a eval -d "
+                      "'Evaluate a kernel'"),
             std::string::npos)
       << fish;
-  EXPECT_NE(fish.find("case kforge/eval kforge/graph kforge/llm kforge/export kforge/llm/ping kforge/llm/usage"), std::string::npos) << fish;
+  EXPECT_NE(fish.find("complete -c kforge -n 'test (__kforge_command) = kforge/graph' -l format -x "
+                      "-a 'dot svg json' -d 'Format'"),
+            std::string::npos)
+      << fish;
+  EXPECT_NE(fish.find("case kforge/eval kforge/graph kforge/llm kforge/export kforge/llm/ping "
+                      "kforge/llm/usage"),
+            std::string::npos)
+      << fish;
 }
 
 }  // namespace

@@ -12,7 +12,8 @@ namespace kforge::cli {
 class LineReader {
  public:
   virtual ~LineReader() = default;
-  virtual std::optional<std::string> read(const std::string& prompt) = 0;  // nullopt at end of input
+  virtual std::optional<std::string> read(
+      const std::string& prompt) = 0;  // nullopt at end of input
 };
 
 // A terminal reader when stdin is a terminal, else a pipe reader. `history` is the history file.

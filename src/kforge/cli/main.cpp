@@ -14,7 +14,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // A mistyped command or option is named with the closest real one (not --help, --version).
-    if (auto unknown = e.get_exit_code() != 0 ? kforge::cli::explain_unknown_word(app) : std::nullopt) {
+    if (auto unknown =
+            e.get_exit_code() != 0 ? kforge::cli::explain_unknown_word(app) : std::nullopt) {
       fmt::print(stderr, "{}\n", *unknown);
       return kforge::cli::kExitUsage;
     }
@@ -24,7 +25,10 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "kforge: {}\n", e.what());
     return kforge::cli::kExitUsage;
   } catch (const kforge::cli::InternalError& e) {
-    fmt::print(stderr, "kforge: internal error, a fault of the task or of kforge, not of the command (please report): {}\n", e.what());
+    fmt::print(stderr,
+               "kforge: internal error, a fault of the task or of kforge, not of the command "
+               "(please report): {}\n",
+               e.what());
     return kforge::cli::kExitInternal;
   } catch (const std::exception& e) {
     fmt::print(stderr, "kforge: internal error (please report): {}\n", e.what());

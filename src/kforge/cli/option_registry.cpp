@@ -22,35 +22,72 @@ std::vector<OptionSpec> make_registry() {
   auto add = [&r](OptionSpec s) -> OptionSpec& { return r.emplace_back(std::move(s)); };
 
   // The root's: they fall through to every command.
-  add({"quiet", "--quiet,-q", "No progress lines on stderr (also KFORGE_PROGRESS=0)", {kRootCommand}});
-  add({"color", "--color", "Colour on stdout: auto (on a terminal, unless NO_COLOR is set), always or never", {kRootCommand}, "KFORGE_COLOR"})
+  add({"quiet",
+       "--quiet,-q",
+       "No progress lines on stderr (also KFORGE_PROGRESS=0)",
+       {kRootCommand}});
+  add({"color",
+       "--color",
+       "Colour on stdout: auto (on a terminal, unless NO_COLOR is set), always or never",
+       {kRootCommand},
+       "KFORGE_COLOR"})
       .choices = {"auto", "always", "never"};
 
   // What a task is and how it is timed.
-  add({"task", "task", "Task folder or id", {"eval", "show", "auto", "search", "hitl"}, "", kTaskType});
-  add({"size", "--size", "Size preset: ci, cpu or full (default: the task's own)", {"eval", "show", "bench", "auto", "search", "hitl"}, "", kSizeType});
-  add({"threads", "--threads", "Threads for the kernel and its partner (default: all CPUs)", kTimed}).range = ValueRange{1, 1024};
+  add({"task",
+       "task",
+       "Task folder or id",
+       {"eval", "show", "auto", "search", "hitl"},
+       "",
+       kTaskType});
+  add({"size",
+       "--size",
+       "Size preset: ci, cpu or full (default: the task's own)",
+       {"eval", "show", "bench", "auto", "search", "hitl"},
+       "",
+       kSizeType});
+  add({"threads", "--threads", "Threads for the kernel and its partner (default: all CPUs)",
+       kTimed})
+      .range = ValueRange{1, 1024};
   {
     auto& budget = add({"budget", "--budget",
-                        "Seconds of paired timing per evaluation (extended up to threefold until the median is known to ±2%)", kTimed});
+                        "Seconds of paired timing per evaluation (extended up to threefold until "
+                        "the median is known to ±2%)",
+                        kTimed});
     budget.range = ValueRange{0.05, 600};
     budget.show_default = true;
   }
-  add({"json", "--json", "Print JSON (for scripts)",
-       {"eval", "show", "list", "bench", "auto", "search", "graph", "sessions", "export", "compare", "hw", "llm ping", "llm usage"}});
+  add({"json",
+       "--json",
+       "Print JSON (for scripts)",
+       {"eval", "show", "list", "bench", "auto", "search", "graph", "sessions", "export", "compare",
+        "hw", "llm ping", "llm usage"}});
 
   // eval
-  add({"kernel", "kernel",
-       "Kernel source (C++, defines the signature of `kforge show TASK`); a name starting with '-' goes after `--` or as ./-x.cpp",
+  add({"kernel",
+       "kernel",
+       "Kernel source (C++, defines the signature of `kforge show TASK`); a name starting with '-' "
+       "goes after `--` or as ./-x.cpp",
        {"eval"}});
-  add({"against", "--against", "Time against this kernel instead of the baseline (both are checked)", {"eval"}});
-  add({"against-role", "--against-role", "Role of the --against source (candidate: sandboxed and checked; expert: trusted)", {"eval"}})
+  add({"against",
+       "--against",
+       "Time against this kernel instead of the baseline (both are checked)",
+       {"eval"}});
+  add({"against-role",
+       "--against-role",
+       "Role of the --against source (candidate: sandboxed and checked; expert: trusted)",
+       {"eval"}})
       .choices = {"candidate", "expert", "baseline", "reference"};
-  add({"role", "--role", "candidate (sandboxed; default), or a trusted expert, baseline or reference source", {"eval"}})
+  add({"role",
+       "--role",
+       "candidate (sandboxed; default), or a trusted expert, baseline or reference source",
+       {"eval"}})
       .choices = {"candidate", "expert", "baseline", "reference"};
   add({"no-time", "--no-time", "Check correctness only", {"eval"}});
-  add({"partner", "--partner",
-       "Whom every timed call is paired with and checked against: baseline (default; the reported speedup) or reference (no "
+  add({"partner",
+       "--partner",
+       "Whom every timed call is paired with and checked against: baseline (default; the reported "
+       "speedup) or reference (no "
        "libtorch; the speedup is then over the plain-loop reference)",
        {"eval"}})
       .choices = {"baseline", "reference"};
@@ -65,80 +102,144 @@ std::vector<OptionSpec> make_registry() {
     timeout.show_default = true;
   }
   {
-    auto& retries = add({"retries", "--retries", "Measure a row timed on a busy machine again, up to N times (0: never)", {"bench"}});
+    auto& retries = add({"retries",
+                         "--retries",
+                         "Measure a row timed on a busy machine again, up to N times (0: never)",
+                         {"bench"}});
     retries.range = ValueRange{0, 20};
     retries.show_default = true;
   }
-  add({"allow-lib", "--allow-lib", "Let the kernel link this library (e.g. openblas); repeatable", {"eval"}});
-  add({"profile", "--profile", "After timing: hot lines (sampled), the compiler's vectorization remarks, the roofline position", {"eval"}});
-  add({"dump", "--dump", "Write the check inputs, the kernel's outputs and the expected outputs as .npy files here (bench: under DIR/<id>)",
+  add({"allow-lib",
+       "--allow-lib",
+       "Let the kernel link this library (e.g. openblas); repeatable",
+       {"eval"}});
+  add({"profile",
+       "--profile",
+       "After timing: hot lines (sampled), the compiler's vectorization remarks, the roofline "
+       "position",
+       {"eval"}});
+  add({"dump",
+       "--dump",
+       "Write the check inputs, the kernel's outputs and the expected outputs as .npy files here "
+       "(bench: under DIR/<id>)",
        {"eval", "bench"}});
 
   // show
   add({"header", "--header", "Print the generated kforge_task.h", {"show"}});
-  add({"python", "--python", "Print the generated kforge_task.py (for workload.py, baseline.py)", {"show"}});
+  add({"python",
+       "--python",
+       "Print the generated kforge_task.py (for workload.py, baseline.py)",
+       {"show"}});
 
   // list, bench, search: a suite and a selection of its tasks.
   add({"suite-dir", "dir", "Suite folder (default: bench/jaxbench)", {"list"}});
-  add({"tag", "--tag", "Only tasks with this tag (repeat for several: all must match), e.g. --tag attention", {"list"}});
-  add({"suite", "--suite", "Suite folder (bench: default bench/jaxbench; search: search every task of it)", {"bench", "search"}});
-  add({"tasks", "--tasks", "Comma-separated task ids (default: all of the suite)", {"bench", "search"}});
-  add({"impl", "--impl", "baseline, expert, reference, or a folder of <id>.cpp kernels", {"bench"}}).show_default = true;
+  add({"tag",
+       "--tag",
+       "Only tasks with this tag (repeat for several: all must match), e.g. --tag attention",
+       {"list"}});
+  add({"suite",
+       "--suite",
+       "Suite folder (bench: default bench/jaxbench; search: search every task of it)",
+       {"bench", "search"}});
+  add({"tasks",
+       "--tasks",
+       "Comma-separated task ids (default: all of the suite)",
+       {"bench", "search"}});
+  add({"impl", "--impl", "baseline, expert, reference, or a folder of <id>.cpp kernels", {"bench"}})
+      .show_default = true;
   add({"csv", "--csv", "Print CSV", {"bench"}});
 
   // The model-driven commands.
-  add({"model", "--model", "PROVIDER:MODEL for every role (else $KFORGE_MODEL, else kforge.toml [models])", {"auto", "search", "hitl", "llm ping"}});
-  add({"config", "--config", "kforge.toml to use (default: ./kforge.toml)", {"auto", "search", "hitl", "llm ping"}, "KFORGE_CONFIG"});
-  add({"prompts", "--prompts", "A folder of prompt templates replacing kforge's (planner.txt, coder.txt, …)", kAgents});
-  add({"max-usd", "--max-usd", "Refuse model calls once this much was spent (a run then stops cleanly)", kAgents});
-  add({"max-tokens", "--max-tokens", "Refuse model calls once this many tokens were used (a run then stops cleanly)", kAgents});
-  add({"stream", "--stream", "Show the models' replies as they are written (on stderr)", {"auto", "search", "llm ping"}});
-  add({"resume", "--resume", "Continue the run (search or hitl session) with this id, from `kforge sessions`", {"search", "hitl"}});
+  add({"model",
+       "--model",
+       "PROVIDER:MODEL for every role (else $KFORGE_MODEL, else kforge.toml [models])",
+       {"auto", "search", "hitl", "llm ping"}});
+  add({"config",
+       "--config",
+       "kforge.toml to use (default: ./kforge.toml)",
+       {"auto", "search", "hitl", "llm ping"},
+       "KFORGE_CONFIG"});
+  add({"prompts", "--prompts",
+       "A folder of prompt templates replacing kforge's (planner.txt, coder.txt, …)", kAgents});
+  add({"max-usd", "--max-usd",
+       "Refuse model calls once this much was spent (a run then stops cleanly)", kAgents});
+  add({"max-tokens", "--max-tokens",
+       "Refuse model calls once this many tokens were used (a run then stops cleanly)", kAgents});
+  add({"stream",
+       "--stream",
+       "Show the models' replies as they are written (on stderr)",
+       {"auto", "search", "llm ping"}});
+  add({"resume",
+       "--resume",
+       "Continue the run (search or hitl session) with this id, from `kforge sessions`",
+       {"search", "hitl"}});
   {
     auto& iterations = add({"iterations", "--iterations", "At most N iterations", {"auto"}});
     iterations.range = ValueRange{1, 1000};
     iterations.show_default = true;
   }
   {
-    auto& patience = add({"patience", "--patience", "Stop after P iterations without a faster correct kernel", {"auto"}});
+    auto& patience = add({"patience",
+                          "--patience",
+                          "Stop after P iterations without a faster correct kernel",
+                          {"auto"}});
     patience.range = ValueRange{1, 1000};
     patience.show_default = true;
   }
   {
-    auto& debug = add({"debug-attempts", "--debug-attempts", "Fixes per debug loop", {"auto", "search"}});
+    auto& debug =
+        add({"debug-attempts", "--debug-attempts", "Fixes per debug loop", {"auto", "search"}});
     debug.range = ValueRange{0, 20};
     debug.show_default = true;
   }
   {
-    auto& tune = add({"tune-budget", "--tune-budget", "Tuning trials per iteration (search: per expansion)", {"auto", "search"}});
+    auto& tune = add({"tune-budget",
+                      "--tune-budget",
+                      "Tuning trials per iteration (search: per expansion)",
+                      {"auto", "search"}});
     tune.range = ValueRange{0, 1000};
     tune.show_default = true;
   }
-  add({"strategy", "--strategy", "A hint for the planner, e.g. \"register-tiled AVX2 micro-kernel\"", {"auto"}});
+  add({"strategy",
+       "--strategy",
+       "A hint for the planner, e.g. \"register-tiled AVX2 micro-kernel\"",
+       {"auto"}});
 
   // search
-  add({"out-kernels", "--out", "With --suite: write each task's best kernel to OUT/<id>.cpp", {"search"}});
-  add({"parallel-tasks", "--parallel-tasks", "With --suite: tasks searched at once", {"search"}}).show_default = true;
+  add({"out-kernels",
+       "--out",
+       "With --suite: write each task's best kernel to OUT/<id>.cpp",
+       {"search"}});
+  add({"parallel-tasks", "--parallel-tasks", "With --suite: tasks searched at once", {"search"}})
+      .show_default = true;
   {
-    auto& algorithm = add({"algorithm", "--algorithm", "The search: parallel, beam or evolve", {"search"}});
+    auto& algorithm =
+        add({"algorithm", "--algorithm", "The search: parallel, beam or evolve", {"search"}});
     algorithm.choices = {"parallel", "beam", "evolve"};
     algorithm.show_default = true;
   }
-  auto search_number = [&](const char* key, const char* help) { add({key, std::string("--") + key, help, {"search"}}).show_default = true; };
-  search_number("jobs", "Expansions in flight at once (model calls and compiles overlap; timing never does)");
+  auto search_number = [&](const char* key, const char* help) {
+    add({key, std::string("--") + key, help, {"search"}}).show_default = true;
+  };
+  search_number(
+      "jobs", "Expansions in flight at once (model calls and compiles overlap; timing never does)");
   search_number("seed", "Seed for every random choice");
   search_number("width", "parallel: expansions from the root");
   search_number("beam-size", "beam: nodes kept per depth");
   search_number("branches", "beam: children per beam node");
   search_number("depth", "beam: depth");
-  search_number("keep-factor", "beam: a child enters the beam only if its time is at most F × its parent's");
+  search_number("keep-factor",
+                "beam: a child enters the beam only if its time is at most F × its parent's");
   search_number("generations", "evolve: generations");
   search_number("population", "evolve: expansions per island per generation");
   search_number("islands", "evolve: islands");
   search_number("exploit", "evolve: share of parents chosen as their island's best");
   search_number("crossover", "evolve: share of children made by combining two parents");
   search_number("iterations-per-expansion", "auto iterations per expansion");
-  add({"strategies", "--strategies", "A TOML file of extra strategies ([[strategy]] id, family, text)", {"search"}});
+  add({"strategies",
+       "--strategies",
+       "A TOML file of extra strategies ([[strategy]] id, family, text)",
+       {"search"}});
   add({"start", "--start", "Start from this kernel instead of from scratch", {"search"}});
 
   // graph, sessions, export: reading the store.
@@ -151,15 +252,24 @@ std::vector<OptionSpec> make_registry() {
   add({"out-file", "--out", "Write to this file instead of stdout", {"graph"}});
   add({"run", "run", "Run (session) id, from `kforge sessions`", {"export"}});
   add({"node", "node", "Node id (default: the run's best), from `kforge graph RUN`", {"export"}});
-  add({"out-node", "--out", "Folder to write kernel.cpp, plan.md and node.json into (default: RUN-node-N)", {"export"}});
+  add({"out-node",
+       "--out",
+       "Folder to write kernel.cpp, plan.md and node.json into (default: RUN-node-N)",
+       {"export"}});
 
   // compare
   add({"result-a", "a", "A result file (kforge bench --json, or kforge eval --json)", {"compare"}});
   add({"result-b", "b", "B result file", {"compare"}});
 
   // hw
-  add({"remeasure", "--remeasure,--refresh", "Measure the peaks again (and print every run and their spread)", {"hw"}});
-  add({"peak-budget", "--budget", "Seconds a peak measurement may take, waiting for a quiet machine included (default 30)", {"hw"},
+  add({"remeasure",
+       "--remeasure,--refresh",
+       "Measure the peaks again (and print every run and their spread)",
+       {"hw"}});
+  add({"peak-budget",
+       "--budget",
+       "Seconds a peak measurement may take, waiting for a quiet machine included (default 30)",
+       {"hw"},
        "KFORGE_PEAK_BUDGET_S"})
       .range = ValueRange{2, 3600};
 
@@ -174,7 +284,10 @@ std::vector<OptionSpec> make_registry() {
   // completion
   add({"shell", "shell", "bash, zsh or fish", {"completion"}}).choices = {"bash", "zsh", "fish"};
   {
-    auto& candidates = add({"candidates", "--candidates", "Print the task ids or size names to complete", {"completion"}});
+    auto& candidates = add({"candidates",
+                            "--candidates",
+                            "Print the task ids or size names to complete",
+                            {"completion"}});
     candidates.choices = {"tasks", "sizes"};
     candidates.hidden = true;  // the scripts call it back; users never type it
   }
@@ -210,7 +323,8 @@ const OptionSpec* find_option(std::string_view key, std::string_view command) {
 
 std::vector<std::string> registry_conflicts(const std::vector<OptionSpec>& registry) {
   std::vector<std::string> out;
-  std::map<std::pair<std::string, std::string>, std::string> by_name, by_key;  // (command, name or key) → key
+  std::map<std::pair<std::string, std::string>, std::string> by_name,
+      by_key;                                     // (command, name or key) → key
   std::map<std::string, std::string> root_names;  // the root's options reach every command
   for (const auto& s : registry)
     if (s.taken_by(kRootCommand))
@@ -221,9 +335,12 @@ std::vector<std::string> registry_conflicts(const std::vector<OptionSpec>& regis
         out.push_back(fmt::format("{}: key '{}' declared twice", command, s.key));
       for (const auto& name : split_names(s.names))
         if (auto [it, fresh] = by_name.emplace(std::pair{command, name}, s.key); !fresh)
-          out.push_back(fmt::format("{}: {} declared by '{}' and '{}'", command, name, it->second, s.key));
-        else if (auto root = root_names.find(name); command != kRootCommand && root != root_names.end())
-          out.push_back(fmt::format("{}: {} declared by '{}' hides the root's '{}'", command, name, s.key, root->second));
+          out.push_back(
+              fmt::format("{}: {} declared by '{}' and '{}'", command, name, it->second, s.key));
+        else if (auto root = root_names.find(name);
+                 command != kRootCommand && root != root_names.end())
+          out.push_back(fmt::format("{}: {} declared by '{}' hides the root's '{}'", command, name,
+                                    s.key, root->second));
     }
   return out;
 }

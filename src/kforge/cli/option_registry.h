@@ -23,16 +23,18 @@ struct ValueRange {
 };
 
 struct OptionSpec {
-  std::string key;                    // what a command binds: "threads", "peak-budget"
-  std::string names;                  // as CLI11 takes them: "--remeasure,--refresh", "-q,--quiet"; a positional's name
+  std::string key;  // what a command binds: "threads", "peak-budget"
+  std::string
+      names;  // as CLI11 takes them: "--remeasure,--refresh", "-q,--quiet"; a positional's name
   std::string help;
-  std::vector<std::string> commands;  // command paths below the root ("eval", "llm ping"), or kRootCommand
-  std::string env;                    // the variable read when the option is not given ("": none)
-  std::string type_name;              // kTaskType, kSizeType, or "" (CLI11's own)
+  std::vector<std::string>
+      commands;           // command paths below the root ("eval", "llm ping"), or kRootCommand
+  std::string env;        // the variable read when the option is not given ("": none)
+  std::string type_name;  // kTaskType, kSizeType, or "" (CLI11's own)
   std::optional<ValueRange> range;
-  std::vector<std::string> choices;   // the only values allowed ({}: any)
-  bool show_default = false;          // the bound variable's initial value appears in --help
-  bool hidden = false;                // for scripts only: neither --help nor completion shows it
+  std::vector<std::string> choices;  // the only values allowed ({}: any)
+  bool show_default = false;         // the bound variable's initial value appears in --help
+  bool hidden = false;               // for scripts only: neither --help nor completion shows it
 
   bool positional() const { return !names.empty() && names[0] != '-'; }
   bool taken_by(std::string_view command) const;

@@ -48,7 +48,8 @@ TEST(OptionRegistry, NoOptionIsDeclaredTwiceForOneCommand) {
 
 TEST(OptionRegistry, EveryDeclarationIsBoundByEachCommandItNames) {
   auto k = make_app();
-  std::set<std::pair<std::string, std::string>> declared, bound(k.state->bound.begin(), k.state->bound.end());
+  std::set<std::pair<std::string, std::string>> declared,
+      bound(k.state->bound.begin(), k.state->bound.end());
   for (const auto& s : option_registry())
     for (const auto& command : s.commands) declared.emplace(command, s.key);
   std::vector<std::string> missing, extra;
@@ -73,14 +74,17 @@ TEST(OptionRegistry, AKeyTheRegistryDoesNotListForTheCommandIsRefused) {
 // --threads was range-checked by eval, bench and auto only; search and hitl took --threads 0.
 TEST(OptionRegistry, ChecksApplyToEveryCommandThatTakesTheOption) {
   for (const auto* command : {"eval", "bench", "auto", "search", "hitl"}) {
-    for (const auto& bad : std::vector<std::vector<std::string>>{{"--threads", "0"}, {"--budget", "0.01"}, {"--threads", "two"}}) {
+    for (const auto& bad : std::vector<std::vector<std::string>>{
+             {"--threads", "0"}, {"--budget", "0.01"}, {"--threads", "two"}}) {
       auto k = quiet_app();
       std::vector<std::string> words = {command};
       words.insert(words.end(), bad.begin(), bad.end());
-      EXPECT_THROW(parse(*k.app, words), CLI::ParseError) << command << " " << bad[0] << " " << bad[1];
+      EXPECT_THROW(parse(*k.app, words), CLI::ParseError)
+          << command << " " << bad[0] << " " << bad[1];
     }
     auto k = quiet_app();
-    EXPECT_THROW(parse(*k.app, {command, "--size"}), CLI::ParseError) << command << ": --size needs a value";
+    EXPECT_THROW(parse(*k.app, {command, "--size"}), CLI::ParseError)
+        << command << ": --size needs a value";
   }
 }
 
@@ -103,7 +107,9 @@ TEST(OptionRegistry, DeclaredVariableStandsInForTheOption) {
 // One help text per option; the default shown is each command's own.
 TEST(OptionRegistry, HelpShowsEachCommandsOwnDefault) {
   auto k = make_app();
-  const auto budget = [&](const char* command) { return k.app->get_subcommand(command)->get_option("--budget")->get_default_str(); };
+  const auto budget = [&](const char* command) {
+    return k.app->get_subcommand(command)->get_option("--budget")->get_default_str();
+  };
   EXPECT_EQ(budget("eval"), "2");
   EXPECT_EQ(budget("auto"), "1");
   EXPECT_EQ(k.app->get_subcommand("eval")->get_option("--budget")->get_description(),

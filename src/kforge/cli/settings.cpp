@@ -16,7 +16,8 @@ double seconds(const EnvLookup& env, const char* name, double fallback) {
   if (!v || v->empty()) return fallback;
   char* end = nullptr;
   const double s = std::strtod(v->c_str(), &end);
-  if (*end || s < 0) throw UsageError(fmt::format("{} must be a number of seconds, not '{}'", name, *v));
+  if (*end || s < 0)
+    throw UsageError(fmt::format("{} must be a number of seconds, not '{}'", name, *v));
   return s;
 }
 

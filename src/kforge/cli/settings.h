@@ -12,16 +12,18 @@
 namespace kforge::cli {
 
 struct Settings {
-  std::string cxx;                          // KFORGE_CXX: the C++ compiler for kernels ("": g++)
-  std::vector<std::string> toolchain_dirs;  // KFORGE_TOOLCHAIN_DIRS: a compiler's trees outside /usr
-  double lock_wait_s = 600;                 // KFORGE_LOCK_WAIT_S: the longest wait for another process's timing
-  double peak_budget_s = 30;                // KFORGE_PEAK_BUDGET_S: the longest peak measurement
-  double quiet_wait_s = 60;                 // KFORGE_QUIET_WAIT_S: the longest wait for a quiet machine before a timing
-  bool progress = true;                     // KFORGE_PROGRESS: 0 silences progress lines
-  std::string colour;                       // KFORGE_COLOR: auto, always or never ("": auto)
-  std::string no_color;                     // NO_COLOR: any value turns colour off on a terminal
-  std::string term;                         // TERM: "dumb" is never painted
-  std::string editor;                       // VISUAL, else EDITOR, else vi: for hitl's `edit`
+  std::string cxx;  // KFORGE_CXX: the C++ compiler for kernels ("": g++)
+  std::vector<std::string>
+      toolchain_dirs;         // KFORGE_TOOLCHAIN_DIRS: a compiler's trees outside /usr
+  double lock_wait_s = 600;   // KFORGE_LOCK_WAIT_S: the longest wait for another process's timing
+  double peak_budget_s = 30;  // KFORGE_PEAK_BUDGET_S: the longest peak measurement
+  double quiet_wait_s =
+      60;  // KFORGE_QUIET_WAIT_S: the longest wait for a quiet machine before a timing
+  bool progress = true;  // KFORGE_PROGRESS: 0 silences progress lines
+  std::string colour;    // KFORGE_COLOR: auto, always or never ("": auto)
+  std::string no_color;  // NO_COLOR: any value turns colour off on a terminal
+  std::string term;      // TERM: "dumb" is never painted
+  std::string editor;    // VISUAL, else EDITOR, else vi: for hitl's `edit`
 };
 
 using EnvLookup = std::function<std::optional<std::string>(const char* name)>;

@@ -8,8 +8,10 @@ namespace kforge::cli {
 std::size_t display_width(const std::string& s) {
   std::size_t w = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '[') {  // CSI: ESC [ parameters, then a final byte @ to ~
-      for (i += 2; i < s.size() && (s[i] < 0x40 || s[i] > 0x7E); ++i) {}
+    if (s[i] == '\x1b' && i + 1 < s.size() &&
+        s[i + 1] == '[') {  // CSI: ESC [ parameters, then a final byte @ to ~
+      for (i += 2; i < s.size() && (s[i] < 0x40 || s[i] > 0x7E); ++i) {
+      }
       continue;
     }
     w += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
@@ -25,7 +27,8 @@ std::string pad(const std::string& s, std::size_t width, bool right) {
 }
 }  // namespace
 
-Table::Table(std::vector<std::string> header, std::vector<bool> right_align) : header_(std::move(header)), right_(std::move(right_align)) {
+Table::Table(std::vector<std::string> header, std::vector<bool> right_align)
+    : header_(std::move(header)), right_(std::move(right_align)) {
   right_.resize(header_.size(), false);
 }
 
@@ -51,7 +54,8 @@ std::string Table::render() const {
   };
   std::string out = line(header_);
   std::string rule;
-  for (std::size_t c = 0; c < width.size(); ++c) rule += std::string(width[c], '-') + (c + 1 < width.size() ? "  " : "");
+  for (std::size_t c = 0; c < width.size(); ++c)
+    rule += std::string(width[c], '-') + (c + 1 < width.size() ? "  " : "");
   out += rule + "\n";
   for (const auto& r : rows_) out += line(r);
   return out;
@@ -65,7 +69,8 @@ std::string key_values(const std::vector<std::pair<std::string, std::string>>& r
     // Continuation lines of a multi-line value are indented under the value column.
     std::string value = v;
     std::string indent(w + 2, ' ');
-    for (std::size_t p = value.find('\n'); p != std::string::npos && p + 1 < value.size(); p = value.find('\n', p + indent.size() + 1))
+    for (std::size_t p = value.find('\n'); p != std::string::npos && p + 1 < value.size();
+         p = value.find('\n', p + indent.size() + 1))
       value.insert(p + 1, indent);
     out += pad(k, w, false) + "  " + value + (value.empty() || value.back() != '\n' ? "\n" : "");
   }

@@ -10,7 +10,9 @@ namespace kforge::cli {
 namespace {
 
 std::string green(const std::string& s) { return "\x1b[32m" + s + "\x1b[0m"; }
-std::string strip(const std::string& s) { return std::regex_replace(s, std::regex("\x1b\\[[0-9;]*m"), ""); }
+std::string strip(const std::string& s) {
+  return std::regex_replace(s, std::regex("\x1b\\[[0-9;]*m"), "");
+}
 
 TEST(Table, DisplayWidthSkipsEscapeCodes) {
   EXPECT_EQ(display_width("correct"), 7u);
@@ -32,7 +34,8 @@ TEST(Table, PaintedCellsAlignLikePlainOnes) {
 }
 
 TEST(Table, KeyValuesIgnoreEscapeCodesInKeys) {
-  EXPECT_EQ(strip(key_values({{green("verdict"), "x"}, {"reason", "y"}})), key_values({{"verdict", "x"}, {"reason", "y"}}));
+  EXPECT_EQ(strip(key_values({{green("verdict"), "x"}, {"reason", "y"}})),
+            key_values({{"verdict", "x"}, {"reason", "y"}}));
 }
 
 }  // namespace

@@ -14,7 +14,8 @@ TEST(BufferLayout, EndAlignedAnd64ByteAligned) {
     EXPECT_EQ(s.page_offset % page, 0u);
     EXPECT_EQ(s.data_offset % 64, 0u);
     EXPECT_LE(s.data_offset + s.bytes, s.page_offset + s.pages_bytes);
-    EXPECT_LT(s.page_offset + s.pages_bytes - (s.data_offset + s.bytes), 64u);  // tail gap under 64 bytes
+    EXPECT_LT(s.page_offset + s.pages_bytes - (s.data_offset + s.bytes),
+              64u);  // tail gap under 64 bytes
   }
   EXPECT_EQ(layout.slots[0].data_offset, 0u);
   EXPECT_EQ(layout.file_bytes, layout.slots[2].page_offset + layout.slots[2].pages_bytes);

@@ -13,10 +13,14 @@ double at(const void* p, std::int64_t i) {
 
 double value(DType t, const void* p, std::int64_t i) {
   switch (t) {
-    case DType::f32: return at<float>(p, i);
-    case DType::f64: return at<double>(p, i);
-    case DType::i32: return at<std::int32_t>(p, i);
-    case DType::i64: return at<std::int64_t>(p, i);
+    case DType::f32:
+      return at<float>(p, i);
+    case DType::f64:
+      return at<double>(p, i);
+    case DType::i32:
+      return at<std::int32_t>(p, i);
+    case DType::i64:
+      return at<std::int64_t>(p, i);
   }
   return 0;
 }
@@ -33,7 +37,8 @@ inline bool element_ok(double a, double e, double rtol, double atol, double& err
 }
 
 template <typename T>
-void compare_typed(const T* a, const T* e, std::int64_t n, double rtol, double atol, CompareSummary& s) {
+void compare_typed(const T* a, const T* e, std::int64_t n, double rtol, double atol,
+                   CompareSummary& s) {
   for (std::int64_t i = 0; i < n; ++i) {
     double av = static_cast<double>(a[i]), ev = static_cast<double>(e[i]);
     double err;
@@ -79,23 +84,41 @@ std::int64_t quick_failures(const T* a, const T* e, std::int64_t n, double rtol,
 
 }  // namespace
 
-CompareSummary compare_buffers(DType dtype, const void* actual, const void* expected, std::int64_t numel, double rtol, double atol) {
+CompareSummary compare_buffers(DType dtype, const void* actual, const void* expected,
+                               std::int64_t numel, double rtol, double atol) {
   CompareSummary s;
   s.numel = numel;
-  if (dtype == DType::f32 && quick_failures(static_cast<const float*>(actual), static_cast<const float*>(expected), numel, rtol, atol) == 0)
+  if (dtype == DType::f32 &&
+      quick_failures(static_cast<const float*>(actual), static_cast<const float*>(expected), numel,
+                     rtol, atol) == 0)
     return s;
-  if (dtype == DType::f64 && quick_failures(static_cast<const double*>(actual), static_cast<const double*>(expected), numel, rtol, atol) == 0)
+  if (dtype == DType::f64 &&
+      quick_failures(static_cast<const double*>(actual), static_cast<const double*>(expected),
+                     numel, rtol, atol) == 0)
     return s;
   switch (dtype) {
-    case DType::f32: compare_typed(static_cast<const float*>(actual), static_cast<const float*>(expected), numel, rtol, atol, s); break;
-    case DType::f64: compare_typed(static_cast<const double*>(actual), static_cast<const double*>(expected), numel, rtol, atol, s); break;
-    case DType::i32: compare_typed(static_cast<const std::int32_t*>(actual), static_cast<const std::int32_t*>(expected), numel, 0, 0, s); break;
-    case DType::i64: compare_typed(static_cast<const std::int64_t*>(actual), static_cast<const std::int64_t*>(expected), numel, 0, 0, s); break;
+    case DType::f32:
+      compare_typed(static_cast<const float*>(actual), static_cast<const float*>(expected), numel,
+                    rtol, atol, s);
+      break;
+    case DType::f64:
+      compare_typed(static_cast<const double*>(actual), static_cast<const double*>(expected), numel,
+                    rtol, atol, s);
+      break;
+    case DType::i32:
+      compare_typed(static_cast<const std::int32_t*>(actual),
+                    static_cast<const std::int32_t*>(expected), numel, 0, 0, s);
+      break;
+    case DType::i64:
+      compare_typed(static_cast<const std::int64_t*>(actual),
+                    static_cast<const std::int64_t*>(expected), numel, 0, 0, s);
+      break;
   }
   return s;
 }
 
-BadExtent bad_extent(DType dtype, const void* actual, const void* expected, const std::vector<std::int64_t>& shape, double rtol, double atol) {
+BadExtent bad_extent(DType dtype, const void* actual, const void* expected,
+                     const std::vector<std::int64_t>& shape, double rtol, double atol) {
   BadExtent x;
   const std::size_t d = shape.size();
   x.lo.assign(d, -1);
@@ -106,7 +129,8 @@ BadExtent bad_extent(DType dtype, const void* actual, const void* expected, cons
   std::vector<std::int64_t> idx(d, 0);
   for (std::int64_t i = 0; i < n; ++i) {
     double err;
-    if (!element_ok(value(dtype, actual, i), value(dtype, expected, i), integer ? 0 : rtol, integer ? 0 : atol, err)) {
+    if (!element_ok(value(dtype, actual, i), value(dtype, expected, i), integer ? 0 : rtol,
+                    integer ? 0 : atol, err)) {
       std::int64_t rem = i;
       for (std::size_t k = d; k-- > 0;) {
         idx[k] = rem % shape[k];

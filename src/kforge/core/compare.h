@@ -13,24 +13,27 @@ namespace kforge::core {
 
 struct CompareSummary {
   std::int64_t numel = 0;
-  std::int64_t bad = 0;          // elements outside tolerance
-  std::int64_t nan_actual = 0;   // NaN in the actual output where the expected value is not NaN
-  std::int64_t first_bad = -1;   // flat index
+  std::int64_t bad = 0;         // elements outside tolerance
+  std::int64_t nan_actual = 0;  // NaN in the actual output where the expected value is not NaN
+  std::int64_t first_bad = -1;  // flat index
   std::int64_t last_bad = -1;
-  std::int64_t worst = -1;       // flat index of the largest error (finite elements)
-  double max_abs = 0;            // over all compared elements
+  std::int64_t worst = -1;  // flat index of the largest error (finite elements)
+  double max_abs = 0;       // over all compared elements
   double max_rel = 0;
   double worst_actual = 0;
   double worst_expected = 0;
   bool ok() const { return bad == 0; }
 };
 
-CompareSummary compare_buffers(DType dtype, const void* actual, const void* expected, std::int64_t numel, double rtol, double atol);
+CompareSummary compare_buffers(DType dtype, const void* actual, const void* expected,
+                               std::int64_t numel, double rtol, double atol);
 
-// Per dimension, the [min, max] index range of the bad elements (for "errors cluster in rows 512-1023").
+// Per dimension, the [min, max] index range of the bad elements (for "errors cluster in rows
+// 512-1023").
 struct BadExtent {
   std::vector<std::int64_t> lo, hi;
 };
-BadExtent bad_extent(DType dtype, const void* actual, const void* expected, const std::vector<std::int64_t>& shape, double rtol, double atol);
+BadExtent bad_extent(DType dtype, const void* actual, const void* expected,
+                     const std::vector<std::int64_t>& shape, double rtol, double atol);
 
 }  // namespace kforge::core

@@ -20,7 +20,8 @@ TEST(Compare, ToleranceIsAtolPlusRtolTimesExpected) {
 }
 
 TEST(Compare, NonFiniteOnlyWhereTheReferenceHasTheSame) {
-  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN(),
+              inf = std::numeric_limits<float>::infinity();
   std::vector<float> expected = {nan, inf, -inf, 1.0f};
   std::vector<float> same = {nan, inf, -inf, 1.0f};
   EXPECT_TRUE(compare_buffers(DType::f32, same.data(), expected.data(), 4, 0, 0).ok());

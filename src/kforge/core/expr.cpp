@@ -1,9 +1,9 @@
 // A small recursive-descent evaluator; errors name the offending token and its column.
 #include "kforge/core/expr.h"
 
+#include <fmt/format.h>
 #include <cctype>
 #include <cmath>
-#include <fmt/format.h>
 
 namespace kforge::core {
 namespace {
@@ -16,7 +16,9 @@ class Parser {
     double v = sum();
     skip_space();
     if (!error_.empty()) return Error{error_};
-    if (pos_ != text_.size()) return Error{fmt::format("unexpected '{}' at column {} in '{}'", text_[pos_], pos_ + 1, text_)};
+    if (pos_ != text_.size())
+      return Error{
+          fmt::format("unexpected '{}' at column {} in '{}'", text_[pos_], pos_ + 1, text_)};
     return v;
   }
 
@@ -39,9 +41,12 @@ class Parser {
   double sum() {
     double v = product();
     while (error_.empty()) {
-      if (eat("+")) v += product();
-      else if (eat("-")) v -= product();
-      else break;
+      if (eat("+"))
+        v += product();
+      else if (eat("-"))
+        v -= product();
+      else
+        break;
     }
     return v;
   }
@@ -51,16 +56,22 @@ class Parser {
     while (error_.empty()) {
       skip_space();
       if (text_.substr(pos_, 2) == "**") break;  // handled by power()
-      if (eat("*")) v *= power();
+      if (eat("*"))
+        v *= power();
       else if (eat("/")) {
         double d = power();
-        if (d == 0) fail(fmt::format("division by zero in '{}'", text_));
-        else v /= d;
+        if (d == 0)
+          fail(fmt::format("division by zero in '{}'", text_));
+        else
+          v /= d;
       } else if (eat("%")) {
         double d = power();
-        if (d == 0) fail(fmt::format("modulo by zero in '{}'", text_));
-        else v = std::fmod(v, d);
-      } else break;
+        if (d == 0)
+          fail(fmt::format("modulo by zero in '{}'", text_));
+        else
+          v = std::fmod(v, d);
+      } else
+        break;
     }
     return v;
   }
@@ -97,7 +108,9 @@ class Parser {
 
   double number() {
     std::size_t start = pos_;
-    while (pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.')) ++pos_;
+    while (pos_ < text_.size() &&
+           (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.'))
+      ++pos_;
     if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
       ++pos_;
       if (pos_ < text_.size() && (text_[pos_] == '-' || text_[pos_] == '+')) ++pos_;
@@ -114,7 +127,9 @@ class Parser {
 
   double name() {
     std::size_t start = pos_;
-    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) ++pos_;
+    while (pos_ < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+      ++pos_;
     std::string_view id = text_.substr(start, pos_ - start);
     if (eat("(")) return call(id);
     auto it = symbols_.find(id);

@@ -25,17 +25,23 @@ Result<std::string> read_text(const std::filesystem::path& path) {
 Result<std::string> read_source(const std::filesystem::path& path) {
   std::error_code ec;
   auto status = std::filesystem::status(path, ec);
-  if (!std::filesystem::exists(status)) return Error{fmt::format("{}: no such file", path.string())};
-  if (std::filesystem::is_directory(status)) return Error{fmt::format("{}: is a folder, not a source file", path.string())};
+  if (!std::filesystem::exists(status))
+    return Error{fmt::format("{}: no such file", path.string())};
+  if (std::filesystem::is_directory(status))
+    return Error{fmt::format("{}: is a folder, not a source file", path.string())};
   if (!std::filesystem::is_regular_file(status))
-    return Error{fmt::format("{}: not a regular file (a kernel is a C++ source file)", path.string())};
+    return Error{
+        fmt::format("{}: not a regular file (a kernel is a C++ source file)", path.string())};
   auto text = read_text(path);
   if (!text) return text.error();
   // A compiler would only fail later on these, with a confusing message (or none at all).
   if (auto nul = text->find('\0'); nul != std::string::npos)
-    return Error{fmt::format("{}: a binary file (a NUL byte at offset {}), not C++ source", path.string(), nul)};
+    return Error{fmt::format("{}: a binary file (a NUL byte at offset {}), not C++ source",
+                             path.string(), nul)};
   if (auto bad = first_invalid_utf8(*text); bad != std::string::npos)
-    return Error{fmt::format("{}: not UTF-8 text (an invalid byte at offset {}); save the source as UTF-8", path.string(), bad)};
+    return Error{
+        fmt::format("{}: not UTF-8 text (an invalid byte at offset {}); save the source as UTF-8",
+                    path.string(), bad)};
   return text;
 }
 
@@ -47,7 +53,8 @@ Status write_atomic(const std::filesystem::path& path, std::string_view content)
   // A failed write (a full disk, a file-size limit) leaves nothing behind: neither the target
   // nor the temporary, which a cache would otherwise keep as a half entry.
   auto failed = [&](const char* what) {
-    Error e{fmt::format("{}: {}: {} (is the disk full?)", path.string(), what, std::strerror(errno))};
+    Error e{
+        fmt::format("{}: {}: {} (is the disk full?)", path.string(), what, std::strerror(errno))};
     std::filesystem::remove(tmp, ec);
     return e;
   };

@@ -18,7 +18,8 @@ namespace kforge::core {
 namespace {
 
 std::filesystem::path fresh_dir(const char* name) {
-  auto d = std::filesystem::temp_directory_path() / (std::string("kforge-fs-") + name + "-" + std::to_string(getpid()));
+  auto d = std::filesystem::temp_directory_path() /
+           (std::string("kforge-fs-") + name + "-" + std::to_string(getpid()));
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d;
@@ -47,17 +48,17 @@ TEST(WriteAtomic, AFullDiskLeavesNothingBehind) {
   int status = 0;
   waitpid(child, &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the failed write was not reported";
-  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(d), {}), 0) << "a temporary file was left behind";
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(d), {}), 0)
+      << "a temporary file was left behind";
   std::filesystem::remove_all(d);
 }
-
-
 
 class ReadSource : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
-           ("kforge-fs-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           ("kforge-fs-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
@@ -86,10 +87,14 @@ TEST_F(ReadSource, RefusesWhatIsNotASourceFile) {
   std::filesystem::create_directories(dir_ / "kernels");
   std::string folder = error_of(dir_ / "kernels");
   EXPECT_NE(folder.find("kernels: is a folder"), std::string::npos) << folder;
-  std::string binary = error_of(write("k.so", std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10)));
-  EXPECT_NE(binary.find("k.so: a binary file (a NUL byte at offset 7)"), std::string::npos) << binary;
+  std::string binary = error_of(write("k.so", std::string("\x7f"
+                                                          "ELF\x02\x01\x01\0\0\0",
+                                                          10)));
+  EXPECT_NE(binary.find("k.so: a binary file (a NUL byte at offset 7)"), std::string::npos)
+      << binary;
   std::string latin1 = error_of(write("l.cpp", "// caf\xE9\n"));
-  EXPECT_NE(latin1.find("l.cpp: not UTF-8 text (an invalid byte at offset 6)"), std::string::npos) << latin1;
+  EXPECT_NE(latin1.find("l.cpp: not UTF-8 text (an invalid byte at offset 6)"), std::string::npos)
+      << latin1;
   std::string missing = error_of(dir_ / "nope.cpp");
   EXPECT_NE(missing.find("nope.cpp: no such file"), std::string::npos) << missing;
 }

@@ -1,9 +1,9 @@
 // XXH64, written from its public specification.
 #include "kforge/core/hash.h"
 
+#include <fmt/format.h>
 #include <cstring>
 #include <vector>
-#include <fmt/format.h>
 
 namespace kforge::core {
 namespace {
@@ -90,7 +90,8 @@ std::uint64_t hash64_parallel(const void* data, std::size_t size, std::uint64_t 
   std::vector<std::uint64_t> parts(chunks);
   const auto* p = static_cast<const unsigned char*>(data);
 #pragma omp parallel for schedule(static)
-  for (std::size_t c = 0; c < chunks; ++c) parts[c] = hash64(p + c * kChunk, std::min(kChunk, size - c * kChunk), seed);
+  for (std::size_t c = 0; c < chunks; ++c)
+    parts[c] = hash64(p + c * kChunk, std::min(kChunk, size - c * kChunk), seed);
   return hash64(parts.data(), parts.size() * sizeof(std::uint64_t), seed ^ size);
 }
 

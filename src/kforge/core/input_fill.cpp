@@ -2,8 +2,8 @@
 // element is computed independently and OpenMP can split the work.
 #include "kforge/core/input_fill.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace kforge::core {
@@ -38,12 +38,14 @@ void fill_typed(const ResolvedTensor& t, std::uint64_t seed, std::uint64_t strea
   switch (init.dist) {
     case Dist::normal:
 #pragma omp parallel for schedule(static) if (n > 65536)
-      for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(init.a + init.b * normal_at(seed, stream, i));
+      for (std::int64_t i = 0; i < n; ++i)
+        out[i] = static_cast<T>(init.a + init.b * normal_at(seed, stream, i));
       break;
     case Dist::uniform:
 #pragma omp parallel for schedule(static) if (n > 65536)
       for (std::int64_t i = 0; i < n; ++i)
-        out[i] = static_cast<T>(init.a + (init.b - init.a) * to_unit(counter_bits(seed, stream, i)));
+        out[i] =
+            static_cast<T>(init.a + (init.b - init.a) * to_unit(counter_bits(seed, stream, i)));
       break;
     case Dist::randint: {
       const auto span = static_cast<std::uint64_t>(init.b - init.a);
@@ -56,7 +58,8 @@ void fill_typed(const ResolvedTensor& t, std::uint64_t seed, std::uint64_t strea
       for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(init.a);
       break;
     case Dist::arange:
-      for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(init.a + init.b * static_cast<double>(i));
+      for (std::int64_t i = 0; i < n; ++i)
+        out[i] = static_cast<T>(init.a + init.b * static_cast<double>(i));
       break;
     case Dist::custom:
       break;
@@ -72,7 +75,9 @@ void perturb_typed(const T* src, T* dst, std::int64_t n, std::uint64_t seed, dou
   T table[kTable];
   const std::uint64_t rotation = counter_bits(seed, 0x726f74617465ULL, 0) % kTable;
   for (std::int64_t k = 0; k < kTable; ++k) {
-    double u = to_unit(counter_bits(seed, 0x7065727475726250ULL, static_cast<std::uint64_t>(k))) * 2.0 - 1.0;
+    double u =
+        to_unit(counter_bits(seed, 0x7065727475726250ULL, static_cast<std::uint64_t>(k))) * 2.0 -
+        1.0;
     table[(k + rotation) % kTable] = static_cast<T>(1.0 + spread * u);
   }
   const std::int64_t blocks = (n + kTable - 1) / kTable;
@@ -86,19 +91,32 @@ void perturb_typed(const T* src, T* dst, std::int64_t n, std::uint64_t seed, dou
 
 }  // namespace
 
-void fill_input(const ResolvedTensor& t, std::uint64_t seed, std::uint32_t tensor_index, void* data) {
+void fill_input(const ResolvedTensor& t, std::uint64_t seed, std::uint32_t tensor_index,
+                void* data) {
   switch (t.dtype) {
-    case DType::f32: fill_typed(t, seed, tensor_index, static_cast<float*>(data)); break;
-    case DType::f64: fill_typed(t, seed, tensor_index, static_cast<double*>(data)); break;
-    case DType::i32: fill_typed(t, seed, tensor_index, static_cast<std::int32_t*>(data)); break;
-    case DType::i64: fill_typed(t, seed, tensor_index, static_cast<std::int64_t*>(data)); break;
+    case DType::f32:
+      fill_typed(t, seed, tensor_index, static_cast<float*>(data));
+      break;
+    case DType::f64:
+      fill_typed(t, seed, tensor_index, static_cast<double*>(data));
+      break;
+    case DType::i32:
+      fill_typed(t, seed, tensor_index, static_cast<std::int32_t*>(data));
+      break;
+    case DType::i64:
+      fill_typed(t, seed, tensor_index, static_cast<std::int64_t*>(data));
+      break;
   }
 }
 
-void perturb(DType dtype, const void* src, void* dst, std::int64_t numel, std::uint64_t seed, double spread) {
-  if (dtype == DType::f32) perturb_typed(static_cast<const float*>(src), static_cast<float*>(dst), numel, seed, spread);
-  else if (dtype == DType::f64) perturb_typed(static_cast<const double*>(src), static_cast<double*>(dst), numel, seed, spread);
-  else std::memcpy(dst, src, static_cast<std::size_t>(numel) * dtype_size(dtype));
+void perturb(DType dtype, const void* src, void* dst, std::int64_t numel, std::uint64_t seed,
+             double spread) {
+  if (dtype == DType::f32)
+    perturb_typed(static_cast<const float*>(src), static_cast<float*>(dst), numel, seed, spread);
+  else if (dtype == DType::f64)
+    perturb_typed(static_cast<const double*>(src), static_cast<double*>(dst), numel, seed, spread);
+  else
+    std::memcpy(dst, src, static_cast<std::size_t>(numel) * dtype_size(dtype));
 }
 
 }  // namespace kforge::core

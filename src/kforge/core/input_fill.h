@@ -11,12 +11,14 @@ namespace kforge::core {
 
 // Fills one input buffer according to its InitSpec. Custom inputs are left untouched (the
 // task's generate.cpp fills them afterwards).
-void fill_input(const ResolvedTensor& t, std::uint64_t seed, std::uint32_t tensor_index, void* data);
+void fill_input(const ResolvedTensor& t, std::uint64_t seed, std::uint32_t tensor_index,
+                void* data);
 
 // dst[i] = src[i] * (1 + u_i), u_i uniform in [-spread, spread] from a table of 4096 draws of
 // `seed`, applied cyclically with a seed-dependent rotation. Keeps signs, zeros,
 // infinities and masks, yet changes every non-zero value, so a cache keyed on pointers or on
 // sampled contents returns stale outputs that the comparison catches.
-void perturb(DType dtype, const void* src, void* dst, std::int64_t numel, std::uint64_t seed, double spread);
+void perturb(DType dtype, const void* src, void* dst, std::int64_t numel, std::uint64_t seed,
+             double spread);
 
 }  // namespace kforge::core

@@ -39,7 +39,8 @@ constexpr std::uint64_t kNetConnectTcp = 1ULL << 1;
 constexpr std::uint64_t kScopeAbstractUnix = 1ULL << 0;  // ABI 6
 constexpr std::uint64_t kScopeSignal = 1ULL << 1;
 // The rights that make sense on a file (the kernel rejects directory rights on a file rule).
-constexpr std::uint64_t kFileRights = kFsExecute | kFsWriteFile | kFsReadFile | kFsTruncate | kFsIoctlDev;
+constexpr std::uint64_t kFileRights =
+    kFsExecute | kFsWriteFile | kFsReadFile | kFsTruncate | kFsIoctlDev;
 
 // Every filesystem right this ABI knows: all are handled, so whatever no rule grants is denied.
 std::uint64_t handled_fs(int abi) {
@@ -50,7 +51,8 @@ std::uint64_t handled_fs(int abi) {
   return all;
 }
 
-Status add_path_rule(int ruleset, const std::filesystem::path& path, std::uint64_t access, std::uint64_t handled) {
+Status add_path_rule(int ruleset, const std::filesystem::path& path, std::uint64_t access,
+                     std::uint64_t handled) {
   int fd = open(path.c_str(), O_PATH | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT || errno == ENOTDIR) return ok_status();  // grants nothing: safe to skip
@@ -64,11 +66,13 @@ Status add_path_rule(int ruleset, const std::filesystem::path& path, std::uint64
   long r = syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
   int saved = errno;
   close(fd);
-  if (r != 0) return Error{fmt::format("landlock_add_rule({}): {}", path.string(), std::strerror(saved))};
+  if (r != 0)
+    return Error{fmt::format("landlock_add_rule({}): {}", path.string(), std::strerror(saved))};
   return ok_status();
 }
 
-Status add_rules(int ruleset, const std::vector<std::filesystem::path>& paths, std::uint64_t access, std::uint64_t handled) {
+Status add_rules(int ruleset, const std::vector<std::filesystem::path>& paths, std::uint64_t access,
+                 std::uint64_t handled) {
   for (const auto& p : paths)
     if (auto s = add_path_rule(ruleset, p, access, handled); !s) return s;
   return ok_status();
@@ -95,23 +99,28 @@ Result<LandlockRuleset> LandlockRuleset::prepare(const LandlockView& view) {
     attr_size = sizeof(RulesetAttr);
   }
   int fd = static_cast<int>(syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0));
-  if (fd < 0) return Error{fmt::format("landlock_create_ruleset (ABI {}): {}", abi, std::strerror(errno))};
+  if (fd < 0)
+    return Error{fmt::format("landlock_create_ruleset (ABI {}): {}", abi, std::strerror(errno))};
   LandlockRuleset ruleset(fd, abi);  // closes fd on every return below
 
   const std::uint64_t handled = attr.handled_access_fs;
   const std::uint64_t read_dir = kFsReadFile | kFsReadDir | kFsExecute;
   const std::uint64_t read_file = kFsReadFile | kFsExecute;
   // Writable trees are not executable: nothing written there may be run.
-  const std::uint64_t write_dir = kFsReadFile | kFsReadDir | kFsWriteFile | kFsRemoveDir | kFsRemoveFile | kFsMakeDir |
-                                  kFsMakeReg | kFsRefer | kFsTruncate;
+  const std::uint64_t write_dir = kFsReadFile | kFsReadDir | kFsWriteFile | kFsRemoveDir |
+                                  kFsRemoveFile | kFsMakeDir | kFsMakeReg | kFsRefer | kFsTruncate;
   const std::uint64_t write_file = kFsReadFile | kFsWriteFile | kFsTruncate | kFsIoctlDev;
-  for (auto [paths, access] : {std::pair{&view.read_dirs, read_dir}, std::pair{&view.read_files, read_file},
-                               std::pair{&view.write_dirs, write_dir}, std::pair{&view.write_files, write_file}})
+  for (auto [paths, access] :
+       {std::pair{&view.read_dirs, read_dir}, std::pair{&view.read_files, read_file},
+        std::pair{&view.write_dirs, write_dir}, std::pair{&view.write_files, write_file}})
     if (auto s = add_rules(fd, *paths, access, handled); !s) return s.error();
   return ruleset;
 }
 
-LandlockRuleset::LandlockRuleset(LandlockRuleset&& other) noexcept : fd_(other.fd_), abi_(other.abi_) { other.fd_ = -1; }
+LandlockRuleset::LandlockRuleset(LandlockRuleset&& other) noexcept
+    : fd_(other.fd_), abi_(other.abi_) {
+  other.fd_ = -1;
+}
 
 LandlockRuleset& LandlockRuleset::operator=(LandlockRuleset&& other) noexcept {
   if (this != &other) {

@@ -15,10 +15,12 @@ namespace kforge::core {
 // A path that does not exist is skipped: it grants nothing. A file named in a *_dirs list gets
 // the file rights of that list.
 struct LandlockView {
-  std::vector<std::filesystem::path> read_dirs;    // trees: read, list, execute (system toolchain)
-  std::vector<std::filesystem::path> read_files;   // single files: read, execute
-  std::vector<std::filesystem::path> write_dirs;   // trees: read, list, create, write, remove (no execute)
-  std::vector<std::filesystem::path> write_files;  // single files: read, write, truncate (/dev/null)
+  std::vector<std::filesystem::path> read_dirs;   // trees: read, list, execute (system toolchain)
+  std::vector<std::filesystem::path> read_files;  // single files: read, execute
+  std::vector<std::filesystem::path>
+      write_dirs;  // trees: read, list, create, write, remove (no execute)
+  std::vector<std::filesystem::path>
+      write_files;        // single files: read, write, truncate (/dev/null)
   bool deny_tcp = true;   // no TCP bind or connect (Landlock ABI >= 4; older kernels cannot say)
   bool scope_ipc = true;  // no signals or abstract unix sockets beyond the sandbox (ABI >= 6)
 };

@@ -24,9 +24,12 @@ class LandlockTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   ProcessResult sh(const std::string& script, std::optional<LandlockView> view) {
-    return run_process({"/bin/sh", "-c", script}, {.cwd = dir_ / "work", .landlock = std::move(view)});
+    return run_process({"/bin/sh", "-c", script},
+                       {.cwd = dir_ / "work", .landlock = std::move(view)});
   }
-  LandlockView system_only() { return {.read_dirs = {"/usr", "/lib", "/lib64", "/bin"}, .write_files = {"/dev/null"}}; }
+  LandlockView system_only() {
+    return {.read_dirs = {"/usr", "/lib", "/lib64", "/bin"}, .write_files = {"/dev/null"}};
+  }
 
   std::filesystem::path dir_;
 };

@@ -9,11 +9,13 @@
 
 namespace kforge::core {
 
-Status write_npy(const std::filesystem::path& path, DType dtype, const std::vector<std::int64_t>& shape, const void* data) {
+Status write_npy(const std::filesystem::path& path, DType dtype,
+                 const std::vector<std::int64_t>& shape, const void* data) {
   std::string dims;
   for (auto d : shape) dims += std::to_string(d) + ",";
   if (shape.size() > 1) dims.pop_back();
-  std::string dict = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}", dtype_npy_descr(dtype), dims);
+  std::string dict = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}",
+                                 dtype_npy_descr(dtype), dims);
   std::size_t total = 10 + dict.size() + 1;
   dict += std::string((64 - total % 64) % 64, ' ') + "\n";
   std::string out = "\x93NUMPY";
@@ -49,7 +51,8 @@ std::string dict_value(const std::string& dict, const std::string& key) {
 }
 
 Result<std::vector<std::int64_t>> parse_shape(const std::string& text) {
-  if (text.size() < 2 || text.front() != '(' || text.back() != ')') return Error{"unreadable shape " + text};
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')')
+    return Error{"unreadable shape " + text};
   std::vector<std::int64_t> shape;
   std::string inner = text.substr(1, text.size() - 2);
   std::size_t p = 0;
@@ -72,7 +75,9 @@ Result<std::vector<std::int64_t>> parse_shape(const std::string& text) {
 
 Result<NpyArray> parse_npy(const std::string& bytes) {
   if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) return Error{"not a .npy file"};
-  auto u8 = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(bytes[i])); };
+  auto u8 = [&](std::size_t i) {
+    return static_cast<std::size_t>(static_cast<unsigned char>(bytes[i]));
+  };
   std::size_t major = u8(6), header_len = 0, start = 0;
   if (major == 1) {
     header_len = u8(8) | u8(9) << 8;
@@ -95,7 +100,8 @@ Result<NpyArray> parse_npy(const std::string& bytes) {
       known = true;
     }
   if (!known) return Error{"dtype " + descr + " is none of f32, f64, i32, i64 (little-endian)"};
-  if (dict_value(dict, "fortran_order") != "False") return Error{"Fortran order; write it in C order (np.ascontiguousarray)"};
+  if (dict_value(dict, "fortran_order") != "False")
+    return Error{"Fortran order; write it in C order (np.ascontiguousarray)"};
   auto shape = parse_shape(dict_value(dict, "shape"));
   if (!shape) return shape.error();
   a.shape = std::move(*shape);

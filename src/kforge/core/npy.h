@@ -19,7 +19,8 @@ struct NpyArray {
   std::string data;  // numel · dtype_size bytes
 };
 
-Status write_npy(const std::filesystem::path& path, DType dtype, const std::vector<std::int64_t>& shape, const void* data);
+Status write_npy(const std::filesystem::path& path, DType dtype,
+                 const std::vector<std::int64_t>& shape, const void* data);
 // Errors name the file and what is wrong with it (Fortran order, an unknown dtype, a short file).
 Result<NpyArray> read_npy(const std::filesystem::path& path);
 

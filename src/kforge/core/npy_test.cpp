@@ -65,9 +65,12 @@ TEST_F(NpyTest, RoundTripsEveryShapeKind) {
 
 TEST_F(NpyTest, RefusesWhatItCannotTakeAsItIs) {
   std::string four(16, '\0');
-  expect_refused(handmade("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }\n", four), "Fortran order");
-  expect_refused(handmade("{'descr': '<f2', 'fortran_order': False, 'shape': (2, 2), }\n", four), "dtype '<f2'");
-  expect_refused(handmade("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }\n", four), "16 data bytes where the shape needs 24");
+  expect_refused(handmade("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }\n", four),
+                 "Fortran order");
+  expect_refused(handmade("{'descr': '<f2', 'fortran_order': False, 'shape': (2, 2), }\n", four),
+                 "dtype '<f2'");
+  expect_refused(handmade("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }\n", four),
+                 "16 data bytes where the shape needs 24");
   EXPECT_TRUE(write_atomic(dir_ / "text.npy", "hello").ok());
   expect_refused(dir_ / "text.npy", "not a .npy file");
   expect_refused(dir_ / "missing.npy", "cannot read");

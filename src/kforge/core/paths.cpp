@@ -23,7 +23,8 @@ namespace {
 
 std::string home_dir() {
   if (const char* h = std::getenv("HOME"); h && *h == '/') return h;
-  if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir && *pw->pw_dir == '/') return pw->pw_dir;
+  if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir && *pw->pw_dir == '/')
+    return pw->pw_dir;
   return "";
 }
 
@@ -32,8 +33,10 @@ std::string home_dir() {
 std::filesystem::path user_cache_dir() {
   if (const char* d = std::getenv("KFORGE_CACHE_DIR"); d && *d) return std::filesystem::absolute(d);
   // The XDG base-directory rule: a relative value is invalid and ignored.
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') return std::filesystem::path(x) / "kforge";
-  if (auto home = home_dir(); !home.empty()) return std::filesystem::path(home) / ".cache" / "kforge";
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/')
+    return std::filesystem::path(x) / "kforge";
+  if (auto home = home_dir(); !home.empty())
+    return std::filesystem::path(home) / ".cache" / "kforge";
   return state_dir() / "cache";
 }
 
@@ -60,7 +63,8 @@ namespace {
 long leading_number(const std::string& name) {
   long n = 0;
   std::size_t i = 0;
-  while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i]))) n = n * 10 + (name[i++] - '0');
+  while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])))
+    n = n * 10 + (name[i++] - '0');
   return i == 0 ? 1L << 30 : n;
 }
 
@@ -70,7 +74,8 @@ std::vector<std::filesystem::path> list_task_dirs(const std::filesystem::path& s
   std::vector<std::filesystem::path> dirs;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(suite, ec))
-    if (entry.is_directory() && std::filesystem::exists(entry.path() / "task.toml")) dirs.push_back(entry.path());
+    if (entry.is_directory() && std::filesystem::exists(entry.path() / "task.toml"))
+      dirs.push_back(entry.path());
   std::sort(dirs.begin(), dirs.end(), [](const auto& a, const auto& b) {
     auto na = a.filename().string(), nb = b.filename().string();
     long la = leading_number(na), lb = leading_number(nb);
@@ -95,8 +100,9 @@ Result<std::filesystem::path> find_task_dir(const std::string& task) {
   if (matches.empty()) {
     std::vector<std::string> ids;
     for (const auto& dir : list_task_dirs(suite)) ids.push_back(dir.filename().string());
-    return Error{fmt::format("task '{}' not found: not a folder with task.toml, nor an id in {}{} (try `kforge list`)", task,
-                             suite.string(), did_you_mean(task, ids))};
+    return Error{fmt::format(
+        "task '{}' not found: not a folder with task.toml, nor an id in {}{} (try `kforge list`)",
+        task, suite.string(), did_you_mean(task, ids))};
   }
   std::string names;
   for (const auto& m : matches) names += (names.empty() ? "" : ", ") + m.filename().string();

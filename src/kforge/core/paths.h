@@ -14,13 +14,15 @@ namespace kforge::core {
 // $KFORGE_DIR, or .kforge in the working directory: what belongs to one project.
 std::filesystem::path state_dir();
 // What belongs to the machine and the user, shared by every working directory: $KFORGE_CACHE_DIR,
-// else $XDG_CACHE_HOME/kforge, else ~/.cache/kforge (the state folder's cache/ when there is no home).
+// else $XDG_CACHE_HOME/kforge, else ~/.cache/kforge (the state folder's cache/ when there is no
+// home).
 std::filesystem::path user_cache_dir();
 // $KFORGE_SOURCE_DIR, or the source tree this binary was built from.
 std::filesystem::path source_dir();
 // The folder holding the running executable (kforge-run and kforge-peak live beside kforge).
 std::filesystem::path executable_dir();
-// The default suite: bench/jaxbench under the working directory if present, else under source_dir().
+// The default suite: bench/jaxbench under the working directory if present, else under
+// source_dir().
 std::filesystem::path default_suite_dir();
 
 // TASK may be a folder holding task.toml, an id in the default suite, or an unambiguous prefix

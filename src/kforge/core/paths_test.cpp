@@ -27,11 +27,14 @@ class FindTaskDir : public ::testing::Test {
     old_ = old ? std::optional<std::string>(old) : std::nullopt;
     ::setenv("KFORGE_SOURCE_DIR", root_.c_str(), 1);
     // A bench/jaxbench in the working directory would take precedence over the source tree's.
-    if (default_suite_dir() != root_ / "bench" / "jaxbench") GTEST_SKIP() << "the working directory has its own bench/jaxbench";
+    if (default_suite_dir() != root_ / "bench" / "jaxbench")
+      GTEST_SKIP() << "the working directory has its own bench/jaxbench";
   }
   void TearDown() override {
-    if (old_) ::setenv("KFORGE_SOURCE_DIR", old_->c_str(), 1);
-    else ::unsetenv("KFORGE_SOURCE_DIR");
+    if (old_)
+      ::setenv("KFORGE_SOURCE_DIR", old_->c_str(), 1);
+    else
+      ::unsetenv("KFORGE_SOURCE_DIR");
     std::filesystem::remove_all(root_);
   }
 
@@ -51,11 +54,14 @@ TEST_F(FindTaskDir, ExactIdAndPrefix) {
 TEST_F(FindTaskDir, UnknownIdSuggestsTheClosest) {
   auto r = find_task_dir("rmsnorm");
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message.find("task 'rmsnorm' not found"), std::string::npos) << r.error().message;
-  EXPECT_NE(r.error().message.find("did you mean '12p_rmsnorm'?"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("task 'rmsnorm' not found"), std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("did you mean '12p_rmsnorm'?"), std::string::npos)
+      << r.error().message;
   auto typo = find_task_dir("8p_gemn");
   ASSERT_FALSE(typo);
-  EXPECT_NE(typo.error().message.find("did you mean '8p_gemm'?"), std::string::npos) << typo.error().message;
+  EXPECT_NE(typo.error().message.find("did you mean '8p_gemm'?"), std::string::npos)
+      << typo.error().message;
   auto far = find_task_dir("zzz_unrelated");
   ASSERT_FALSE(far);
   EXPECT_EQ(far.error().message.find("did you mean"), std::string::npos) << far.error().message;
@@ -67,13 +73,17 @@ class UserCacheDir : public ::testing::Test {
  protected:
   void SetUp() override {
     for (const char* name : {"KFORGE_CACHE_DIR", "XDG_CACHE_HOME", "HOME"})
-      if (const char* v = std::getenv(name)) saved_.emplace_back(name, v);
-      else saved_.emplace_back(name, std::nullopt);
+      if (const char* v = std::getenv(name))
+        saved_.emplace_back(name, v);
+      else
+        saved_.emplace_back(name, std::nullopt);
   }
   void TearDown() override {
     for (const auto& [name, value] : saved_)
-      if (value) ::setenv(name.c_str(), value->c_str(), 1);
-      else ::unsetenv(name.c_str());
+      if (value)
+        ::setenv(name.c_str(), value->c_str(), 1);
+      else
+        ::unsetenv(name.c_str());
   }
   std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
 };

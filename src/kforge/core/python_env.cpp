@@ -60,7 +60,8 @@ PythonEnvInfo probe_python_env(std::chrono::milliseconds timeout) {
   PythonEnvInfo info;
   info.dir = python_env_dir();
   if (!std::filesystem::exists(python_executable())) {
-    info.problem = "no Python environment at " + info.dir.string() + " (scripts/setup makes it; KFORGE_PYENV points elsewhere)";
+    info.problem = "no Python environment at " + info.dir.string() +
+                   " (scripts/setup makes it; KFORGE_PYENV points elsewhere)";
     return info;
   }
   ProcessOptions po;
@@ -69,7 +70,8 @@ PythonEnvInfo probe_python_env(std::chrono::milliseconds timeout) {
   po.extra_env = {"TF_CPP_MIN_LOG_LEVEL=3"};
   auto r = run_process({python_executable().string(), "-c", kProbe}, po);
   if (!r.success()) {
-    info.problem = python_executable().string() + ": " + r.describe() + (r.err.empty() ? "" : ": " + r.err.substr(0, 400));
+    info.problem = python_executable().string() + ": " + r.describe() +
+                   (r.err.empty() ? "" : ": " + r.err.substr(0, 400));
     return info;
   }
   auto j = nlohmann::json::parse(r.out, nullptr, false);

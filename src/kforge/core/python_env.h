@@ -22,8 +22,8 @@ struct PythonEnvInfo {
   bool found = false;  // the interpreter ran and reported
   std::string problem;
   std::string python_version, numpy_version, jax_version, torch_version;  // "" when not importable
-  std::vector<std::string> jax_backends;                                  // "cpu (1 device)", "gpu (8 devices)"
-  std::string jax_error, torch_error;                                      // why an import failed
+  std::vector<std::string> jax_backends;  // "cpu (1 device)", "gpu (8 devices)"
+  std::string jax_error, torch_error;     // why an import failed
 };
 
 // Runs the venv's python once (imports numpy, jax and torch) with a wall-clock limit.

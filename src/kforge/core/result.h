@@ -12,7 +12,8 @@ struct Error {
   std::string message;
 };
 
-// Prefixes context onto an error as it rises: with_context(e, "task 8p_gemm") -> "task 8p_gemm: ...".
+// Prefixes context onto an error as it rises: with_context(e, "task 8p_gemm") -> "task 8p_gemm:
+// ...".
 inline Error with_context(Error e, const std::string& context) {
   e.message = context + ": " + e.message;
   return e;

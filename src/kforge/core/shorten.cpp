@@ -4,12 +4,15 @@
 namespace kforge::core {
 namespace {
 
-bool sentence_end(std::string_view t, std::size_t i) {  // t[i] ends a sentence and a space or line follows
-  return (t[i] == '.' || t[i] == '?' || t[i] == '!') && i + 1 < t.size() && (t[i + 1] == ' ' || t[i + 1] == '\n');
+bool sentence_end(std::string_view t,
+                  std::size_t i) {  // t[i] ends a sentence and a space or line follows
+  return (t[i] == '.' || t[i] == '?' || t[i] == '!') && i + 1 < t.size() &&
+         (t[i + 1] == ' ' || t[i + 1] == '\n');
 }
 
 std::string trimmed(std::string_view t) {
-  while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\t')) t.remove_suffix(1);
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\t'))
+    t.remove_suffix(1);
   return std::string(t);
 }
 
@@ -23,7 +26,9 @@ std::string shorten(std::string_view text, std::size_t max_bytes) {
     if (sentence_end(text, i - 1)) sentence = i;
     if (text[i] == ' ' || text[i] == '\n' || text[i] == '\t') word = i;
   }
-  std::size_t cut = paragraph >= max_bytes / 2 ? paragraph : sentence >= max_bytes / 3 ? sentence : word;
+  std::size_t cut = paragraph >= max_bytes / 2  ? paragraph
+                    : sentence >= max_bytes / 3 ? sentence
+                                                : word;
   if (cut == 0) {  // one long word: stop before the limit at a character boundary
     cut = max_bytes;
     while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;

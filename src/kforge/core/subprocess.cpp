@@ -45,7 +45,8 @@ std::string_view env_name(std::string_view entry) { return entry.substr(0, entry
 // The child's environment: clean_env or kforge's own, then extra_env replacing same-named entries.
 std::vector<std::string> child_environment(const ProcessOptions& options) {
   std::vector<std::string> env;
-  if (options.clean_env) env = *options.clean_env;
+  if (options.clean_env)
+    env = *options.clean_env;
   else
     for (char** e = environ; *e; ++e) env.emplace_back(*e);
   for (const auto& extra : options.extra_env) {
@@ -67,7 +68,9 @@ Result<std::string> resolve_program(const std::string& name, const std::vector<s
     std::string dir = path.substr(start, end - start);
     std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
     struct stat st {};
-    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        access(candidate.c_str(), X_OK) == 0)
+      return candidate;
     start = end + 1;
   }
   return Error{fmt::format("cannot find '{}' on PATH ({})", name, path)};
@@ -91,12 +94,18 @@ enum class ChildStage : int { pdeathsig, chdir, rlimit, landlock, close_fds, exe
 
 const char* stage_name(ChildStage stage) {
   switch (stage) {
-    case ChildStage::pdeathsig: return "prctl(PR_SET_PDEATHSIG)";
-    case ChildStage::chdir: return "chdir";
-    case ChildStage::rlimit: return "setrlimit";
-    case ChildStage::landlock: return "landlock_restrict_self";
-    case ChildStage::close_fds: return "close_range";
-    case ChildStage::exec: return "execve";
+    case ChildStage::pdeathsig:
+      return "prctl(PR_SET_PDEATHSIG)";
+    case ChildStage::chdir:
+      return "chdir";
+    case ChildStage::rlimit:
+      return "setrlimit";
+    case ChildStage::landlock:
+      return "landlock_restrict_self";
+    case ChildStage::close_fds:
+      return "close_range";
+    case ChildStage::exec:
+      return "execve";
   }
   return "?";
 }
@@ -115,7 +124,9 @@ struct ChildFailure {
 
 int open_files_limit() {
   rlimit lim{};
-  if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur > (1U << 20)) return 1 << 20;
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY ||
+      lim.rlim_cur > (1U << 20))
+    return 1 << 20;
   return static_cast<int>(lim.rlim_cur);
 }
 
@@ -142,9 +153,12 @@ bool set_limit(int resource, std::uint64_t value) {
   dup2(plan.stdout_fd, 1);
   dup2(plan.stderr_fd, 2);
   if (plan.cwd && chdir(plan.cwd) != 0) child_fail(plan, ChildStage::chdir, errno);
-  if (plan.limits->file_size && !set_limit(RLIMIT_FSIZE, plan.limits->file_size)) child_fail(plan, ChildStage::rlimit, errno);
-  if (plan.limits->address_space && !set_limit(RLIMIT_AS, plan.limits->address_space)) child_fail(plan, ChildStage::rlimit, errno);
-  if (!plan.limits->core_dumps && !set_limit(RLIMIT_CORE, 0)) child_fail(plan, ChildStage::rlimit, errno);
+  if (plan.limits->file_size && !set_limit(RLIMIT_FSIZE, plan.limits->file_size))
+    child_fail(plan, ChildStage::rlimit, errno);
+  if (plan.limits->address_space && !set_limit(RLIMIT_AS, plan.limits->address_space))
+    child_fail(plan, ChildStage::rlimit, errno);
+  if (!plan.limits->core_dumps && !set_limit(RLIMIT_CORE, 0))
+    child_fail(plan, ChildStage::rlimit, errno);
   if (plan.landlock)
     if (int e = plan.landlock->apply(); e != 0) child_fail(plan, ChildStage::landlock, e);
   // No inherited descriptor beyond 0-2 reaches the program (kforge's sockets, cache files, the
@@ -213,16 +227,29 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   result.landlock_abi = launch->landlock_abi;
 
   int out_pipe[2], err_pipe[2], in_pipe[2], status_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC) || pipe2(in_pipe, O_CLOEXEC) || pipe2(status_pipe, O_CLOEXEC))
+  if (pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC) || pipe2(in_pipe, O_CLOEXEC) ||
+      pipe2(status_pipe, O_CLOEXEC))
     return spawn_failure(std::strerror(errno));
-  ChildPlan plan{launch->program.c_str(), launch->args.data(), launch->envp.data(), options.cwd.empty() ? nullptr : options.cwd.c_str(),
-                 in_pipe[0], out_pipe[1], err_pipe[1], status_pipe[1], getpid(), open_files_limit(), options.die_with_parent, &options.limits,
+  ChildPlan plan{launch->program.c_str(),
+                 launch->args.data(),
+                 launch->envp.data(),
+                 options.cwd.empty() ? nullptr : options.cwd.c_str(),
+                 in_pipe[0],
+                 out_pipe[1],
+                 err_pipe[1],
+                 status_pipe[1],
+                 getpid(),
+                 open_files_limit(),
+                 options.die_with_parent,
+                 &options.limits,
                  launch->landlock ? &*launch->landlock : nullptr};
 
   auto start = std::chrono::steady_clock::now();
   pid_t pid = fork();
   if (pid < 0) {
-    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], in_pipe[0], in_pipe[1], status_pipe[0], status_pipe[1]}) close(fd);
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], in_pipe[0], in_pipe[1],
+                   status_pipe[0], status_pipe[1]})
+      close(fd);
     return spawn_failure(std::strerror(errno));
   }
   if (pid == 0) run_child(plan);
@@ -238,8 +265,11 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    const char* what = failure->stage == ChildStage::chdir ? options.cwd.c_str() : failure->stage == ChildStage::exec ? launch->program.c_str() : "";
-    return spawn_failure(fmt::format("{}{}{}: {}", stage_name(failure->stage), *what ? " " : "", what, std::strerror(failure->error)));
+    const char* what = failure->stage == ChildStage::chdir  ? options.cwd.c_str()
+                       : failure->stage == ChildStage::exec ? launch->program.c_str()
+                                                            : "";
+    return spawn_failure(fmt::format("{}{}{}: {}", stage_name(failure->stage), *what ? " " : "",
+                                     what, std::strerror(failure->error)));
   }
   if (options.stdin_data) {
     // Small payloads only (requests, job descriptions): fits the pipe buffer or is read promptly.
@@ -263,7 +293,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   // Runs until both streams are closed and the child is reaped, or the deadline passes: a child
   // that closes its output and keeps running still times out.
   while (open_streams > 0 || !reaped) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - std::chrono::steady_clock::now())
+                    .count();
     if (left <= 0) {
       result.timed_out = true;
       kill(-pid, SIGKILL);
@@ -277,8 +309,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     if (options.cancel) left = std::min<long long>(left, 50);  // look at the flag often
     if (open_streams == 0) {
       pid_t w = waitpid(pid, &status, WNOHANG);
-      if (w == pid) reaped = true;
-      else usleep(static_cast<useconds_t>(std::min<long long>(left, 5) * 1000));
+      if (w == pid)
+        reaped = true;
+      else
+        usleep(static_cast<useconds_t>(std::min<long long>(left, 5) * 1000));
       continue;
     }
     int r = poll(fds, 2, static_cast<int>(std::min<long long>(left, 1000)));
@@ -286,7 +320,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       ssize_t n = read(fds[i].fd, buf, sizeof buf);
-      if (n > 0) append_capped(i == 0 ? result.out : result.err, buf, static_cast<std::size_t>(n), options.capture_limit);
+      if (n > 0)
+        append_capped(i == 0 ? result.out : result.err, buf, static_cast<std::size_t>(n),
+                      options.capture_limit);
       else {
         close(fds[i].fd);
         fds[i].fd = -1;
@@ -300,7 +336,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
   kill(-pid, SIGKILL);  // anything the child left behind in its group
-  result.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  result.wall_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (WIFEXITED(status)) {
     result.exited = true;
     result.exit_code = WEXITSTATUS(status);

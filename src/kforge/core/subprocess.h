@@ -26,10 +26,10 @@ struct ProcessLimits {
 
 struct ProcessOptions {
   std::chrono::milliseconds timeout{60000};
-  std::filesystem::path cwd;               // empty: inherit
-  std::vector<std::string> extra_env;      // "NAME=value", replacing any inherited NAME
-  std::optional<std::string> stdin_data;   // written to the child's stdin, then closed
-  std::size_t capture_limit = 4 << 20;     // bytes kept per stream (the tail is dropped)
+  std::filesystem::path cwd;                  // empty: inherit
+  std::vector<std::string> extra_env;         // "NAME=value", replacing any inherited NAME
+  std::optional<std::string> stdin_data;      // written to the child's stdin, then closed
+  std::size_t capture_limit = 4 << 20;        // bytes kept per stream (the tail is dropped)
   const std::atomic<bool>* cancel = nullptr;  // when it turns true, the child's group is killed
   // The child's whole environment ("NAME=value"; extra_env still applies on top). Unset: kforge's
   // own environment is inherited. A bare program name is looked up on this environment's PATH.
@@ -44,8 +44,8 @@ struct ProcessOptions {
 };
 
 struct ProcessResult {
-  int exit_code = -1;   // valid when exited
-  int signal = 0;       // non-zero when killed by a signal
+  int exit_code = -1;  // valid when exited
+  int signal = 0;      // non-zero when killed by a signal
   bool exited = false;
   bool timed_out = false;
   bool cancelled = false;
@@ -56,7 +56,8 @@ struct ProcessResult {
   int landlock_abi = 0;  // the Landlock ABI the child ran under; 0: not confined
 
   bool success() const { return exited && exit_code == 0 && !timed_out; }
-  std::string describe() const;  // "exit status 1", "killed by signal 11 (...)", "timed out after 60.0 s"
+  std::string describe()
+      const;  // "exit status 1", "killed by signal 11 (...)", "timed out after 60.0 s"
 };
 
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});

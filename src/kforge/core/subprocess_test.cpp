@@ -34,7 +34,8 @@ TEST(Subprocess, TimeoutKillsTheGroupIncludingChildren) {
   auto marker = std::filesystem::temp_directory_path() / "kforge-subprocess-orphan";
   std::filesystem::remove(marker);
   // The grandchild would create the marker after 2 s if it survived the kill.
-  auto r = run_process({"/bin/sh", "-c", "(sleep 2; touch " + marker.string() + ") & sleep 30"}, {.timeout = std::chrono::milliseconds(300)});
+  auto r = run_process({"/bin/sh", "-c", "(sleep 2; touch " + marker.string() + ") & sleep 30"},
+                       {.timeout = std::chrono::milliseconds(300)});
   EXPECT_TRUE(r.timed_out);
   EXPECT_LT(r.wall_ms, 5000);
   sleep(3);
@@ -42,7 +43,8 @@ TEST(Subprocess, TimeoutKillsTheGroupIncludingChildren) {
 }
 
 TEST(Subprocess, TimeoutAppliesWhenTheChildClosesItsOutput) {
-  auto r = run_process({"/bin/sh", "-c", "exec >&- 2>&-; sleep 30"}, {.timeout = std::chrono::milliseconds(300)});
+  auto r = run_process({"/bin/sh", "-c", "exec >&- 2>&-; sleep 30"},
+                       {.timeout = std::chrono::milliseconds(300)});
   EXPECT_TRUE(r.timed_out);
 }
 
@@ -65,23 +67,28 @@ TEST(Subprocess, CleanEnvironmentReplacesKforgesOwn) {
   setenv("KFORGE_TEST_SECRET", "sk-do-not-leak", 1);
   // Control: without clean_env the child inherits kforge's environment.
   EXPECT_NE(run_process({"/usr/bin/env"}).out.find("sk-do-not-leak"), std::string::npos);
-  auto r = run_process({"env"}, {.extra_env = {"B=2", "A=3"}, .clean_env = std::vector<std::string>{"PATH=/usr/bin:/bin", "A=1"}});
+  auto r =
+      run_process({"env"}, {.extra_env = {"B=2", "A=3"},
+                            .clean_env = std::vector<std::string>{"PATH=/usr/bin:/bin", "A=1"}});
   unsetenv("KFORGE_TEST_SECRET");
   ASSERT_TRUE(r.success()) << r.describe();
   EXPECT_EQ(r.out, "PATH=/usr/bin:/bin\nB=2\nA=3\n");  // extra_env replaces A
 }
 
 TEST(Subprocess, MissingProgramIsASpawnFailure) {
-  auto r = run_process({"kforge-no-such-program"}, {.clean_env = std::vector<std::string>{"PATH=/usr/bin:/bin"}});
+  auto r = run_process({"kforge-no-such-program"},
+                       {.clean_env = std::vector<std::string>{"PATH=/usr/bin:/bin"}});
   EXPECT_TRUE(r.spawn_failed);
-  EXPECT_NE(r.describe().find("cannot find 'kforge-no-such-program' on PATH (/usr/bin:/bin)"), std::string::npos);
+  EXPECT_NE(r.describe().find("cannot find 'kforge-no-such-program' on PATH (/usr/bin:/bin)"),
+            std::string::npos);
   auto bad_cwd = run_process({"/bin/true"}, {.cwd = "/nonexistent-kforge-dir"});
   EXPECT_TRUE(bad_cwd.spawn_failed);
   EXPECT_NE(bad_cwd.err.find("chdir /nonexistent-kforge-dir"), std::string::npos);
 }
 
 TEST(Subprocess, FileSizeLimitStopsTheWriter) {
-  auto dir = std::filesystem::temp_directory_path() / ("kforge-subprocess-fsize-" + std::to_string(getpid()));
+  auto dir = std::filesystem::temp_directory_path() /
+             ("kforge-subprocess-fsize-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   auto write_2mb = "head -c 2000000 /dev/zero > " + (dir / "big").string();
   auto capped = run_process({"/bin/sh", "-c", write_2mb}, {.limits = {.file_size = 1 << 20}});
@@ -112,7 +119,8 @@ TEST(Subprocess, LimitsReachTheChild) {
 // Kills a process that started a long child, as an OOM kill or `kill -9 kforge` would; returns
 // whether that child was still alive afterwards.
 bool child_outlives_its_parent(bool die_with_parent) {
-  auto pid_file = std::filesystem::temp_directory_path() / ("kforge-pdeathsig-" + std::to_string(getpid()));
+  auto pid_file =
+      std::filesystem::temp_directory_path() / ("kforge-pdeathsig-" + std::to_string(getpid()));
   std::filesystem::remove(pid_file);
   pid_t parent = fork();
   if (parent == 0) {
@@ -135,7 +143,8 @@ bool child_outlives_its_parent(bool die_with_parent) {
     std::string pid, comm, state;
     return !(stat >> pid >> comm >> state) || state == "Z";
   };
-  for (int i = 0; i < 200 && !dead(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < 200 && !dead(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   bool alive = !dead();
   kill(child, SIGKILL);
   return alive;
@@ -143,7 +152,8 @@ bool child_outlives_its_parent(bool die_with_parent) {
 
 TEST(Subprocess, ChildDiesWithItsParent) {
   EXPECT_FALSE(child_outlives_its_parent(true));
-  EXPECT_TRUE(child_outlives_its_parent(false));  // control: without the parent-death signal it lives on
+  EXPECT_TRUE(
+      child_outlives_its_parent(false));  // control: without the parent-death signal it lives on
 }
 
 }  // namespace kforge::core

@@ -22,7 +22,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-std::optional<std::string> closest_name(std::string_view word, const std::vector<std::string>& candidates) {
+std::optional<std::string> closest_name(std::string_view word,
+                                        const std::vector<std::string>& candidates) {
   if (word.empty()) return std::nullopt;
   const std::string* best = nullptr;
   std::size_t best_distance = 0;
@@ -38,7 +39,8 @@ std::optional<std::string> closest_name(std::string_view word, const std::vector
     }
   }
   if (!best) return std::nullopt;
-  if (!best_contains && best_distance > std::max<std::size_t>(2, word.size() / 3)) return std::nullopt;
+  if (!best_contains && best_distance > std::max<std::size_t>(2, word.size() / 3))
+    return std::nullopt;
   return *best;
 }
 

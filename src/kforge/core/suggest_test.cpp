@@ -16,7 +16,7 @@ TEST(Suggest, EditDistance) {
 }
 
 TEST(Suggest, ClosestName) {
-  EXPECT_EQ(closest_name("rmsnorm", kTasks), "12p_rmsnorm");     // the id without its number
+  EXPECT_EQ(closest_name("rmsnorm", kTasks), "12p_rmsnorm");      // the id without its number
   EXPECT_EQ(closest_name("12p_rmsnrom", kTasks), "12p_rmsnorm");  // a typo
   EXPECT_EQ(closest_name("norm", kTasks), "12p_rmsnorm");         // contained in two: the nearer
   EXPECT_EQ(closest_name("defualt", {"default", "planner", "coder"}), "default");

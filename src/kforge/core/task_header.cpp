@@ -16,8 +16,10 @@ std::string float_literal(double d) {
 std::string param_line(const Param& p) {
   if (auto* i = std::get_if<std::int64_t>(&p.value))
     return fmt::format("inline constexpr std::int64_t {} = {};\n", p.name, *i);
-  if (auto* b = std::get_if<bool>(&p.value)) return fmt::format("inline constexpr bool {} = {};\n", p.name, *b ? "true" : "false");
-  return fmt::format("inline constexpr float {} = {};\n", p.name, float_literal(std::get<double>(p.value)));
+  if (auto* b = std::get_if<bool>(&p.value))
+    return fmt::format("inline constexpr bool {} = {};\n", p.name, *b ? "true" : "false");
+  return fmt::format("inline constexpr float {} = {};\n", p.name,
+                     float_literal(std::get<double>(p.value)));
 }
 
 std::string shape_list(const ResolvedTensor& t) {
@@ -29,7 +31,8 @@ std::string shape_list(const ResolvedTensor& t) {
 std::string arguments(const ResolvedTask& task, bool mutable_inputs) {
   std::string args;
   for (const auto& t : task.inputs)
-    args += fmt::format("{}{}{}* {}", args.empty() ? "" : ", ", mutable_inputs ? "" : "const ", dtype_c_type(t.dtype), t.name);
+    args += fmt::format("{}{}{}* {}", args.empty() ? "" : ", ", mutable_inputs ? "" : "const ",
+                        dtype_c_type(t.dtype), t.name);
   if (mutable_inputs) return args;
   for (const auto& t : task.outputs) args += fmt::format(", {}* {}", dtype_c_type(t.dtype), t.name);
   return args;
@@ -48,26 +51,34 @@ std::string generator_signature(const ResolvedTask& task) {
 std::string task_header(const ResolvedTask& task) {
   const TaskSpec& spec = *task.spec;
   std::string h;
-  h += fmt::format("// kforge_task.h: generated for task {} at size '{}'. Do not edit.\n", spec.id, task.size);
+  h += fmt::format("// kforge_task.h: generated for task {} at size '{}'. Do not edit.\n", spec.id,
+                   task.size);
   h += "#pragma once\n#include <cstddef>\n#include <cstdint>\n\nnamespace task {\n";
   const SizePreset* preset = spec.find_size(task.size);
   for (const auto& sym : preset->order)
-    h += fmt::format("inline constexpr std::int64_t {} = {};\n", sym, static_cast<std::int64_t>(preset->symbols.at(sym)));
+    h += fmt::format("inline constexpr std::int64_t {} = {};\n", sym,
+                     static_cast<std::int64_t>(preset->symbols.at(sym)));
   for (const auto& p : spec.params) h += param_line(p);
   h += "namespace f64 {  // the float params at double precision, for references\n";
   for (const auto& p : spec.params)
-    if (auto* d = std::get_if<double>(&p.value)) h += fmt::format("inline constexpr double {} = {:.17g};\n", p.name, *d);
+    if (auto* d = std::get_if<double>(&p.value))
+      h += fmt::format("inline constexpr double {} = {:.17g};\n", p.name, *d);
   h += "}  // namespace f64\n";
   for (const auto& t : task.inputs)
-    h += fmt::format("inline constexpr std::int64_t {}_numel = {};  // {} [{}]\n", t.name, t.numel, dtype_name(t.dtype), shape_list(t));
+    h += fmt::format("inline constexpr std::int64_t {}_numel = {};  // {} [{}]\n", t.name, t.numel,
+                     dtype_name(t.dtype), shape_list(t));
   for (const auto& t : task.outputs)
-    h += fmt::format("inline constexpr std::int64_t {}_numel = {};  // {} [{}]\n", t.name, t.numel, dtype_name(t.dtype), shape_list(t));
+    h += fmt::format("inline constexpr std::int64_t {}_numel = {};  // {} [{}]\n", t.name, t.numel,
+                     dtype_name(t.dtype), shape_list(t));
   h += "}  // namespace task\n\n";
   h += "// Buffers are dense, row-major and 64-byte aligned; inputs are read-only.\n";
-  h += fmt::format("extern \"C\" __attribute__((visibility(\"default\"))) void kernel({});\n", arguments(task, false));
+  h += fmt::format("extern \"C\" __attribute__((visibility(\"default\"))) void kernel({});\n",
+                   arguments(task, false));
   if (spec.has_generator())
-    h += fmt::format("extern \"C\" __attribute__((visibility(\"default\"))) void generate(std::uint64_t seed, {});\n",
-                     arguments(task, true));
+    h += fmt::format(
+        "extern \"C\" __attribute__((visibility(\"default\"))) void generate(std::uint64_t seed, "
+        "{});\n",
+        arguments(task, true));
   return h;
 }
 

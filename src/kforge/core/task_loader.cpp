@@ -5,10 +5,10 @@
 
 #include <fmt/format.h>
 
+#include <toml++/toml.h>
 #include <algorithm>
 #include <cmath>
 #include <set>
-#include <toml++/toml.h>
 
 #include "kforge/core/task_resolve.h"
 
@@ -31,7 +31,8 @@ class Checker {
   Error error() const { return Error{error_}; }
 
   // Rejects keys a table does not know: a typo ("rtoll") must not silently fall back to a default.
-  void only_keys(const toml::table& table, const std::string& field, std::initializer_list<std::string_view> allowed) {
+  void only_keys(const toml::table& table, const std::string& field,
+                 std::initializer_list<std::string_view> allowed) {
     for (const auto& [key, node] : table) {
       bool known = false;
       for (auto a : allowed) known = known || key.str() == a;
@@ -57,7 +58,8 @@ class Checker {
     return n->as_string()->get();
   }
 
-  std::string optional_string(const toml::table& t, std::string_view key, const std::string& field) {
+  std::string optional_string(const toml::table& t, std::string_view key,
+                              const std::string& field) {
     const toml::node* n = t.get(key);
     if (!n) return {};
     if (!n->is_string()) {
@@ -77,8 +79,10 @@ class Checker {
   // A tolerance: TOML allows inf and nan, but either would make every comparison pass (or fail).
   double tolerance(const toml::node* n, const std::string& field) {
     double v = number(n, field);
-    if (!std::isfinite(v)) fail(n, field, fmt::format("must be a finite number, not {}", v));
-    else if (v < 0) fail(n, field, fmt::format("must not be negative, is {}", v));
+    if (!std::isfinite(v))
+      fail(n, field, fmt::format("must be a finite number, not {}", v));
+    else if (v < 0)
+      fail(n, field, fmt::format("must not be negative, is {}", v));
     return v;
   }
 
@@ -121,7 +125,8 @@ void parse_sizes(Checker& c, const toml::table& root, TaskSpec& spec) {
     }
     // toml++ iterates keys sorted; the order of declaration reads better (B, S, D, not B, D, S).
     std::sort(declared.begin(), declared.end(), [](const auto& a, const auto& b) {
-      return a.first.line != b.first.line ? a.first.line < b.first.line : a.first.column < b.first.column;
+      return a.first.line != b.first.line ? a.first.line < b.first.line
+                                          : a.first.column < b.first.column;
     });
     for (auto& [pos, sym] : declared) preset.order.push_back(std::move(sym));
     spec.sizes.push_back(std::move(preset));
@@ -134,9 +139,12 @@ void parse_params(Checker& c, const toml::table& root, TaskSpec& spec) {
   for (const auto& [name, node] : *params) {
     std::string field = fmt::format("params.{}", name.str());
     Param p{std::string(name.str()), std::int64_t{0}};
-    if (node.is_integer()) p.value = node.as_integer()->get();
-    else if (node.is_floating_point()) p.value = node.as_floating_point()->get();
-    else if (node.is_boolean()) p.value = node.as_boolean()->get();
+    if (node.is_integer())
+      p.value = node.as_integer()->get();
+    else if (node.is_floating_point())
+      p.value = node.as_floating_point()->get();
+    else if (node.is_boolean())
+      p.value = node.as_boolean()->get();
     else {
       c.fail(&node, field, "must be an integer, a float or a boolean");
       continue;
@@ -171,19 +179,36 @@ void parse_init(Checker& c, const toml::node* node, const std::string& field, Te
   auto dist = parse_dist(dist_name);
   if (!dist) {
     c.fail(init.get("dist"), field + ".dist",
-           fmt::format("unknown distribution '{}' (expected normal, uniform, randint, constant, arange or custom)", dist_name));
+           fmt::format("unknown distribution '{}' (expected normal, uniform, randint, constant, "
+                       "arange or custom)",
+                       dist_name));
     return;
   }
   t.init.dist = *dist;
-  struct Keys { std::string_view a, b; double da, db; };
+  struct Keys {
+    std::string_view a, b;
+    double da, db;
+  };
   Keys keys{};
   switch (*dist) {
-    case Dist::normal: keys = {"mean", "std", 0.0, 1.0}; break;
-    case Dist::uniform: keys = {"low", "high", 0.0, 1.0}; break;
-    case Dist::randint: keys = {"low", "high", 0.0, 0.0}; break;
-    case Dist::constant: keys = {"value", "", 0.0, 0.0}; break;
-    case Dist::arange: keys = {"start", "step", 0.0, 1.0}; break;
-    case Dist::custom: keys = {"", "", 0.0, 0.0}; break;
+    case Dist::normal:
+      keys = {"mean", "std", 0.0, 1.0};
+      break;
+    case Dist::uniform:
+      keys = {"low", "high", 0.0, 1.0};
+      break;
+    case Dist::randint:
+      keys = {"low", "high", 0.0, 0.0};
+      break;
+    case Dist::constant:
+      keys = {"value", "", 0.0, 0.0};
+      break;
+    case Dist::arange:
+      keys = {"start", "step", 0.0, 1.0};
+      break;
+    case Dist::custom:
+      keys = {"", "", 0.0, 0.0};
+      break;
   }
   std::vector<std::string_view> allowed{"dist"};
   if (!keys.a.empty()) allowed.push_back(keys.a);
@@ -191,38 +216,51 @@ void parse_init(Checker& c, const toml::node* node, const std::string& field, Te
   for (const auto& [key, value] : init) {
     bool known = false;
     for (auto a : allowed) known = known || key.str() == a;
-    if (!known) c.fail(&value, field + "." + std::string(key.str()), fmt::format("not a parameter of the {} distribution", dist_name));
+    if (!known)
+      c.fail(&value, field + "." + std::string(key.str()),
+             fmt::format("not a parameter of the {} distribution", dist_name));
   }
   t.init.a = keys.da;
   t.init.b = keys.db;
   if (!keys.a.empty()) {
     if (const toml::node* n = init.get(keys.a)) {
-      if (n->is_string()) t.init.a_expr = n->as_string()->get();
-      else t.init.a = c.number(n, field + "." + std::string(keys.a));
-    }
-    else if (*dist == Dist::randint || *dist == Dist::constant) c.fail(node, field + "." + std::string(keys.a), "missing");
+      if (n->is_string())
+        t.init.a_expr = n->as_string()->get();
+      else
+        t.init.a = c.number(n, field + "." + std::string(keys.a));
+    } else if (*dist == Dist::randint || *dist == Dist::constant)
+      c.fail(node, field + "." + std::string(keys.a), "missing");
   }
   if (!keys.b.empty()) {
     if (const toml::node* n = init.get(keys.b)) {
-      if (n->is_string()) t.init.b_expr = n->as_string()->get();
-      else t.init.b = c.number(n, field + "." + std::string(keys.b));
-    }
-    else if (*dist == Dist::randint) c.fail(node, field + "." + std::string(keys.b), "missing");
+      if (n->is_string())
+        t.init.b_expr = n->as_string()->get();
+      else
+        t.init.b = c.number(n, field + "." + std::string(keys.b));
+    } else if (*dist == Dist::randint)
+      c.fail(node, field + "." + std::string(keys.b), "missing");
   }
-  if (c.failed() || !t.init.a_expr.empty() || !t.init.b_expr.empty()) return;  // expressions are checked per size
+  if (c.failed() || !t.init.a_expr.empty() || !t.init.b_expr.empty())
+    return;  // expressions are checked per size
   if (*dist == Dist::normal && !(t.init.b > 0)) c.fail(node, field + ".std", "must be positive");
   if ((*dist == Dist::uniform || *dist == Dist::randint) && !(t.init.b > t.init.a))
     c.fail(node, field + ".high", "must be greater than low");
   if (!dtype_is_float(t.dtype) && (*dist == Dist::normal || *dist == Dist::uniform))
-    c.fail(node, field + ".dist", fmt::format("{} is a float distribution but the tensor is {}", dist_name, dtype_name(t.dtype)));
-  if (*dist == Dist::randint && (t.init.a != std::floor(t.init.a) || t.init.b != std::floor(t.init.b)))
+    c.fail(node, field + ".dist",
+           fmt::format("{} is a float distribution but the tensor is {}", dist_name,
+                       dtype_name(t.dtype)));
+  if (*dist == Dist::randint &&
+      (t.init.a != std::floor(t.init.a) || t.init.b != std::floor(t.init.b)))
     c.fail(node, field, "randint bounds must be integers");
 }
 
-void parse_tensors(Checker& c, const toml::table& root, std::string_view key, bool is_input, std::vector<TensorSpec>& out) {
+void parse_tensors(Checker& c, const toml::table& root, std::string_view key, bool is_input,
+                   std::vector<TensorSpec>& out) {
   const toml::node* node = root.get(key);
   if (!node) {
-    c.fail(&root, std::string(key), is_input ? "at least one [[inputs]] entry is required" : "at least one [[outputs]] entry is required");
+    c.fail(&root, std::string(key),
+           is_input ? "at least one [[inputs]] entry is required"
+                    : "at least one [[outputs]] entry is required");
     return;
   }
   if (!node->is_array_of_tables()) {
@@ -233,8 +271,10 @@ void parse_tensors(Checker& c, const toml::table& root, std::string_view key, bo
   for (const auto& item : *node->as_array()) {
     std::string field = fmt::format("{}[{}]", key, index++);
     const toml::table& t = *item.as_table();
-    if (is_input) c.only_keys(t, field, {"name", "dtype", "shape", "init", "mutate"});
-    else c.only_keys(t, field, {"name", "dtype", "shape"});
+    if (is_input)
+      c.only_keys(t, field, {"name", "dtype", "shape", "init", "mutate"});
+    else
+      c.only_keys(t, field, {"name", "dtype", "shape"});
     TensorSpec spec;
     spec.name = c.require_string(t, "name", field + ".name");
     if (c.failed()) return;
@@ -243,28 +283,37 @@ void parse_tensors(Checker& c, const toml::table& root, std::string_view key, bo
     if (c.failed()) return;
     auto parsed = parse_dtype(dtype);
     if (!parsed) {
-      c.fail(t.get("dtype"), field + ".dtype", fmt::format("unknown dtype '{}' (expected one of f32, f64, i32, i64)", dtype));
+      c.fail(t.get("dtype"), field + ".dtype",
+             fmt::format("unknown dtype '{}' (expected one of f32, f64, i32, i64)", dtype));
       return;
     }
     spec.dtype = *parsed;
     const toml::node* shape = t.get("shape");
     if (!shape || !shape->is_array()) {
-      c.fail(shape ? shape : &t, field + ".shape", "must be an array of size symbols or expressions, e.g. [\"B\", \"S\", \"D\"]");
+      c.fail(shape ? shape : &t, field + ".shape",
+             "must be an array of size symbols or expressions, e.g. [\"B\", \"S\", \"D\"]");
       return;
     }
     for (const auto& dim : *shape->as_array()) {
-      if (dim.is_string()) spec.shape.push_back(dim.as_string()->get());
-      else if (dim.is_integer() && dim.as_integer()->get() > 0) spec.shape.push_back(std::to_string(dim.as_integer()->get()));
-      else c.fail(&dim, field + ".shape", "each dimension must be a symbol, an expression or a positive integer");
+      if (dim.is_string())
+        spec.shape.push_back(dim.as_string()->get());
+      else if (dim.is_integer() && dim.as_integer()->get() > 0)
+        spec.shape.push_back(std::to_string(dim.as_integer()->get()));
+      else
+        c.fail(&dim, field + ".shape",
+               "each dimension must be a symbol, an expression or a positive integer");
     }
     if (is_input) {
       parse_init(c, t.get("init"), field + ".init", spec);
-      spec.mutate = dtype_is_float(spec.dtype) && spec.init.dist != Dist::custom && spec.init.dist != Dist::constant;
+      spec.mutate = dtype_is_float(spec.dtype) && spec.init.dist != Dist::custom &&
+                    spec.init.dist != Dist::constant;
       if (const toml::node* m = t.get("mutate")) {
-        if (!m->is_boolean()) c.fail(m, field + ".mutate", "must be true or false");
+        if (!m->is_boolean())
+          c.fail(m, field + ".mutate", "must be true or false");
         else if (m->as_boolean()->get() && !dtype_is_float(spec.dtype))
           c.fail(m, field + ".mutate", "only float inputs can be mutated between timed pairs");
-        else spec.mutate = m->as_boolean()->get();
+        else
+          spec.mutate = m->as_boolean()->get();
       }
     }
     out.push_back(std::move(spec));
@@ -321,11 +370,14 @@ void parse_guard_probe(Checker& c, const toml::table& root, TaskSpec& spec) {
     for (const auto& [sym, value] : *node.as_table()) {
       std::string at = field + "." + std::string(sym.str());
       auto full = preset->symbols.find(sym.str());
-      if (full == preset->symbols.end()) c.fail(&value, at, fmt::format("not a symbol of [sizes.{}]", size.str()));
-      else if (!value.is_integer() || value.as_integer()->get() <= 0) c.fail(&value, at, "must be a positive integer");
+      if (full == preset->symbols.end())
+        c.fail(&value, at, fmt::format("not a symbol of [sizes.{}]", size.str()));
+      else if (!value.is_integer() || value.as_integer()->get() <= 0)
+        c.fail(&value, at, "must be a positive integer");
       else if (static_cast<double>(value.as_integer()->get()) > full->second)
         c.fail(&value, at, fmt::format("must not exceed the size's own value ({})", full->second));
-      else shrunk[std::string(sym.str())] = static_cast<double>(value.as_integer()->get());
+      else
+        shrunk[std::string(sym.str())] = static_cast<double>(value.as_integer()->get());
     }
   }
 }
@@ -335,12 +387,16 @@ void parse_guard_probe(Checker& c, const toml::table& root, TaskSpec& spec) {
 void check_names(Checker& c, const TaskSpec& spec) {
   std::set<std::string> seen;
   auto claim = [&](const std::string& name, const std::string& what) {
-    bool ident = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
-    for (char ch : name) ident = ident && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_');
-    if (!ident) c.fail(nullptr, what, fmt::format("'{}' is not a valid C identifier", name));
+    bool ident =
+        !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+    for (char ch : name)
+      ident = ident && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_');
+    if (!ident)
+      c.fail(nullptr, what, fmt::format("'{}' is not a valid C identifier", name));
     else if (name == "kernel" || name == "generate" || name == "task")
       c.fail(nullptr, what, fmt::format("'{}' is reserved", name));
-    else if (!seen.insert(name).second) c.fail(nullptr, what, fmt::format("duplicate name '{}'", name));
+    else if (!seen.insert(name).second)
+      c.fail(nullptr, what, fmt::format("duplicate name '{}'", name));
   };
   for (const auto& t : spec.inputs) claim(t.name, "inputs");
   for (const auto& t : spec.outputs) claim(t.name, "outputs");
@@ -353,44 +409,54 @@ void check_names(Checker& c, const TaskSpec& spec) {
 
 // The id names files under .kforge/ (secret seeds, caches, sessions): it must be a plain name,
 // and the folder's, so that `kforge eval ID` and the task's own id agree.
-void check_id(Checker& c, const toml::node* node, const std::string& id, const std::filesystem::path& dir) {
+void check_id(Checker& c, const toml::node* node, const std::string& id,
+              const std::filesystem::path& dir) {
   if (!is_safe_task_id(id)) {
     c.fail(node, "id",
-           fmt::format("'{}' is not a valid task id (letters, digits, '_', '.' and '-', not starting with '.' or '-', no '..')", id));
+           fmt::format("'{}' is not a valid task id (letters, digits, '_', '.' and '-', not "
+                       "starting with '.' or '-', no '..')",
+                       id));
     return;
   }
   std::string folder = (dir.filename().empty() ? dir.parent_path() : dir).filename().string();
-  if (id != folder) c.fail(node, "id", fmt::format("'{}' must match the task's folder name '{}'", id, folder));
+  if (id != folder)
+    c.fail(node, "id", fmt::format("'{}' must match the task's folder name '{}'", id, folder));
 }
 
 }  // namespace
 
 Result<TaskSpec> load_task(const std::filesystem::path& dir) {
   std::filesystem::path file = dir / "task.toml";
-  if (!std::filesystem::exists(file)) return Error{fmt::format("{}: no task.toml (is this a task folder?)", dir.string())};
+  if (!std::filesystem::exists(file))
+    return Error{fmt::format("{}: no task.toml (is this a task folder?)", dir.string())};
   toml::table root;
   try {
     root = toml::parse_file(file.string());
   } catch (const toml::parse_error& e) {
-    return Error{fmt::format("{}:{}:{}: {}", file.string(), e.source().begin.line, e.source().begin.column, e.description())};
+    return Error{fmt::format("{}:{}:{}: {}", file.string(), e.source().begin.line,
+                             e.source().begin.column, e.description())};
   }
 
   Checker c(file);
   TaskSpec spec;
   spec.dir = std::filesystem::absolute(dir).lexically_normal();
-  c.only_keys(root, "", {"id", "title", "origin", "notes", "tags", "default_size", "sizes", "params", "inputs", "outputs", "check", "cost",
-                          "guard_probe"});
+  c.only_keys(root, "",
+              {"id", "title", "origin", "notes", "tags", "default_size", "sizes", "params",
+               "inputs", "outputs", "check", "cost", "guard_probe"});
   spec.id = c.require_string(root, "id", "id");
   if (!c.failed()) check_id(c, root.get("id"), spec.id, spec.dir);
   spec.title = c.optional_string(root, "title", "title");
   spec.origin = c.optional_string(root, "origin", "origin");
   spec.notes = c.optional_string(root, "notes", "notes");
   if (const toml::node* tags = root.get("tags")) {
-    if (!tags->is_array()) c.fail(tags, "tags", "must be an array of strings");
+    if (!tags->is_array())
+      c.fail(tags, "tags", "must be an array of strings");
     else
       for (const auto& t : *tags->as_array()) {
-        if (t.is_string()) spec.tags.push_back(t.as_string()->get());
-        else c.fail(&t, "tags", "must be an array of strings");
+        if (t.is_string())
+          spec.tags.push_back(t.as_string()->get());
+        else
+          c.fail(&t, "tags", "must be an array of strings");
       }
   }
   parse_sizes(c, root, spec);
@@ -403,12 +469,16 @@ Result<TaskSpec> load_task(const std::filesystem::path& dir) {
   if (c.failed()) return c.error();
 
   spec.default_size = c.optional_string(root, "default_size", "default_size");
-  if (spec.default_size.empty()) spec.default_size = spec.find_size("cpu") ? "cpu" : spec.sizes.front().name;
+  if (spec.default_size.empty())
+    spec.default_size = spec.find_size("cpu") ? "cpu" : spec.sizes.front().name;
   if (!spec.find_size(spec.default_size))
-    c.fail(root.get("default_size"), "default_size", fmt::format("'{}' is not one of the [sizes.*] presets", spec.default_size));
+    c.fail(root.get("default_size"), "default_size",
+           fmt::format("'{}' is not one of the [sizes.*] presets", spec.default_size));
   check_names(c, spec);
   for (const auto& [size, tol] : spec.size_tolerance)
-    if (!spec.find_size(size)) c.fail(root.get("check"), "check." + size, fmt::format("'{}' is not one of the [sizes.*] presets", size));
+    if (!spec.find_size(size))
+      c.fail(root.get("check"), "check." + size,
+             fmt::format("'{}' is not one of the [sizes.*] presets", size));
   if (c.failed()) return c.error();
 
   // Every shape and cost formula must resolve for every size: an error here names the size.
@@ -420,13 +490,18 @@ Result<TaskSpec> load_task(const std::filesystem::path& dir) {
   for (const auto& [size, shrunk] : spec.guard_probe) {
     auto probe = with_guard_probe(spec, size);
     auto resolved = resolve_task_shapes(*probe, guard_probe_size_name(size));
-    if (!resolved) return Error{fmt::format("{}: guard_probe.{}: {}", file.string(), size, resolved.error().message)};
+    if (!resolved)
+      return Error{
+          fmt::format("{}: guard_probe.{}: {}", file.string(), size, resolved.error().message)};
   }
 
   if (!std::filesystem::exists(spec.reference_path()))
-    return Error{fmt::format("{}: reference.cpp is missing: every task needs its correctness oracle", dir.string())};
+    return Error{fmt::format(
+        "{}: reference.cpp is missing: every task needs its correctness oracle", dir.string())};
   if (spec.has_generator() && !std::filesystem::exists(spec.generate_path()))
-    return Error{fmt::format("{}: an input has init = {{ dist = \"custom\" }} but generate.cpp is missing", dir.string())};
+    return Error{
+        fmt::format("{}: an input has init = {{ dist = \"custom\" }} but generate.cpp is missing",
+                    dir.string())};
   return spec;
 }
 

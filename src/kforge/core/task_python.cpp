@@ -12,10 +12,10 @@ namespace {
 // A name C++ accepts but Python reserves gets PEP 8's trailing underscore (lambda → lambda_).
 std::string python_name(const std::string& name) {
   static const std::set<std::string> keywords = {
-      "False", "None",   "True",    "and",      "as",   "assert", "async", "await",  "break",  "class", "continue",
-      "def",   "del",    "elif",    "else",     "except", "finally", "for", "from",  "global", "if",    "import",
-      "in",    "is",     "lambda",  "nonlocal", "not",  "or",     "pass",  "raise",  "return", "try",   "while",
-      "with",  "yield"};
+      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
   return keywords.count(name) ? name + "_" : name;
 }
 
@@ -30,8 +30,10 @@ std::string float_literal(double d) {
 }
 
 std::string param_line(const Param& p) {
-  if (auto* i = std::get_if<std::int64_t>(&p.value)) return fmt::format("{} = {}\n", python_name(p.name), *i);
-  if (auto* b = std::get_if<bool>(&p.value)) return fmt::format("{} = {}\n", python_name(p.name), *b ? "True" : "False");
+  if (auto* i = std::get_if<std::int64_t>(&p.value))
+    return fmt::format("{} = {}\n", python_name(p.name), *i);
+  if (auto* b = std::get_if<bool>(&p.value))
+    return fmt::format("{} = {}\n", python_name(p.name), *b ? "True" : "False");
   return fmt::format("{} = {}\n", python_name(p.name), float_literal(std::get<double>(p.value)));
 }
 
@@ -48,11 +50,15 @@ std::string tensor_entry(const ResolvedTensor& t) {
 std::string task_python_module(const ResolvedTask& task) {
   const TaskSpec& spec = *task.spec;
   std::string m;
-  m += fmt::format("# kforge_task.py: generated for task {} at size '{}'. Do not edit.\n", spec.id, task.size);
-  m += "# Shapes and params of this size; INPUTS and OUTPUTS as (name, dtype, shape) in ABI order.\n";
+  m += fmt::format("# kforge_task.py: generated for task {} at size '{}'. Do not edit.\n", spec.id,
+                   task.size);
+  m += "# Shapes and params of this size; INPUTS and OUTPUTS as (name, dtype, shape) in ABI "
+       "order.\n";
   m += fmt::format("TASK = \"{}\"\nSIZE = \"{}\"\n", spec.id, task.size);
   const SizePreset* preset = spec.find_size(task.size);
-  for (const auto& sym : preset->order) m += fmt::format("{} = {}\n", python_name(sym), static_cast<std::int64_t>(preset->symbols.at(sym)));
+  for (const auto& sym : preset->order)
+    m += fmt::format("{} = {}\n", python_name(sym),
+                     static_cast<std::int64_t>(preset->symbols.at(sym)));
   for (const auto& p : spec.params) m += param_line(p);
   m += "INPUTS = (\n";
   for (const auto& t : task.inputs) m += tensor_entry(t);

@@ -49,7 +49,8 @@ atol = 1e-6
 class TaskPythonTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = std::filesystem::temp_directory_path() / ("kforge-task-py-" + std::to_string(::getpid()));
+    root_ =
+        std::filesystem::temp_directory_path() / ("kforge-task-py-" + std::to_string(::getpid()));
     std::filesystem::create_directories(root_ / "t_py");
     std::ofstream(root_ / "t_py" / "reference.cpp") << "// reference\n";
     std::ofstream(root_ / "t_py" / "task.toml") << kTask;
@@ -66,8 +67,10 @@ TEST_F(TaskPythonTest, ModuleReadsBackAsTheTasksConstants) {
   std::ofstream(root_ / "kforge_task.py") << task_python_module(*task);
   const char* dump =
       "import json, sys; sys.path.insert(0, sys.argv[1]); import kforge_task as t\n"
-      "print(json.dumps({k: getattr(t, k) for k in ('TASK', 'SIZE', 'N', 'M', 'lambda_', 'steps', 'two', 'causal',"
-      " 'INPUTS', 'OUTPUTS', 'RTOL', 'ATOL')} | {'types': [type(t.two).__name__, type(t.steps).__name__]}))\n";
+      "print(json.dumps({k: getattr(t, k) for k in ('TASK', 'SIZE', 'N', 'M', 'lambda_', 'steps', "
+      "'two', 'causal',"
+      " 'INPUTS', 'OUTPUTS', 'RTOL', 'ATOL')} | {'types': [type(t.two).__name__, "
+      "type(t.steps).__name__]}))\n";
   auto r = run_process({"python3", "-c", dump, root_.string()});
   ASSERT_TRUE(r.success()) << r.describe() << "\n" << r.err;
   auto j = nlohmann::json::parse(r.out);

@@ -28,7 +28,7 @@ struct ResolvedTask {
   std::vector<ResolvedTensor> inputs;
   std::vector<ResolvedTensor> outputs;
   double rtol = 0, atol = 0;  // the tolerance at this size
-  double flops = 0;  // 0 when the task gives no formula
+  double flops = 0;           // 0 when the task gives no formula
   double bytes = 0;
 
   std::size_t input_bytes() const;

@@ -68,7 +68,8 @@ struct TaskSpec {
   double rtol = 1e-4;  // [check]
   double atol = 1e-5;
   // [check.<size>] overrides for one size (a long sum at the full size may need more room).
-  std::map<std::string, std::pair<double, double>, std::less<>> size_tolerance;  // size → (rtol, atol)
+  std::map<std::string, std::pair<double, double>, std::less<>>
+      size_tolerance;      // size → (rtol, atol)
   std::string cost_flops;  // expression; empty if not given
   std::string cost_bytes;
   // [guard_probe.<size>]: for a size too large for the suite test to run, the symbols to shrink

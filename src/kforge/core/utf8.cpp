@@ -17,14 +17,22 @@ Sequence next_sequence(std::string_view text, std::size_t at) {
   if (lead < 0x80) return {1, true};
   std::size_t trailing = 0;
   unsigned char low = 0x80, high = 0xBF;
-  if (lead >= 0xC2 && lead <= 0xDF) trailing = 1;
-  else if (lead == 0xE0) trailing = 2, low = 0xA0;
-  else if (lead == 0xED) trailing = 2, high = 0x9F;
-  else if (lead >= 0xE1 && lead <= 0xEF) trailing = 2;
-  else if (lead == 0xF0) trailing = 3, low = 0x90;
-  else if (lead == 0xF4) trailing = 3, high = 0x8F;
-  else if (lead >= 0xF1 && lead <= 0xF3) trailing = 3;
-  else return {1, false};  // 80..C1 (continuation or overlong lead), F5..FF
+  if (lead >= 0xC2 && lead <= 0xDF)
+    trailing = 1;
+  else if (lead == 0xE0)
+    trailing = 2, low = 0xA0;
+  else if (lead == 0xED)
+    trailing = 2, high = 0x9F;
+  else if (lead >= 0xE1 && lead <= 0xEF)
+    trailing = 2;
+  else if (lead == 0xF0)
+    trailing = 3, low = 0x90;
+  else if (lead == 0xF4)
+    trailing = 3, high = 0x8F;
+  else if (lead >= 0xF1 && lead <= 0xF3)
+    trailing = 3;
+  else
+    return {1, false};  // 80..C1 (continuation or overlong lead), F5..FF
   for (std::size_t k = 1; k <= trailing; ++k) {
     if (at + k >= text.size()) return {k, false};  // cut short at the end
     unsigned char c = byte(at + k);
@@ -52,8 +60,10 @@ std::string valid_utf8(std::string_view text) {
   out.reserve(text.size() + 16);
   for (std::size_t at = bad; at < text.size();) {
     Sequence s = next_sequence(text, at);
-    if (s.valid) out.append(text.substr(at, s.length));
-    else out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
+    if (s.valid)
+      out.append(text.substr(at, s.length));
+    else
+      out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
     at += s.length;
   }
   return out;

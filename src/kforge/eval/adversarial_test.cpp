@@ -1,9 +1,9 @@
 // The adversarial corpus (tests/adversarial/*.cpp): hostile kernels against the 12p_rmsnorm task
 // at the ci size. Each test names the defence that catches its kernel; remove the defence and the
 // test fails. A correct kernel through the same fixture is the control.
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -11,8 +11,8 @@
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/task_loader.h"
-#include "kforge/eval/evaluate.h"
 #include "kforge/eval/eval_test_util.h"
+#include "kforge/eval/evaluate.h"
 #include "kforge/toolchain/cpp_compiler.h"
 
 namespace kforge::eval {
@@ -26,7 +26,9 @@ class Adversarial : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     state_ = new std::filesystem::path(test_state_dir("adversarial"));
-    compiler_ = new toolchain::CppCompiler({.cache_dir = test_compile_cache(), .include_dir = core::source_dir() / "bench" / "include"});
+    compiler_ =
+        new toolchain::CppCompiler({.cache_dir = test_compile_cache(),
+                                    .include_dir = core::source_dir() / "bench" / "include"});
     auto spec = core::load_task(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm");
     ASSERT_TRUE(spec.ok()) << spec.error().message;
     spec_ = new core::TaskSpec(std::move(*spec));
@@ -66,7 +68,9 @@ class Adversarial : public ::testing::Test {
     return evaluate(*ctx_, *prelude + *body, name, options);
   }
 
-  static std::string marker(const char* what) { return std::string("/tmp/kforge-adversarial-") + what + "-marker"; }
+  static std::string marker(const char* what) {
+    return std::string("/tmp/kforge-adversarial-") + what + "-marker";
+  }
 
   static inline std::filesystem::path* state_ = nullptr;
   static inline toolchain::CppCompiler* compiler_ = nullptr;
@@ -77,13 +81,17 @@ class Adversarial : public ::testing::Test {
 TEST_F(Adversarial, ControlCorrectKernelPassesAndIsTimed) {
   auto dir = std::filesystem::path(KFORGE_TEST_DATA) / "adversarial";
   auto prelude = core::read_text(dir / "prelude.h");
-  auto e = evaluate(*ctx_, *prelude + "extern \"C\" void kernel(const float* x, const float* s, float* y) { rmsnorm_correct(x, s, y); }\n",
+  auto e = evaluate(*ctx_,
+                    *prelude +
+                        "extern \"C\" void kernel(const float* x, const float* s, float* y) { "
+                        "rmsnorm_correct(x, s, y); }\n",
                     "control.cpp", timed());
   EXPECT_EQ(e.verdict, Verdict::correct) << e.reason;
   ASSERT_TRUE(e.candidate && e.speedup);
   EXPECT_GE(e.candidate->samples, 10);
   EXPECT_EQ(e.check_ms.size(), 3u);
-  EXPECT_GT(e.landlock_abi, 0) << "Landlock is not active: the filesystem defences are missing on this machine";
+  EXPECT_GT(e.landlock_abi, 0)
+      << "Landlock is not active: the filesystem defences are missing on this machine";
 }
 
 TEST_F(Adversarial, WrongValues) {
@@ -143,7 +151,8 @@ TEST_F(Adversarial, CallsSystem) {
   auto e = run("calls_system.cpp", checked());
   EXPECT_EQ(e.verdict, Verdict::sandbox_violation);
   // glibc's system() first ignores SIGINT (rt_sigaction), then spawns (clone): either is refused.
-  EXPECT_THAT(e.reason, AnyOf(HasSubstr("rt_sigaction"), HasSubstr("clone"), HasSubstr("vfork"), HasSubstr("execve")));
+  EXPECT_THAT(e.reason, AnyOf(HasSubstr("rt_sigaction"), HasSubstr("clone"), HasSubstr("vfork"),
+                              HasSubstr("execve")));
   EXPECT_FALSE(std::filesystem::exists(marker("system")));
 }
 
@@ -304,13 +313,15 @@ TEST_F(Adversarial, SpoilerThreadFromAConstructor) {
   auto e = run("spoiler_spins.cpp", timed());
   EXPECT_EQ(e.verdict, Verdict::sandbox_violation) << e.reason;
   // Seen as not settling after a return, or as CPU used while idle, depending on the scheduler.
-  EXPECT_THAT(e.reason, AnyOf(HasSubstr("ms of CPU"), HasSubstr("kept using CPU"), HasSubstr("kept running")));
+  EXPECT_THAT(e.reason, AnyOf(HasSubstr("ms of CPU"), HasSubstr("kept using CPU"),
+                              HasSubstr("kept running")));
 }
 
 TEST_F(Adversarial, SpoilerWithALowDutyCycle) {
   auto e = run("spoiler_duty_cycle.cpp", timed());
   EXPECT_EQ(e.verdict, Verdict::sandbox_violation) << e.reason;
-  EXPECT_THAT(e.reason, AnyOf(HasSubstr("ms of CPU"), HasSubstr("kept using CPU"), HasSubstr("kept running")));
+  EXPECT_THAT(e.reason, AnyOf(HasSubstr("ms of CPU"), HasSubstr("kept using CPU"),
+                              HasSubstr("kept running")));
 }
 
 TEST_F(Adversarial, ConstructorCannotInstallAFilter) {
@@ -380,8 +391,11 @@ TEST_F(Adversarial, OutputThatIsNotUtf8IsRepairedNotFatal) {
   auto prelude = core::read_text(dir / "prelude.h");
   ASSERT_TRUE(prelude.ok());
   auto e = evaluate(*ctx_,
-                    *prelude + "#include <cstdio>\nextern \"C\" void kernel(const float* x, const float* s, float* y) {\n"
-                               "  std::fputs(\"bytes \\xff\\xfe cut \\xe2\\x82\", stdout);\n  std::fflush(stdout);\n  rmsnorm_correct(x, s, y);\n}\n",
+                    *prelude +
+                        "#include <cstdio>\nextern \"C\" void kernel(const float* x, const float* "
+                        "s, float* y) {\n"
+                        "  std::fputs(\"bytes \\xff\\xfe cut \\xe2\\x82\", stdout);\n  "
+                        "std::fflush(stdout);\n  rmsnorm_correct(x, s, y);\n}\n",
                     "prints_bytes.cpp", checked());
   EXPECT_EQ(e.verdict, Verdict::correct) << e.reason;
   EXPECT_THAT(e.kernel_output, HasSubstr("bytes \xEF\xBF\xBD\xEF\xBF\xBD cut \xEF\xBF\xBD"));

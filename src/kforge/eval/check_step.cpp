@@ -11,8 +11,10 @@
 namespace kforge::eval {
 namespace {
 
-std::optional<Judgement> compare_sets(const std::vector<OutputSnapshot>& results, const std::vector<SharedSet>& references,
-                                      const core::ResolvedTask& task, const std::string& who, Evaluation& e) {
+std::optional<Judgement> compare_sets(const std::vector<OutputSnapshot>& results,
+                                      const std::vector<SharedSet>& references,
+                                      const core::ResolvedTask& task, const std::string& who,
+                                      Evaluation& e) {
   const double rtol = task.rtol, atol = task.atol;
   for (std::size_t k = 0; k < references.size(); ++k) {
     MismatchReport report;
@@ -20,13 +22,15 @@ std::optional<Judgement> compare_sets(const std::vector<OutputSnapshot>& results
     report.rtol = rtol;
     report.atol = atol;
     for (std::size_t i = 0; i < task.outputs.size(); ++i) {
-      auto m = analyze_output(task.outputs[i], results[k][i].data(), references[k].tensor(i), rtol, atol);
+      auto m = analyze_output(task.outputs[i], results[k][i].data(), references[k].tensor(i), rtol,
+                              atol);
       if (m.bad > 0) report.outputs.push_back(std::move(m));
     }
     if (!report.outputs.empty()) {
       const auto& m = report.outputs.front();
-      std::string reason = fmt::format("{}: output '{}' is wrong in {} of {} elements on check input set {}: {}", who, m.output, m.bad, m.numel,
-                                       k + 1, m.pattern);
+      std::string reason =
+          fmt::format("{}: output '{}' is wrong in {} of {} elements on check input set {}: {}",
+                      who, m.output, m.bad, m.numel, k + 1, m.pattern);
       e.mismatch = std::move(report);
       return Judgement{Verdict::incorrect, reason};
     }
@@ -36,8 +40,9 @@ std::optional<Judgement> compare_sets(const std::vector<OutputSnapshot>& results
 
 }  // namespace
 
-std::optional<Judgement> run_check_calls(KernelProcess& p, std::uint32_t out, std::size_t sets, double timeout_s,
-                                         std::vector<OutputSnapshot>& results, std::vector<double>* ms) {
+std::optional<Judgement> run_check_calls(KernelProcess& p, std::uint32_t out, std::size_t sets,
+                                         double timeout_s, std::vector<OutputSnapshot>& results,
+                                         std::vector<double>* ms) {
   std::mt19937_64 rng{std::random_device{}()};
   results.resize(sets);
   for (std::size_t k = 1; k <= sets; ++k) {
@@ -47,20 +52,24 @@ std::optional<Judgement> run_check_calls(KernelProcess& p, std::uint32_t out, st
     p.snapshot(out, results[k - 1], rng);
     if (!p.settle(1.0))
       return Judgement{Verdict::sandbox_violation,
-                       fmt::format("{}: threads it started kept running after its call on check set {} returned (a kernel must finish "
+                       fmt::format("{}: threads it started kept running after its call on check "
+                                   "set {} returned (a kernel must finish "
                                    "before it returns)",
                                    p.who(), k)};
     if (!p.unchanged_since(out, results[k - 1]))
       return Judgement{Verdict::sandbox_violation,
-                       fmt::format("{}: the output changed after the call for check set {} had returned: work was left running in the "
+                       fmt::format("{}: the output changed after the call for check set {} had "
+                                   "returned: work was left running in the "
                                    "background (a kernel must finish before it returns)",
                                    p.who(), k)};
   }
   return std::nullopt;
 }
 
-std::optional<Judgement> judge_check(const std::vector<OutputSnapshot>& results, const std::vector<SharedSet>& references,
-                                     const core::ResolvedTask& task, const std::string& who, Evaluation& e) {
+std::optional<Judgement> judge_check(const std::vector<OutputSnapshot>& results,
+                                     const std::vector<SharedSet>& references,
+                                     const core::ResolvedTask& task, const std::string& who,
+                                     Evaluation& e) {
   return compare_sets(results, references, task, who, e);
 }
 

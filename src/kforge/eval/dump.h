@@ -13,7 +13,9 @@
 
 namespace kforge::eval {
 
-Status dump_check_sets(const std::filesystem::path& dir, const core::ResolvedTask& task, const std::vector<SharedSet>& inputs,
-                       const std::vector<OutputSnapshot>& results, const std::vector<SharedSet>& references);
+Status dump_check_sets(const std::filesystem::path& dir, const core::ResolvedTask& task,
+                       const std::vector<SharedSet>& inputs,
+                       const std::vector<OutputSnapshot>& results,
+                       const std::vector<SharedSet>& references);
 
 }  // namespace kforge::eval

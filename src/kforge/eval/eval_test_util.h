@@ -15,7 +15,8 @@ namespace kforge::eval {
 // used to build its own ATen header and measure its own peaks); else one folder in /tmp.
 inline std::filesystem::path test_compile_cache() {
   if (const char* d = std::getenv("KFORGE_TEST_CACHE"); d && *d) return d;
-  if (const char* bin = std::getenv("KFORGE_BIN_DIR"); bin && *bin) return std::filesystem::path(bin).parent_path() / "test-cache";
+  if (const char* bin = std::getenv("KFORGE_BIN_DIR"); bin && *bin)
+    return std::filesystem::path(bin).parent_path() / "test-cache";
   return std::filesystem::temp_directory_path() / "kforge-test-cache";
 }
 
@@ -24,7 +25,8 @@ inline std::filesystem::path test_compile_cache() {
 inline std::filesystem::path test_user_cache() { return test_compile_cache() / "user-cache"; }
 
 inline std::filesystem::path test_state_dir(const std::string& suite) {
-  return std::filesystem::temp_directory_path() / ("kforge-" + suite + "-" + std::to_string(::getpid()));
+  return std::filesystem::temp_directory_path() /
+         ("kforge-" + suite + "-" + std::to_string(::getpid()));
 }
 
 }  // namespace kforge::eval

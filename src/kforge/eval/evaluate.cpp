@@ -23,7 +23,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 bool is_trusted(toolchain::Role role) { return role != toolchain::Role::candidate; }
 
@@ -72,7 +74,8 @@ class LoadSampler {
   double interval_s_, next_ = 0;
 };
 
-toolchain::CompileResult compile_source(const TaskContext& ctx, const std::string& source, const std::string& file_name, toolchain::Role role,
+toolchain::CompileResult compile_source(const TaskContext& ctx, const std::string& source,
+                                        const std::string& file_name, toolchain::Role role,
                                         const std::vector<std::string>& flags) {
   toolchain::CompileRequest req{role, source, file_name, ctx.header(), flags};
   return ctx.compiler().compile(req);
@@ -85,7 +88,8 @@ std::size_t memory_budget(const core::ResolvedTask& task, std::size_t requested)
 }
 
 // Secret inputs and their reference outputs, one pair per check set.
-Result<std::pair<std::vector<SharedSet>, std::vector<SharedSet>>> prepare_check_sets(const TaskContext& ctx, int count) {
+Result<std::pair<std::vector<SharedSet>, std::vector<SharedSet>>> prepare_check_sets(
+    const TaskContext& ctx, int count) {
   auto seeds = secret_seeds(ctx.state_dir(), ctx.spec().id, count);
   if (!seeds) return seeds.error();
   std::vector<SharedSet> inputs, references;
@@ -100,8 +104,9 @@ Result<std::pair<std::vector<SharedSet>, std::vector<SharedSet>>> prepare_check_
   return std::make_pair(std::move(inputs), std::move(references));
 }
 
-Profile build_profile(const TaskContext& ctx, const std::string& source, const std::string& file_name, const EvalOptions& opt,
-                      const Evaluation& e, const nlohmann::json& profiled) {
+Profile build_profile(const TaskContext& ctx, const std::string& source,
+                      const std::string& file_name, const EvalOptions& opt, const Evaluation& e,
+                      const nlohmann::json& profiled) {
   Profile p;
   auto number = [&](const char* key) {
     auto it = profiled.find(key);
@@ -111,13 +116,17 @@ Profile build_profile(const TaskContext& ctx, const std::string& source, const s
   p.calls = static_cast<int>(number("calls"));
   if (auto it = profiled.find("objects"); it != profiled.end() && it->is_object())
     for (const auto& [name, count] : it->items())
-      if (count.is_number()) p.object_share[name] = p.samples ? count.get<double>() / static_cast<double>(p.samples) : 0;
+      if (count.is_number())
+        p.object_share[name] = p.samples ? count.get<double>() / static_cast<double>(p.samples) : 0;
   auto offsets = profiled.find("kernel_offsets");
   if (offsets != profiled.end() && offsets->is_array())
-    p.hot_lines = hot_lines_from_samples(*offsets, p.samples, e.compile.artifact.string(), file_name, source);
+    p.hot_lines =
+        hot_lines_from_samples(*offsets, p.samples, e.compile.artifact.string(), file_name, source);
   toolchain::CompileRequest req{opt.role, source, file_name, ctx.header(), opt.extra_flags};
-  p.vectorization = toolchain::parse_vector_remarks(ctx.compiler().vectorization_output(req), file_name, source);
-  if (opt.machine && e.candidate) fill_roofline(p, ctx.task(), e.candidate->median_ms / 1e3, *opt.machine, e.threads);
+  p.vectorization =
+      toolchain::parse_vector_remarks(ctx.compiler().vectorization_output(req), file_name, source);
+  if (opt.machine && e.candidate)
+    fill_roofline(p, ctx.task(), e.candidate->median_ms / 1e3, *opt.machine, e.threads);
   return p;
 }
 
@@ -128,13 +137,15 @@ std::vector<std::string> needed_libraries(const std::filesystem::path& library) 
 }
 
 // What a kernel process of this evaluation gets, apart from its library and its input sets.
-KernelProcessSpec process_spec(const core::ResolvedTask& task, std::vector<SharedSet>& outputs, const Evaluation& e, const EvalOptions& opt) {
+KernelProcessSpec process_spec(const core::ResolvedTask& task, std::vector<SharedSet>& outputs,
+                               const Evaluation& e, const EvalOptions& opt) {
   KernelProcessSpec s;
   s.task = &task;
   s.threads = e.threads;
   for (auto& o : outputs) s.output_sets.push_back(&o);
   s.memory_bytes = memory_budget(task, opt.memory_bytes);
-  s.cpu_seconds = static_cast<long>((opt.call_timeout_s * opt.check_sets + opt.time_budget_s * 4 + 120) * e.threads);
+  s.cpu_seconds = static_cast<long>(
+      (opt.call_timeout_s * opt.check_sets + opt.time_budget_s * 4 + 120) * e.threads);
   return s;
 }
 
@@ -143,25 +154,37 @@ KernelProcessSpec process_spec(const core::ResolvedTask& task, std::vector<Share
 // first judgement, so no step repeats the "stop here" logic.
 class EvaluationRun {
  public:
-  EvaluationRun(const TaskContext& ctx, const std::string& source, const std::string& file_name, const EvalOptions& opt)
-      : ctx_(ctx), task_(ctx.task()), source_(source), file_name_(file_name), opt_(opt), against_(!opt.against_source.empty()) {
+  EvaluationRun(const TaskContext& ctx, const std::string& source, const std::string& file_name,
+                const EvalOptions& opt)
+      : ctx_(ctx),
+        task_(ctx.task()),
+        source_(source),
+        file_name_(file_name),
+        opt_(opt),
+        against_(!opt.against_source.empty()) {
     e_.task_id = ctx.spec().id;
     e_.size = task_.size;
     e_.role = std::string(toolchain::role_name(opt.role));
-    e_.threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    e_.threads = opt.threads > 0
+                     ? opt.threads
+                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   }
 
   Evaluation run() {
     using Step = std::optional<Judgement> (EvaluationRun::*)();
     static constexpr Step kSteps[] = {
-        &EvaluationRun::start_compiles,   // 1. the kernel (and the --against kernel), in the background
+        &EvaluationRun::start_compiles,   // 1. the kernel (and the --against kernel), in the
+                                          // background
         &EvaluationRun::build_partner,    // 2. the trusted baseline or reference to time against
-        &EvaluationRun::prepare_inputs,   // 3. secret check inputs, their reference outputs, the timing inputs
-        &EvaluationRun::judge_compiles,   // 4. the compiler's and the link check's verdicts, for each side
-        &EvaluationRun::start_processes,  // 5. one process per kernel, each alone with its own library
-        &EvaluationRun::check,            // 6. every secret input set, on each side that is not trusted
-        &EvaluationRun::time,             // 7. paired with the partner, the machine to itself
-        &EvaluationRun::profile,          // 8. hot lines, vectorization remarks, roofline position
+        &EvaluationRun::prepare_inputs,   // 3. secret check inputs, their reference outputs, the
+                                          // timing inputs
+        &EvaluationRun::judge_compiles,   // 4. the compiler's and the link check's verdicts, for
+                                          // each side
+        &EvaluationRun::start_processes,  // 5. one process per kernel, each alone with its own
+                                          // library
+        &EvaluationRun::check,    // 6. every secret input set, on each side that is not trusted
+        &EvaluationRun::time,     // 7. paired with the partner, the machine to itself
+        &EvaluationRun::profile,  // 8. hot lines, vectorization remarks, roofline position
     };
     for (Step step : kSteps)
       if (auto j = (this->*step)()) return finish(*j);
@@ -185,10 +208,13 @@ class EvaluationRun {
     // Compiling, preparing references and checking share the machine (held from here to the
     // timing); timing takes it alone. One hold for the whole stretch: no nested waits.
     if (opt_.machine_lock) shared_ = opt_.machine_lock->share();
-    compiling_ = std::async(std::launch::async, [this] { return compile_source(ctx_, source_, file_name_, opt_.role, opt_.extra_flags); });
+    compiling_ = std::async(std::launch::async, [this] {
+      return compile_source(ctx_, source_, file_name_, opt_.role, opt_.extra_flags);
+    });
     if (against_)
-      against_compiling_ = std::async(std::launch::async,
-                                      [this] { return compile_source(ctx_, opt_.against_source, opt_.against_name, opt_.against_role, {}); });
+      against_compiling_ = std::async(std::launch::async, [this] {
+        return compile_source(ctx_, opt_.against_source, opt_.against_name, opt_.against_role, {});
+      });
     return std::nullopt;
   }
 
@@ -196,7 +222,8 @@ class EvaluationRun {
   std::optional<Judgement> build_partner() {
     if (!opt_.time || against_) return std::nullopt;
     bool baseline = opt_.partner == EvalOptions::Partner::baseline;
-    say(baseline ? "building the baseline (the first time in a cache: about a minute)" : "building the reference");
+    say(baseline ? "building the baseline (the first time in a cache: about a minute)"
+                 : "building the reference");
     auto partner_start = Clock::now();
     auto partner = baseline ? ctx_.baseline_library() : ctx_.reference_library();
     e_.phases.partner_s = since(partner_start);
@@ -213,7 +240,8 @@ class EvaluationRun {
     if (!sets) return Judgement{Verdict::runtime_error, sets.error().message};
     check_inputs_ = std::move(sets->first);
     references_ = std::move(sets->second);
-    auto t = ctx_.make_timing_inputs(std::random_device{}() * 0x100000001ULL ^ std::random_device{}());
+    auto t =
+        ctx_.make_timing_inputs(std::random_device{}() * 0x100000001ULL ^ std::random_device{}());
     if (!t) return Judgement{Verdict::runtime_error, t.error().message};
     timing_set_.emplace(std::move(*t));
     e_.phases.prepare_s = since(prepare_start);
@@ -234,14 +262,17 @@ class EvaluationRun {
     if (auto j = judge_built(e_.compile, opt_.role, "")) return j;
     if (!against_) return std::nullopt;
     auto against_compile = against_compiling_.get();
-    if (auto j = judge_built(against_compile, opt_.against_role, "the --against kernel: ")) return j;
+    if (auto j = judge_built(against_compile, opt_.against_role, "the --against kernel: "))
+      return j;
     partner_trusted_ = is_trusted(opt_.against_role);
-    if (opt_.time || !partner_trusted_) partner_library_ = scratch_.place(against_compile.artifact, "against");
+    if (opt_.time || !partner_trusted_)
+      partner_library_ = scratch_.place(against_compile.artifact, "against");
     e_.partner = "against " + opt_.against_name;
     return std::nullopt;
   }
 
-  std::optional<Judgement> judge_built(const toolchain::CompileResult& compile, toolchain::Role role, const std::string& whose) const {
+  std::optional<Judgement> judge_built(const toolchain::CompileResult& compile,
+                                       toolchain::Role role, const std::string& whose) const {
     auto j = judge_compile(compile);
     if (!j) j = judge_link(compile, role, opt_.allow_libs);
     if (j) j->reason = whose + j->reason;
@@ -282,7 +313,8 @@ class EvaluationRun {
     say(fmt::format("checking on {} secret input sets", check_inputs_.size()));
     auto check_start = Clock::now();
     std::vector<OutputSnapshot> results;
-    auto failed = run_check_calls(*candidate_, 0, check_inputs_.size(), opt_.call_timeout_s, results, &e_.check_ms);
+    auto failed = run_check_calls(*candidate_, 0, check_inputs_.size(), opt_.call_timeout_s,
+                                  results, &e_.check_ms);
     e_.phases.check_s = since(check_start);
     e_.kernel_output = candidate_->printed();
     if (!failed) failed = candidate_->channel_untouched("the check");
@@ -293,7 +325,9 @@ class EvaluationRun {
     if (auto j = judge_check(results, references_, task_, "the kernel", e_)) return j;
     if (!partner_ || partner_->trusted()) return std::nullopt;
     std::vector<OutputSnapshot> partner_results;
-    if (auto j = run_check_calls(*partner_, 1, check_inputs_.size(), opt_.call_timeout_s, partner_results, nullptr)) return j;
+    if (auto j = run_check_calls(*partner_, 1, check_inputs_.size(), opt_.call_timeout_s,
+                                 partner_results, nullptr))
+      return j;
     return judge_check(partner_results, references_, task_, "the --against kernel", e_);
   }
 
@@ -309,21 +343,25 @@ class EvaluationRun {
     // With the machine held (no other kforge process starts a compile), give outside work a bounded
     // time to finish before timing; the load verdict below still judges the timing itself.
     if (opt_.time && opt_.quiet_waiter)
-      e_.quiet_wait = opt_.quiet_waiter->wait(e_.threads, {candidate_->pid(), partner_ ? partner_->pid() : -1}, opt_.progress);
+      e_.quiet_wait = opt_.quiet_waiter->wait(
+          e_.threads, {candidate_->pid(), partner_ ? partner_->pid() : -1}, opt_.progress);
     e_.timing_start = monotonic_seconds();
     if (!opt_.time) return std::nullopt;
-    say(e_.partner.empty() ? std::string("timing") : fmt::format("timing against the {}", e_.partner));
+    say(e_.partner.empty() ? std::string("timing")
+                           : fmt::format("timing against the {}", e_.partner));
     LoadSampler load(e_, {candidate_->pid(), partner_ ? partner_->pid() : -1}, opt_.time_budget_s);
     e_.call_overhead_ms = candidate_->round_trip_ms(21);
     TimingInputs inputs(*timing_set_, task_);
-    PairedTimingRequest request{opt_.time_budget_s, opt_.warmup_s, opt_.min_pairs, opt_.max_pairs, opt_.perturb, opt_.call_timeout_s};
+    PairedTimingRequest request{opt_.time_budget_s, opt_.warmup_s, opt_.min_pairs,
+                                opt_.max_pairs,     opt_.perturb,  opt_.call_timeout_s};
     request.between_pairs = [&load] { load.between_pairs(); };
     auto time_start = Clock::now();
     auto timed = time_paired(*candidate_, partner_ ? &*partner_ : nullptr, inputs, task_, request);
     e_.phases.time_s = since(time_start);
     judge_machine_load(measuring_.contention, e_);
     if (!timed.failure) timed.failure = candidate_->channel_untouched("timing");
-    if (!timed.failure && partner_ && !partner_->trusted()) timed.failure = partner_->channel_untouched("timing");
+    if (!timed.failure && partner_ && !partner_->trusted())
+      timed.failure = partner_->channel_untouched("timing");
     if (auto j = judge_timing(timed, task_, e_)) {
       e_.kernel_output = candidate_->printed();
       return j;
@@ -354,7 +392,9 @@ class EvaluationRun {
     if (partner_) partner_->stop();
     e_.kernel_output = candidate_->printed();
     std::string reason = fmt::format("correct on {} secret input sets", check_inputs_.size());
-    if (e_.speedup) reason += fmt::format("; {:.2f}x the {} (median of {} paired runs)", e_.speedup->median, e_.partner, e_.candidate->samples);
+    if (e_.speedup)
+      reason += fmt::format("; {:.2f}x the {} (median of {} paired runs)", e_.speedup->median,
+                            e_.partner, e_.candidate->samples);
     return {Verdict::correct, reason};
   }
 
@@ -384,7 +424,8 @@ class EvaluationRun {
 
 }  // namespace
 
-Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std::string& file_name, const EvalOptions& opt) {
+Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std::string& file_name,
+                    const EvalOptions& opt) {
   return EvaluationRun(ctx, source, file_name, opt).run();
 }
 

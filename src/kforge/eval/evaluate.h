@@ -17,16 +17,17 @@
 namespace kforge::eval {
 
 struct EvalOptions {
-  int threads = 0;                 // 0: all logical CPUs
-  bool time = true;                // time after a correct check
+  int threads = 0;   // 0: all logical CPUs
+  bool time = true;  // time after a correct check
   // Every timed call is paired, and its output compared, with a trusted partner on the same data:
   // the task's baseline (the speedup kforge reports), or its reference (for tasks without a
   // baseline, and for quick runs that skip loading libtorch). --against replaces either.
   enum class Partner { baseline, reference };
   Partner partner = Partner::baseline;
-  std::string against_source;      // --against: another kernel replaces the baseline
+  std::string against_source;  // --against: another kernel replaces the baseline
   std::string against_name;
-  toolchain::Role against_role = toolchain::Role::candidate;  // expert: trusted (e.g. oneDNN), loaded before the sandbox
+  toolchain::Role against_role =
+      toolchain::Role::candidate;  // expert: trusted (e.g. oneDNN), loaded before the sandbox
   toolchain::Role role = toolchain::Role::candidate;  // expert / baseline / reference are trusted
   std::vector<std::string> allow_libs;                // extra libraries a candidate may link
   std::vector<std::string> extra_flags;               // e.g. -DTILE=8 from the tuner
@@ -35,18 +36,20 @@ struct EvalOptions {
   double warmup_s = 0.1;
   int min_pairs = 10;
   int max_pairs = 2000;
-  double call_timeout_s = 30;      // for each check call
+  double call_timeout_s = 30;  // for each check call
   double perturb = 0.05;
   std::size_t memory_bytes = 0;    // 0: max(2 GiB, 4× the task's buffers)
   double profile_seconds = 0;      // > 0: sample hot spots for this long after timing, and ask the
                                    // compiler for its vectorization remarks
   std::filesystem::path dump_dir;  // --dump: write check inputs and outputs as .npy here
-  const MachineProfile* machine = nullptr;             // for the roofline (optional)
-  MachineLock* machine_lock = nullptr;                 // shared by concurrent evaluations (search)
-  QuietWaiter* quiet_waiter = nullptr;                 // waits (bounded) for a quiet machine before timing (optional)
-  std::function<void(std::string_view)> progress;      // phase messages for humans (optional)
+  const MachineProfile* machine = nullptr;  // for the roofline (optional)
+  MachineLock* machine_lock = nullptr;      // shared by concurrent evaluations (search)
+  QuietWaiter* quiet_waiter =
+      nullptr;  // waits (bounded) for a quiet machine before timing (optional)
+  std::function<void(std::string_view)> progress;  // phase messages for humans (optional)
 };
 
-Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std::string& file_name, const EvalOptions& options);
+Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std::string& file_name,
+                    const EvalOptions& options);
 
 }  // namespace kforge::eval

@@ -36,7 +36,9 @@ class EvaluateTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     state_ = new std::filesystem::path(test_state_dir("evaluate"));
-    compiler_ = new toolchain::CppCompiler({.cache_dir = test_compile_cache(), .include_dir = core::source_dir() / "bench" / "include"});
+    compiler_ =
+        new toolchain::CppCompiler({.cache_dir = test_compile_cache(),
+                                    .include_dir = core::source_dir() / "bench" / "include"});
     auto spec = core::load_task(core::source_dir() / "bench" / "jaxbench" / "8p_gemm");
     ASSERT_TRUE(spec.ok()) << spec.error().message;
     spec_ = new core::TaskSpec(std::move(*spec));
@@ -119,13 +121,17 @@ TEST_F(EvaluateTest, ContendedOrOversubscribedTimingIsMarkedBusy) {
   ::close(ready[1]);
   ASSERT_EQ(e.verdict, Verdict::correct) << e.reason;
   EXPECT_TRUE(e.machine_busy);
-  EXPECT_THAT(e.busy_reason, HasSubstr("another kforge process (pid " + std::to_string(holder) + ")"));
+  EXPECT_THAT(e.busy_reason,
+              HasSubstr("another kforge process (pid " + std::to_string(holder) + ")"));
   EXPECT_THAT(e.busy_reason, HasSubstr("oversubscribed OpenMP"));
-  EXPECT_THAT(to_json(e)["machine_load"]["reason"].get<std::string>(), HasSubstr("another kforge process"));
+  EXPECT_THAT(to_json(e)["machine_load"]["reason"].get<std::string>(),
+              HasSubstr("another kforge process"));
 }
 
 TEST_F(EvaluateTest, CompileErrorCarriesDiagnostics) {
-  auto e = evaluate(*ctx_, "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* a, const float* b, float* c) {\n  c[0] = nope;\n}\n",
+  auto e = evaluate(*ctx_,
+                    "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* a, const "
+                    "float* b, float* c) {\n  c[0] = nope;\n}\n",
                     "broken.cpp", quick());
   EXPECT_EQ(e.verdict, Verdict::compile_error);
   EXPECT_THAT(e.reason, HasSubstr("broken.cpp:3:"));
@@ -142,7 +148,9 @@ TEST_F(EvaluateTest, AgainstTimesTwoKernelsAndChecksBoth) {
   EXPECT_EQ(e.partner, "against same.cpp");
   ASSERT_TRUE(e.speedup);
 
-  o.against_source = "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* a, const float* b, float* c) {}\n";
+  o.against_source =
+      "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* a, const float* b, float* "
+      "c) {}\n";
   o.against_name = "empty.cpp";
   auto bad = evaluate(*ctx_, kGemm, "gemm.cpp", o);
   EXPECT_EQ(bad.verdict, Verdict::incorrect);
@@ -155,7 +163,8 @@ TEST_F(EvaluateTest, ReferenceOutputsAreCachedAndSeedsStaySecret) {
   auto first = evaluate(*ctx_, kGemm, "gemm.cpp", o);
   ASSERT_EQ(first.verdict, Verdict::correct) << first.reason;
   std::size_t cached = 0;
-  for (const auto& f : std::filesystem::directory_iterator(*state_ / "cache" / "ref")) cached += f.path().extension() == ".bin";
+  for (const auto& f : std::filesystem::directory_iterator(*state_ / "cache" / "ref"))
+    cached += f.path().extension() == ".bin";
   EXPECT_EQ(cached, 3u);
   auto second = evaluate(*ctx_, kGemm, "gemm.cpp", o);
   EXPECT_EQ(second.verdict, Verdict::correct);
@@ -167,7 +176,8 @@ TEST_F(EvaluateTest, ReferenceOutputsAreCachedAndSeedsStaySecret) {
   auto seeds = core::read_text(seeds_file);
   ASSERT_TRUE(seeds.ok());
   std::string dump = to_json(second).dump();
-  for (std::size_t p = 0; p + 16 <= seeds->size(); p += 17) EXPECT_EQ(dump.find(seeds->substr(p, 16)), std::string::npos);
+  for (std::size_t p = 0; p + 16 <= seeds->size(); p += 17)
+    EXPECT_EQ(dump.find(seeds->substr(p, 16)), std::string::npos);
 }
 
 }  // namespace kforge::eval

@@ -25,7 +25,8 @@ nlohmann::json to_json(const Evaluation& e) {
   j["speedup"] = e.speedup ? nlohmann::json(e.speedup->median) : nlohmann::json(nullptr);
   j["speedup_p10"] = e.speedup ? nlohmann::json(e.speedup->p10) : nlohmann::json(nullptr);
   j["speedup_p90"] = e.speedup ? nlohmann::json(e.speedup->p90) : nlohmann::json(nullptr);
-  j["speedup_ci95"] = e.speedup ? nlohmann::json{e.speedup->ci_low, e.speedup->ci_high} : nlohmann::json(nullptr);
+  j["speedup_ci95"] =
+      e.speedup ? nlohmann::json{e.speedup->ci_low, e.speedup->ci_high} : nlohmann::json(nullptr);
   j["candidate"] = side(e.candidate);
   j["baseline"] = side(e.baseline);
   j["partner"] = e.partner;
@@ -44,16 +45,22 @@ nlohmann::json to_json(const Evaluation& e) {
                   {"command", e.compile.command}};
   j["idle_cpu_ms_max"] = e.idle_cpu_ms_max;
   j["call_overhead_ms"] = e.call_overhead_ms;
-  j["timing_window"] = {{"start", e.timing_start}, {"end", e.timing_end}, {"lock_wait_s", e.lock_wait_s}};
+  j["timing_window"] = {
+      {"start", e.timing_start}, {"end", e.timing_end}, {"lock_wait_s", e.lock_wait_s}};
   j["profile"] = e.profile ? to_json(*e.profile) : nlohmann::json(nullptr);
   j["kernel_output"] = core::valid_utf8(e.kernel_output);  // nlohmann::json throws on invalid UTF-8
   j["sandbox"] = {{"landlock_abi", e.landlock_abi}};
   nlohmann::json samples = nlohmann::json::array();
   for (const auto& s : e.load_samples) samples.push_back(to_json(s));
-  j["machine_load"] = {{"load_1min", e.load_average}, {"busy", e.machine_busy}, {"reason", e.busy_reason}, {"samples", samples},
-                       {"quiet_wait", e.quiet_wait.to_json()}, {"partner_pace", e.partner_pace.to_json()}};
-  j["phases"] = {{"compile_s", e.phases.compile_s}, {"partner_s", e.phases.partner_s}, {"prepare_s", e.phases.prepare_s}, {"check_s", e.phases.check_s},
-                 {"time_s", e.phases.time_s}, {"total_s", e.phases.total_s}};
+  j["machine_load"] = {{"load_1min", e.load_average},
+                       {"busy", e.machine_busy},
+                       {"reason", e.busy_reason},
+                       {"samples", samples},
+                       {"quiet_wait", e.quiet_wait.to_json()},
+                       {"partner_pace", e.partner_pace.to_json()}};
+  j["phases"] = {{"compile_s", e.phases.compile_s}, {"partner_s", e.phases.partner_s},
+                 {"prepare_s", e.phases.prepare_s}, {"check_s", e.phases.check_s},
+                 {"time_s", e.phases.time_s},       {"total_s", e.phases.total_s}};
   return j;
 }
 

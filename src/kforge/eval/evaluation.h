@@ -20,7 +20,8 @@
 namespace kforge::eval {
 
 struct PhaseTimes {
-  double compile_s = 0, partner_s = 0, prepare_s = 0, check_s = 0, time_s = 0, total_s = 0;  // partner_s: building the baseline or reference
+  double compile_s = 0, partner_s = 0, prepare_s = 0, check_s = 0, time_s = 0,
+         total_s = 0;  // partner_s: building the baseline or reference
 };
 
 struct Evaluation {
@@ -41,11 +42,11 @@ struct Evaluation {
   std::optional<SpeedupStats> speedup;
   int warmup_pairs = 0;
   double gflops = 0, gbps = 0, roofline = 0;
-  std::string roofline_note;                    // why the roofline is above 100% ("" when it is not)
-  double call_overhead_ms = 0;                  // the median round trip of an empty call (in both sides' times)
-  double idle_cpu_ms_max = 0;                   // the most CPU the candidate's process used while the partner ran
-  double timing_start = 0, timing_end = 0;      // CLOCK_MONOTONIC seconds: the measured window
-  double lock_wait_s = 0;                       // time spent waiting for the machine (search)
+  std::string roofline_note;    // why the roofline is above 100% ("" when it is not)
+  double call_overhead_ms = 0;  // the median round trip of an empty call (in both sides' times)
+  double idle_cpu_ms_max = 0;   // the most CPU the candidate's process used while the partner ran
+  double timing_start = 0, timing_end = 0;  // CLOCK_MONOTONIC seconds: the measured window
+  double lock_wait_s = 0;                   // time spent waiting for the machine (search)
 
   std::optional<Profile> profile;  // when asked for (EvalOptions::profile_seconds)
 
@@ -56,11 +57,11 @@ struct Evaluation {
   // time, the threads outnumbered the CPUs, or another kforge process kept the machine past the
   // wait bound: absolute times are then unreliable, paired ratios less so.
   std::vector<LoadSample> load_samples;
-  double load_average = 0;                      // the highest 1-minute load average seen
+  double load_average = 0;  // the highest 1-minute load average seen
   bool machine_busy = false;
-  std::string busy_reason;                      // "" when not busy
-  QuietWait quiet_wait;                         // the bounded wait for a quiet machine before the timing
-  PartnerPace partner_pace;                     // the baseline's (or reference's) median against its quiet median here
+  std::string busy_reason;   // "" when not busy
+  QuietWait quiet_wait;      // the bounded wait for a quiet machine before the timing
+  PartnerPace partner_pace;  // the baseline's (or reference's) median against its quiet median here
   PhaseTimes phases;
 
   bool correct() const { return verdict == Verdict::correct; }

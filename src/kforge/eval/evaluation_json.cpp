@@ -6,7 +6,8 @@ namespace {
 
 std::optional<TimingStats> timing(const nlohmann::json& j) {
   if (!j.is_object() || !j.contains("median_ms") || j["median_ms"].is_null()) return std::nullopt;
-  return TimingStats{j.value("samples", 0), j.value("median_ms", 0.0), j.value("p10_ms", 0.0), j.value("p90_ms", 0.0), j.value("min_ms", 0.0)};
+  return TimingStats{j.value("samples", 0), j.value("median_ms", 0.0), j.value("p10_ms", 0.0),
+                     j.value("p90_ms", 0.0), j.value("min_ms", 0.0)};
 }
 
 Profile profile(const nlohmann::json& j) {
@@ -16,9 +17,11 @@ Profile profile(const nlohmann::json& j) {
   if (j.contains("object_share"))
     for (const auto& [k, v] : j["object_share"].items()) p.object_share[k] = v.get<double>();
   for (const auto& h : j.value("hot_lines", nlohmann::json::array()))
-    p.hot_lines.push_back({h.value("line", 0), h.value("samples", 0L), h.value("share", 0.0), h.value("function", ""), h.value("source", "")});
+    p.hot_lines.push_back({h.value("line", 0), h.value("samples", 0L), h.value("share", 0.0),
+                           h.value("function", ""), h.value("source", "")});
   for (const auto& v : j.value("vectorization", nlohmann::json::array()))
-    p.vectorization.push_back({v.value("line", 0), v.value("vectorized", false), v.value("detail", ""), "", v.value("intrinsics", false)});
+    p.vectorization.push_back({v.value("line", 0), v.value("vectorized", false),
+                               v.value("detail", ""), "", v.value("intrinsics", false)});
   p.gflops = j.value("gflops", 0.0);
   p.gbps = j.value("gbps", 0.0);
   p.roofline = j.value("roofline", 0.0);
@@ -47,7 +50,8 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
   e.candidate = timing(j.value("candidate", nlohmann::json()));
   e.baseline = timing(j.value("baseline", nlohmann::json()));
   if (j.contains("speedup") && j["speedup"].is_number()) {
-    e.speedup = SpeedupStats{j["speedup"].get<double>(), number_or(j, "speedup_p10", 0), number_or(j, "speedup_p90", 0)};
+    e.speedup = SpeedupStats{j["speedup"].get<double>(), number_or(j, "speedup_p10", 0),
+                             number_or(j, "speedup_p90", 0)};
     if (auto ci = j.value("speedup_ci95", nlohmann::json()); ci.is_array() && ci.size() == 2) {
       e.speedup->ci_low = ci[0].get<double>();
       e.speedup->ci_high = ci[1].get<double>();
@@ -61,7 +65,8 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
     e.load_average = number_or(load, "load_1min", 0);
     e.machine_busy = load.value("busy", false);
     e.busy_reason = load.value("reason", "");
-    for (const auto& s : load.value("samples", nlohmann::json::array())) e.load_samples.push_back(load_sample_from_json(s));
+    for (const auto& s : load.value("samples", nlohmann::json::array()))
+      e.load_samples.push_back(load_sample_from_json(s));
     if (auto w = load.value("quiet_wait", nlohmann::json::object()); w.is_object()) {
       e.quiet_wait.busy_before = w.value("busy_before", false);
       e.quiet_wait.quiet = w.value("quiet_after", true);
@@ -74,11 +79,13 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
       e.partner_pace.busy = p.value("busy", false);
       e.partner_pace.reason = p.value("reason", "");
       if (number_or(p, "quiet_median_ms", 0) > 0)
-        e.partner_pace.quiet = QuietPace{number_or(p, "quiet_median_ms", 0), p.value("quiet_runs", 0)};
+        e.partner_pace.quiet =
+            QuietPace{number_or(p, "quiet_median_ms", 0), p.value("quiet_runs", 0)};
     }
   }
   if (j.contains("profile") && j["profile"].is_object()) e.profile = profile(j["profile"]);
-  for (const auto& ms : j.value("check_ms", nlohmann::json::array())) e.check_ms.push_back(ms.get<double>());
+  for (const auto& ms : j.value("check_ms", nlohmann::json::array()))
+    e.check_ms.push_back(ms.get<double>());
   e.kernel_output = j.value("kernel_output", "");
   return e;
 }

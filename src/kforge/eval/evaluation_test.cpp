@@ -19,8 +19,10 @@ TEST(EvaluationJson, InvalidUtf8InKernelOutputIsReplaced) {
   ASSERT_NO_THROW(dump = to_json(e).dump());
   EXPECT_EQ(core::first_invalid_utf8(dump), std::string::npos);
   auto back = nlohmann::json::parse(dump);
-  EXPECT_EQ(back["kernel_output"].get<std::string>(), "garbage \xEF\xBF\xBD\xEF\xBF\xBD then a cut euro \xEF\xBF\xBD");
-  EXPECT_EQ(back["reason"].get<std::string>(), "output 'y' differs: the kernel printed \xEF\xBF\xBD");
+  EXPECT_EQ(back["kernel_output"].get<std::string>(),
+            "garbage \xEF\xBF\xBD\xEF\xBF\xBD then a cut euro \xEF\xBF\xBD");
+  EXPECT_EQ(back["reason"].get<std::string>(),
+            "output 'y' differs: the kernel printed \xEF\xBF\xBD");
 }
 
 // The load verdict and its samples go to JSON and come back (a resumed session keeps them).

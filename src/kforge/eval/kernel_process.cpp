@@ -24,7 +24,9 @@ double now_ms() {
   return static_cast<double>(ts.tv_sec) * 1e3 + ts.tv_nsec * 1e-6;
 }
 
-Clock::time_point after(double seconds) { return Clock::now() + std::chrono::microseconds(static_cast<long long>(seconds * 1e6)); }
+Clock::time_point after(double seconds) {
+  return Clock::now() + std::chrono::microseconds(static_cast<long long>(seconds * 1e6));
+}
 
 // A page of shared memory for the control words, unmapped and closed with its owner.
 struct ControlMemory {
@@ -42,7 +44,7 @@ struct KernelProcess::State {
   KernelProcessSpec spec;
   std::optional<RunnerProcess> proc;
   ControlMemory control;
-  std::vector<std::vector<unsigned char*>> out_ptrs;       // per output set, per tensor
+  std::vector<std::vector<unsigned char*>> out_ptrs;  // per output set, per tensor
   std::vector<std::vector<const unsigned char*>> out_cptrs;
   std::vector<std::size_t> out_bytes;
   clockid_t cpu_clock = CLOCK_MONOTONIC;
@@ -81,8 +83,10 @@ Result<KernelProcess> KernelProcess::start(const KernelProcessSpec& spec) {
   auto fd = runner::create_shared_file("kforge-control", sizeof(runner::ControlPage));
   if (!fd) return fd.error();
   s->control.fd = *fd;
-  void* page = mmap(nullptr, sizeof(runner::ControlPage), PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
-  if (page == MAP_FAILED) return Error{fmt::format("mapping the control page: {}", std::strerror(errno))};
+  void* page =
+      mmap(nullptr, sizeof(runner::ControlPage), PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+  if (page == MAP_FAILED)
+    return Error{fmt::format("mapping the control page: {}", std::strerror(errno))};
   s->control.page = new (page) runner::ControlPage();
 
   auto proc = RunnerProcess::start(spec.threads, spec.folder);
@@ -110,7 +114,8 @@ Result<KernelProcess> KernelProcess::start(const KernelProcessSpec& spec) {
   return KernelProcess(std::move(s));
 }
 
-Judgement KernelProcess::failure(const std::string& why, const std::string& phase, double timeout_s) {
+Judgement KernelProcess::failure(const std::string& why, const std::string& phase,
+                                 double timeout_s) {
   // A fault report, when the runner wrote one, says more than the exit status.
   if (why != "timeout") {
     auto report = s_->proc->receive(after(2));
@@ -133,7 +138,8 @@ Judgement KernelProcess::failure(const std::string& why, const std::string& phas
 
 std::optional<Judgement> KernelProcess::wait_ready(double timeout_s) {
   auto ready = s_->proc->receive(after(timeout_s));
-  if (!ready) return failure(ready.error().message == "timeout" ? "timeout" : "closed", "loading", timeout_s);
+  if (!ready)
+    return failure(ready.error().message == "timeout" ? "timeout" : "closed", "loading", timeout_s);
   const auto& body = ready->body;
   if (message_op(body) != "ready") {
     s_->proc->kill();
@@ -147,7 +153,8 @@ std::optional<Judgement> KernelProcess::wait_ready(double timeout_s) {
   return std::nullopt;
 }
 
-CallOutcome KernelProcess::run_command(runner::Command command, std::uint32_t set, double timeout_s, const std::string& phase) {
+CallOutcome KernelProcess::run_command(runner::Command command, std::uint32_t set, double timeout_s,
+                                       const std::string& phase) {
   runner::ControlPage* c = s_->control.page;
   c->command = static_cast<std::uint32_t>(command);
   c->input_set = set;
@@ -163,16 +170,21 @@ CallOutcome KernelProcess::run_command(runner::Command command, std::uint32_t se
     if (done == runner::kFaulted) return {0, failure("closed", phase, timeout_s)};
     auto left = deadline - Clock::now();
     if (left <= Clock::duration::zero()) return {0, failure("timeout", phase, timeout_s)};
-    runner::futex_wait(&c->done, done, std::min<Clock::duration>(left, std::chrono::milliseconds(50)));
-    if (c->done.load(std::memory_order_acquire) == done && s_->proc->poll_exit()) return {0, failure("closed", phase, timeout_s)};
+    runner::futex_wait(&c->done, done,
+                       std::min<Clock::duration>(left, std::chrono::milliseconds(50)));
+    if (c->done.load(std::memory_order_acquire) == done && s_->proc->poll_exit())
+      return {0, failure("closed", phase, timeout_s)};
   }
 }
 
-CallOutcome KernelProcess::call(std::uint32_t set, std::uint32_t out, double timeout_s, const std::string& phase) {
+CallOutcome KernelProcess::call(std::uint32_t set, std::uint32_t out, double timeout_s,
+                                const std::string& phase) {
   poison_outputs(s_->out_ptrs.at(out), s_->spec.task->outputs);
   s_->control.page->output_set = out;
   // Untimed: the threads wake (see runner::Command::prepare), then the timed call starts at once.
-  if (auto prepared = run_command(runner::Command::prepare, set, timeout_s, phase); prepared.failure) return prepared;
+  if (auto prepared = run_command(runner::Command::prepare, set, timeout_s, phase);
+      prepared.failure)
+    return prepared;
   return run_command(runner::Command::call, set, timeout_s, phase);
 }
 
@@ -205,7 +217,8 @@ double KernelProcess::cpu_ms() const {
 
 SettleState settle_state(const SettleSample& s, double max_cpu_s) {
   if (s.quiet_window) return SettleState::settled;
-  if (s.cpu_since_return_ms > max_cpu_s * 1e3 || s.wall_since_return_ms > 30 * max_cpu_s * 1e3) return SettleState::left_running;
+  if (s.cpu_since_return_ms > max_cpu_s * 1e3 || s.wall_since_return_ms > 30 * max_cpu_s * 1e3)
+    return SettleState::left_running;
   return SettleState::settling;
 }
 
@@ -220,11 +233,16 @@ bool KernelProcess::settle(double max_cpu_s) {
     timespec nap{0, static_cast<long>(kWindowMs * 1e6)};
     nanosleep(&nap, nullptr);
     const double cpu = cpu_ms(), t2 = now_ms();
-    SettleSample sample{cpu - cpu0, t2 - t0, cpu - before < kBusyShare * (t2 - t) && running_threads(s_->proc->pid()) == 0};
+    SettleSample sample{
+        cpu - cpu0, t2 - t0,
+        cpu - before < kBusyShare * (t2 - t) && running_threads(s_->proc->pid()) == 0};
     switch (settle_state(sample, max_cpu_s)) {
-      case SettleState::settled: return true;
-      case SettleState::left_running: return false;
-      case SettleState::settling: break;
+      case SettleState::settled:
+        return true;
+      case SettleState::left_running:
+        return false;
+      case SettleState::settling:
+        break;
     }
     before = cpu;
     t = t2;
@@ -246,7 +264,8 @@ Result<nlohmann::json> KernelProcess::profile(double seconds, double timeout_s) 
   if (outcome.failure) return Error{outcome.failure->reason};
   auto report = s_->proc->receive(after(2));
   if (!report) return Error{"profiling: no report from the runner"};
-  if (message_op(report->body) != "profiled") return Error{"profiling: the runner sent something else than a profile"};
+  if (message_op(report->body) != "profiled")
+    return Error{"profiling: the runner sent something else than a profile"};
   return report->body;
 }
 

@@ -33,9 +33,11 @@
 namespace kforge::eval {
 
 struct KernelProcessSpec {
-  std::string who = "the kernel";  // for reasons: "the kernel", "the baseline", "the --against kernel"
-  bool trusted = false;            // trusted code is loaded before the sandbox closes and runs without seccomp
-  std::filesystem::path library;   // in `folder`, the only folder of kforge's the process may read
+  std::string who =
+      "the kernel";  // for reasons: "the kernel", "the baseline", "the --against kernel"
+  bool trusted =
+      false;  // trusted code is loaded before the sandbox closes and runs without seccomp
+  std::filesystem::path library;  // in `folder`, the only folder of kforge's the process may read
   std::filesystem::path folder;
   std::vector<std::string> preload;  // sonames an untrusted library needs (its DT_NEEDED)
   const core::ResolvedTask* task = nullptr;
@@ -51,8 +53,8 @@ struct KernelProcessSpec {
 };
 
 struct CallOutcome {
-  double ms = 0;                      // kforge's clock, command to the claim of return
-  std::optional<Judgement> failure;   // a crash, a forbidden call, a timeout, a death
+  double ms = 0;                     // kforge's clock, command to the claim of return
+  std::optional<Judgement> failure;  // a crash, a forbidden call, a timeout, a death
 };
 
 // After a return: is the process settled, still settling, or running work it left behind?
@@ -76,7 +78,8 @@ class KernelProcess {
   // Waits until the process has loaded its kernel (a trusted one has also run it once).
   std::optional<Judgement> wait_ready(double timeout_s);
   // Poisons output set `out`, runs one call on input set `set` and waits for it to return.
-  CallOutcome call(std::uint32_t set, std::uint32_t out, double timeout_s, const std::string& phase);
+  CallOutcome call(std::uint32_t set, std::uint32_t out, double timeout_s,
+                   const std::string& phase);
   // The median round trip of `n` empty commands: the harness's cost per call, in milliseconds.
   double round_trip_ms(int n);
   // Copies the outputs as they are now (see output_snapshot.h).
@@ -111,7 +114,8 @@ class KernelProcess {
  private:
   struct State;
   explicit KernelProcess(std::unique_ptr<State> state);
-  CallOutcome run_command(runner::Command command, std::uint32_t set, double timeout_s, const std::string& phase);
+  CallOutcome run_command(runner::Command command, std::uint32_t set, double timeout_s,
+                          const std::string& phase);
   Judgement failure(const std::string& why, const std::string& phase, double timeout_s);
 
   std::unique_ptr<State> s_;

@@ -30,14 +30,25 @@ bool running(pid_t pid) {
 
 // Settling after a return is bounded by the CPU the process uses, not by the wall clock: a worker
 // that spins briefly but waits seconds for a core on a loaded machine is settling, not work left
-// running (a wall-clock bound of 1 s judged a correct oneDNN expert a sandbox violation at load 18).
+// running (a wall-clock bound of 1 s judged a correct oneDNN expert a sandbox violation at load
+// 18).
 TEST(KernelProcessSettle, CpuUsedNotWallTimeDecidesWorkLeftRunning) {
   constexpr double kMaxCpuS = 1.0;
-  EXPECT_EQ(settle_state({.cpu_since_return_ms = 50, .wall_since_return_ms = 5000, .quiet_window = false}, kMaxCpuS), SettleState::settling);
-  EXPECT_EQ(settle_state({.cpu_since_return_ms = 900, .wall_since_return_ms = 950, .quiet_window = true}, kMaxCpuS), SettleState::settled);
-  EXPECT_EQ(settle_state({.cpu_since_return_ms = 1001, .wall_since_return_ms = 600, .quiet_window = false}, kMaxCpuS),
+  EXPECT_EQ(
+      settle_state({.cpu_since_return_ms = 50, .wall_since_return_ms = 5000, .quiet_window = false},
+                   kMaxCpuS),
+      SettleState::settling);
+  EXPECT_EQ(
+      settle_state({.cpu_since_return_ms = 900, .wall_since_return_ms = 950, .quiet_window = true},
+                   kMaxCpuS),
+      SettleState::settled);
+  EXPECT_EQ(settle_state(
+                {.cpu_since_return_ms = 1001, .wall_since_return_ms = 600, .quiet_window = false},
+                kMaxCpuS),
             SettleState::left_running);  // two spinning threads reach the bound in half a second
-  EXPECT_EQ(settle_state({.cpu_since_return_ms = 10, .wall_since_return_ms = 30001, .quiet_window = false}, kMaxCpuS),
+  EXPECT_EQ(settle_state(
+                {.cpu_since_return_ms = 10, .wall_since_return_ms = 30001, .quiet_window = false},
+                kMaxCpuS),
             SettleState::left_running);  // a wait that cannot end still ends
 }
 
@@ -57,7 +68,8 @@ TEST(KernelProcessHardening, RunnerDiesWithKforge) {
   ASSERT_GT(runner, 0);
   waitpid(kforge, nullptr, 0);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (running(runner) && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  while (running(runner) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_FALSE(running(runner)) << "kforge-run outlived the process that started it";
   close(p[0]);
   close(p[1]);

@@ -64,7 +64,8 @@ int running_threads(pid_t pid) {
     char buf[512];
     ssize_t len = ::read(fd, buf, sizeof buf);
     ::close(fd);
-    if (len > 0 && parse_task_state(std::string_view(buf, static_cast<std::size_t>(len))) == 'R') ++n;
+    if (len > 0 && parse_task_state(std::string_view(buf, static_cast<std::size_t>(len))) == 'R')
+      ++n;
   }
   ::closedir(d);
   return n;
@@ -102,7 +103,8 @@ LoadSample LoadProbe::sample(const std::vector<pid_t>& watched) {
   return s;
 }
 
-std::vector<LoadSample> LoadProbe::sample_for(double seconds, double interval_s, const std::vector<pid_t>& watched) {
+std::vector<LoadSample> LoadProbe::sample_for(double seconds, double interval_s,
+                                              const std::vector<pid_t>& watched) {
   std::vector<LoadSample> out;
   const double end = monotonic_seconds() + seconds;
   do {
@@ -126,14 +128,22 @@ LoadVerdict judge_load(const std::vector<LoadSample>& samples, int threads, doub
   v.outside_running /= static_cast<double>(samples.size());
   std::vector<std::string> why;
   if (threads > cpus)
-    why.push_back(fmt::format("oversubscribed OpenMP: {} threads on {} CPUs (each thread waits for a CPU in turn)", threads, cpus));
+    why.push_back(fmt::format(
+        "oversubscribed OpenMP: {} threads on {} CPUs (each thread waits for a CPU in turn)",
+        threads, cpus));
   // The CPUs the measurement leaves free absorb outside work; half a task on average is noise.
   const double free_cpus = std::max(0, cpus - threads);
   if (v.outside_running > free_cpus + 0.5)
-    why.push_back(threads > 0 ? fmt::format("{:.1f} runnable tasks outside kforge on average while it used {} of {} CPUs", v.outside_running,
-                                            std::min(threads, cpus), cpus)
-                              : fmt::format("{:.1f} runnable tasks outside kforge on average on {} CPUs", v.outside_running, cpus));
-  if (v.steal > max_steal) why.push_back(fmt::format("the hypervisor took {:.0f}% of the CPU time (steal)", 100 * v.steal));
+    why.push_back(
+        threads > 0
+            ? fmt::format(
+                  "{:.1f} runnable tasks outside kforge on average while it used {} of {} CPUs",
+                  v.outside_running, std::min(threads, cpus), cpus)
+            : fmt::format("{:.1f} runnable tasks outside kforge on average on {} CPUs",
+                          v.outside_running, cpus));
+  if (v.steal > max_steal)
+    why.push_back(
+        fmt::format("the hypervisor took {:.0f}% of the CPU time (steal)", 100 * v.steal));
   v.busy = !why.empty();
   for (const auto& w : why) v.reason += (v.reason.empty() ? "" : "; ") + w;
   return v;
@@ -150,7 +160,11 @@ nlohmann::json to_json(const LoadSample& s) {
 }
 
 nlohmann::json to_json(const LoadVerdict& v) {
-  return {{"busy", v.busy}, {"reason", v.reason}, {"outside_running", v.outside_running}, {"steal", v.steal}, {"load_1min", v.load_1min}};
+  return {{"busy", v.busy},
+          {"reason", v.reason},
+          {"outside_running", v.outside_running},
+          {"steal", v.steal},
+          {"load_1min", v.load_1min}};
 }
 
 LoadSample load_sample_from_json(const nlohmann::json& j) {

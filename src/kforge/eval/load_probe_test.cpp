@@ -33,7 +33,8 @@ TEST(ProcStat, ParsesTheAggregateLineAndRunnableCount) {
 }
 
 TEST(ProcStat, RefusesTextWithoutTheFieldsItNeeds) {
-  EXPECT_FALSE(parse_proc_stat("cpu  1 2 3 4\nprocs_running 2\n"));  // an old kernel's short cpu line
+  EXPECT_FALSE(
+      parse_proc_stat("cpu  1 2 3 4\nprocs_running 2\n"));  // an old kernel's short cpu line
   EXPECT_FALSE(parse_proc_stat("cpu  1 2 3 4 5 6 7 8\n"));
   EXPECT_FALSE(parse_proc_stat(""));
 }
@@ -83,7 +84,8 @@ TEST(JudgeLoad, StealAndOversubscriptionAreNamed) {
   EXPECT_NE(steal.reason.find("steal"), std::string::npos) << steal.reason;
   auto over = judge_load({sample(0, 0)}, 16);
   EXPECT_TRUE(over.busy);
-  EXPECT_NE(over.reason.find("oversubscribed OpenMP: 16 threads on 4 CPUs"), std::string::npos) << over.reason;
+  EXPECT_NE(over.reason.find("oversubscribed OpenMP: 16 threads on 4 CPUs"), std::string::npos)
+      << over.reason;
 }
 
 // More spinning processes than CPUs: the probe sees them as runnable work outside kforge (they
@@ -105,7 +107,8 @@ TEST(LoadProbe, SpinnersBeyondTheCpuCountReadAsBusy) {
   auto verdict = judge_load(samples, 0);
   for (pid_t p : spinners) ::kill(p, SIGKILL);
   for (pid_t p : spinners) ::waitpid(p, nullptr, 0);
-  EXPECT_TRUE(verdict.busy) << "outside runnable " << verdict.outside_running << " on " << cpus << " CPUs";
+  EXPECT_TRUE(verdict.busy) << "outside runnable " << verdict.outside_running << " on " << cpus
+                            << " CPUs";
   EXPECT_GE(verdict.outside_running, cpus + 1.0);
   EXPECT_GE(samples.size(), 5u);
   EXPECT_GT(samples.back().procs_running, cpus);
@@ -124,7 +127,8 @@ TEST(LoadProbe, WatchedSpinnersCountAsOwn) {
   for (int i = 0; i < 10; ++i) own += probe.sample({pid}).own_running;
   ::kill(pid, SIGKILL);
   ::waitpid(pid, nullptr, 0);
-  EXPECT_GE(own, 15) << "the spinner (and this thread) should be counted as kforge's own most of the time";
+  EXPECT_GE(own, 15)
+      << "the spinner (and this thread) should be counted as kforge's own most of the time";
 }
 
 }  // namespace

@@ -14,8 +14,10 @@
 namespace kforge::eval {
 namespace {
 
-const char* kIsaFlags[] = {"sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512dq", "avx512cd", "avx512bw", "avx512vl",
-                           "avx512_vnni", "avx512_bf16", "avx512_fp16", "avx_vnni", "amx_tile", "amx_bf16", "amx_int8"};
+const char* kIsaFlags[] = {"sse4_2",      "avx",         "avx2",        "fma",      "f16c",
+                           "avx512f",     "avx512dq",    "avx512cd",    "avx512bw", "avx512vl",
+                           "avx512_vnni", "avx512_bf16", "avx512_fp16", "avx_vnni", "amx_tile",
+                           "amx_bf16",    "amx_int8"};
 
 std::string trim(std::string s) {
   s.erase(0, s.find_first_not_of(" \t"));
@@ -43,8 +45,10 @@ int count_cpu_list(const std::string& list) {  // "0-3,8" → 5
   std::string part;
   while (std::getline(ss, part, ',')) {
     auto dash = part.find('-');
-    if (dash == std::string::npos) ++n;
-    else n += std::stoi(part.substr(dash + 1)) - std::stoi(part.substr(0, dash)) + 1;
+    if (dash == std::string::npos)
+      ++n;
+    else
+      n += std::stoi(part.substr(dash + 1)) - std::stoi(part.substr(0, dash)) + 1;
   }
   return n;
 }
@@ -54,7 +58,8 @@ int to_int(const std::string& s) { return std::atoi(s.c_str()); }
 // The clock a kernel can count on: cpufreq's maximum when the kernel exposes it (not in most VMs),
 // else the nominal clock in the model name ("… @ 2.60GHz"), else what /proc/cpuinfo last saw.
 void fill_clock(MachineProfile& m, double cpuinfo_mhz) {
-  if (auto khz = sys_read("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq"); !khz.empty() && std::atof(khz.c_str()) > 0) {
+  if (auto khz = sys_read("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+      !khz.empty() && std::atof(khz.c_str()) > 0) {
     m.clock_ghz = std::atof(khz.c_str()) / 1e6;
     m.clock_source = "cpufreq max";
     return;
@@ -82,7 +87,9 @@ double MachineProfile::peak_gflops(int threads) const {
   return std::min(fma_gflops_all, fma_gflops_1 * threads);
 }
 
-double MachineProfile::peak_gbps(int threads) const { return threads <= 1 ? triad_gbps_1 : triad_gbps_all; }
+double MachineProfile::peak_gbps(int threads) const {
+  return threads <= 1 ? triad_gbps_1 : triad_gbps_all;
+}
 
 double MachineProfile::cache_bytes(int threads) const {
   const int cpus = std::max(1, std::min(threads, logical_cpus));
@@ -90,7 +97,8 @@ double MachineProfile::cache_bytes(int threads) const {
   for (const auto& c : caches) {
     if (c.type == "Instruction") continue;
     const int per = std::max(1, c.shared_by_cpus);
-    total += static_cast<double>(c.size_bytes) * ((cpus + per - 1) / per);  // the instances those CPUs reach
+    total += static_cast<double>(c.size_bytes) *
+             ((cpus + per - 1) / per);  // the instances those CPUs reach
   }
   return total;
 }
@@ -130,7 +138,8 @@ MachineProfile describe_cpu() {
     }
   }
   m.physical_cores = cores.empty() ? m.logical_cpus : static_cast<int>(cores.size());
-  auto arch = microarchitecture(m.vendor, m.cpu_family, m.cpu_model_number, m.stepping, m.cpu_model);
+  auto arch =
+      microarchitecture(m.vendor, m.cpu_family, m.cpu_model_number, m.stepping, m.cpu_model);
   m.microarch = arch.name;
   m.microarch_note = arch.note;
   fill_clock(m, mhz);
@@ -152,7 +161,10 @@ MachineProfile describe_cpu() {
 nlohmann::json to_json(const MachineProfile& m) {
   nlohmann::json caches = nlohmann::json::array();
   for (const auto& c : m.caches)
-    caches.push_back({{"level", c.level}, {"type", c.type}, {"size_bytes", c.size_bytes}, {"shared_by_cpus", c.shared_by_cpus}});
+    caches.push_back({{"level", c.level},
+                      {"type", c.type},
+                      {"size_bytes", c.size_bytes},
+                      {"shared_by_cpus", c.shared_by_cpus}});
   return {{"cpu_model", m.cpu_model},
           {"vendor", m.vendor},
           {"cpu_family", m.cpu_family},

@@ -28,16 +28,16 @@ struct CacheLevel {
 
 struct MachineProfile {
   std::string cpu_model;
-  std::string vendor;                  // vendor_id: GenuineIntel, AuthenticAMD
+  std::string vendor;  // vendor_id: GenuineIntel, AuthenticAMD
   int cpu_family = 0, cpu_model_number = 0, stepping = 0;
   std::string microarch, microarch_note;  // microarch.h; "" when unknown
-  double clock_ghz = 0;                // the highest clock the system reports (0: none)
-  std::string clock_source;            // where clock_ghz comes from: "cpufreq max", "model name", "cpu MHz"
+  double clock_ghz = 0;                   // the highest clock the system reports (0: none)
+  std::string clock_source;  // where clock_ghz comes from: "cpufreq max", "model name", "cpu MHz"
   std::vector<std::string> isa;  // the SIMD extensions that matter for kernels
   int logical_cpus = 0;
   int physical_cores = 0;
   std::vector<CacheLevel> caches;
-  std::string openblas_core;      // what OpenBLAS picked on this machine
+  std::string openblas_core;  // what OpenBLAS picked on this machine
   std::string openblas_coretype_env;
   std::string openblas_config;
   double fma_gflops_1 = 0, fma_gflops_all = 0;  // measured f32 peaks
@@ -47,14 +47,14 @@ struct MachineProfile {
 
   // How far the peaks can be trusted, and where they are kept.
   std::string hostname;
-  int usable_cpus = 0;              // this process's affinity mask
-  bool provisional = false;         // measured on a busy machine: re-measured on a later run
+  int usable_cpus = 0;       // this process's affinity mask
+  bool provisional = false;  // measured on a busy machine: re-measured on a later run
   std::string provisional_reason;
-  LoadVerdict peak_load;            // the busiest moment of the measurement
-  std::vector<PeakRun> peak_runs;   // every run of the measurement
-  PeakRates peak_spread;            // (max − min) / max over the runs
-  double measured_unix = 0;         // identifies the measurement (stale marks name it)
-  PeakRates explained;              // rates that beat these peaks yet a quiet re-measurement did not
+  LoadVerdict peak_load;           // the busiest moment of the measurement
+  std::vector<PeakRun> peak_runs;  // every run of the measurement
+  PeakRates peak_spread;           // (max − min) / max over the runs
+  double measured_unix = 0;        // identifies the measurement (stale marks name it)
+  PeakRates explained;             // rates that beat these peaks yet a quiet re-measurement did not
   std::filesystem::path peak_file;  // the cached record ("" when not cached)
 
   double peak_gflops(int threads) const;
@@ -64,18 +64,19 @@ struct MachineProfile {
 };
 
 struct MachineProfileOptions {
-  bool remeasure = false;                         // measure even when the cached peaks are good
-  MachineLock* lock = nullptr;                     // measure with the machine to this process (and across processes)
+  bool remeasure = false;       // measure even when the cached peaks are good
+  MachineLock* lock = nullptr;  // measure with the machine to this process (and across processes)
   std::function<void(std::string_view)> progress;
-  PeakMeasureOptions measure;                     // its budget and tolerance (cpus is filled in)
-  double provisional_retry_s = 300;               // provisional peaks are re-measured once this old
+  PeakMeasureOptions measure;        // its budget and tolerance (cpus is filled in)
+  double provisional_retry_s = 300;  // provisional peaks are re-measured once this old
 };
 
 // Reads this machine's cached peaks from `cache_dir` (the per-user cache), or measures them when
 // absent, stale (proven low), implausible (all CPUs slower than one), provisional and old enough,
 // or when asked to. A measurement that ends provisional keeps, per rate, the best of it and of
 // the record it replaces.
-Result<MachineProfile> machine_profile(const std::filesystem::path& cache_dir, const MachineProfileOptions& options = {});
+Result<MachineProfile> machine_profile(const std::filesystem::path& cache_dir,
+                                       const MachineProfileOptions& options = {});
 // The CPU description alone (no measurement), e.g. for cache keys and quick displays.
 MachineProfile describe_cpu();
 

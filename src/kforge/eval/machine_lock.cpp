@@ -77,12 +77,16 @@ MachineLock::Exclusive MachineLock::measure() {
   double start = monotonic_seconds();
   Exclusive x;
   x.local_ = std::unique_lock<std::shared_mutex>(machine_);
-  // No thread of this process shares now (the local lock is exclusive): the file lock is free of us.
+  // No thread of this process shares now (the local lock is exclusive): the file lock is free of
+  // us.
   if (across_) {
-    if (across_->lock_exclusive()) x.owner_ = this;
+    if (across_->lock_exclusive())
+      x.owner_ = this;
     else
-      x.contention = fmt::format("another kforge process{} held the machine for more than the wait bound: measured beside it",
-                                 across_->holder() ? fmt::format(" (pid {})", *across_->holder()) : "");
+      x.contention = fmt::format(
+          "another kforge process{} held the machine for more than the wait bound: measured beside "
+          "it",
+          across_->holder() ? fmt::format(" (pid {})", *across_->holder()) : "");
   }
   std::lock_guard g(stats_);
   waited_ += monotonic_seconds() - start;

@@ -27,7 +27,8 @@ class MachineLock {
   class Shared {
    public:
     Shared() = default;
-    Shared(Shared&& o) noexcept : local_(std::move(o.local_)), owner_(std::exchange(o.owner_, nullptr)) {}
+    Shared(Shared&& o) noexcept
+        : local_(std::move(o.local_)), owner_(std::exchange(o.owner_, nullptr)) {}
     Shared& operator=(Shared&& o) noexcept;
     ~Shared() { unlock(); }
     bool owns_lock() const { return local_.owns_lock(); }
@@ -45,7 +46,9 @@ class MachineLock {
    public:
     Exclusive() = default;
     Exclusive(Exclusive&& o) noexcept
-        : contention(std::move(o.contention)), local_(std::move(o.local_)), owner_(std::exchange(o.owner_, nullptr)) {}
+        : contention(std::move(o.contention)),
+          local_(std::move(o.local_)),
+          owner_(std::exchange(o.owner_, nullptr)) {}
     Exclusive& operator=(Exclusive&& o) noexcept;
     ~Exclusive() { unlock(); }
     bool owns_lock() const { return local_.owns_lock(); }
@@ -58,8 +61,8 @@ class MachineLock {
     MachineLock* owner_ = nullptr;  // set while the process lock is held exclusively
   };
 
-  MachineLock() = default;                     // this process only
-  explicit MachineLock(ProcessLock across);    // and every kforge process of this user
+  MachineLock() = default;                   // this process only
+  explicit MachineLock(ProcessLock across);  // and every kforge process of this user
   MachineLock(const MachineLock&) = delete;
   MachineLock& operator=(const MachineLock&) = delete;
 
@@ -69,7 +72,7 @@ class MachineLock {
   Exclusive measure();
   void record(Window w);
 
-  double waited_seconds() const;   // total time spent waiting in measure()
+  double waited_seconds() const;  // total time spent waiting in measure()
   std::vector<Window> windows() const;
 
  private:
@@ -78,7 +81,7 @@ class MachineLock {
 
   std::shared_mutex machine_;
   std::optional<ProcessLock> across_;
-  std::mutex across_mu_;             // guards the process-wide share count and the file lock's state
+  std::mutex across_mu_;  // guards the process-wide share count and the file lock's state
   int process_shares_ = 0;
   bool process_share_held_ = false;  // false when the bound passed before the file lock was had
   mutable std::mutex stats_;

@@ -23,11 +23,16 @@ Result<nlohmann::json> run_peak_once(int cpus) {
   auto exe = runner_executable().parent_path() / "kforge-peak";
   std::vector<std::string> env;
   for (auto& e : runner_environment(cpus))
-    if (e.rfind("LD_LIBRARY_PATH=", 0) == 0 || e.rfind("OPENBLAS_CORETYPE=", 0) == 0) env.push_back(e);
-  auto r = core::run_process({exe.string()}, {.timeout = std::chrono::seconds(120), .extra_env = env});
-  if (!r.success()) return Error{fmt::format("measuring peaks with {} failed ({}): {}", exe.string(), r.describe(), r.err)};
+    if (e.rfind("LD_LIBRARY_PATH=", 0) == 0 || e.rfind("OPENBLAS_CORETYPE=", 0) == 0)
+      env.push_back(e);
+  auto r =
+      core::run_process({exe.string()}, {.timeout = std::chrono::seconds(120), .extra_env = env});
+  if (!r.success())
+    return Error{
+        fmt::format("measuring peaks with {} failed ({}): {}", exe.string(), r.describe(), r.err)};
   auto peaks = nlohmann::json::parse(r.out, nullptr, false);
-  if (!peaks.is_object()) return Error{fmt::format("{} printed something that is not JSON: {}", exe.string(), r.out)};
+  if (!peaks.is_object())
+    return Error{fmt::format("{} printed something that is not JSON: {}", exe.string(), r.out)};
   return peaks;
 }
 
@@ -49,14 +54,16 @@ void say(const MachineProfileOptions& o, const std::string& message) {
 
 }  // namespace
 
-Result<MachineProfile> machine_profile(const std::filesystem::path& cache_dir, const MachineProfileOptions& o) {
+Result<MachineProfile> machine_profile(const std::filesystem::path& cache_dir,
+                                       const MachineProfileOptions& o) {
   MachineProfile m = describe_cpu();
   const std::string key = machine_key(m);
   const auto file = peak_file(cache_dir, m);
   auto record = read_peak_record(file, key);
-  std::string why = o.remeasure ? "asked to"
-                    : !record    ? "none measured on this machine yet"
-                                 : remeasure_reason(*record, m.usable_cpus, unix_now(), o.provisional_retry_s);
+  std::string why =
+      o.remeasure ? "asked to"
+      : !record   ? "none measured on this machine yet"
+                  : remeasure_reason(*record, m.usable_cpus, unix_now(), o.provisional_retry_s);
   if (why.empty()) {
     apply_peak_record(m, *record, file);
     return m;
@@ -66,22 +73,26 @@ Result<MachineProfile> machine_profile(const std::filesystem::path& cache_dir, c
   if (o.lock) alone = o.lock->measure();
   if (!o.remeasure) {
     record = read_peak_record(file, key);
-    if (record && remeasure_reason(*record, m.usable_cpus, unix_now(), o.provisional_retry_s).empty()) {
+    if (record &&
+        remeasure_reason(*record, m.usable_cpus, unix_now(), o.provisional_retry_s).empty()) {
       apply_peak_record(m, *record, file);
       return m;
     }
   }
-  say(o, fmt::format("measuring this machine's peaks ({}; at most about {:.0f} s)", why, o.measure.budget_s));
+  say(o, fmt::format("measuring this machine's peaks ({}; at most about {:.0f} s)", why,
+                     o.measure.budget_s));
   PeakMeasureOptions mo = o.measure;
   mo.cpus = m.usable_cpus;
   auto measured = measure_peaks(mo, real_io(m.usable_cpus, o.progress));
   if (!measured) return measured.error();
   if (!alone.contention.empty()) {
     measured->provisional = true;
-    measured->provisional_reason += (measured->provisional_reason.empty() ? "" : "; ") + alone.contention;
+    measured->provisional_reason +=
+        (measured->provisional_reason.empty() ? "" : "; ") + alone.contention;
   }
   auto fresh = peak_record(key, m, *measured, record, unix_now());
-  if (auto st = write_peak_record(file, fresh); !st) say(o, "warning: the peaks could not be kept: " + st.error().message);
+  if (auto st = write_peak_record(file, fresh); !st)
+    say(o, "warning: the peaks could not be kept: " + st.error().message);
   apply_peak_record(m, fresh, file);
   return m;
 }

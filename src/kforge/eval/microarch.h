@@ -17,6 +17,7 @@ struct Microarchitecture {
 
 // vendor_id ("GenuineIntel", "AuthenticAMD"), cpu family, model and stepping as /proc/cpuinfo
 // gives them (decimal), and the model name.
-Microarchitecture microarchitecture(std::string_view vendor, int family, int model, int stepping, std::string_view model_name);
+Microarchitecture microarchitecture(std::string_view vendor, int family, int model, int stepping,
+                                    std::string_view model_name);
 
 }  // namespace kforge::eval

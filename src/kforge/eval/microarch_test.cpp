@@ -23,15 +23,23 @@ TEST(Microarchitecture, ZenFourSplitsWideOperations) {
 }
 
 TEST(Microarchitecture, IntelServerCores) {
-  EXPECT_EQ(microarchitecture("GenuineIntel", 6, 106, 6, "Intel(R) Xeon(R) Processor @ 2.60GHz").name, "Ice Lake-SP");
-  EXPECT_EQ(microarchitecture("GenuineIntel", 6, 85, 4, "Intel(R) Xeon(R) Gold 6148").name, "Skylake-SP");
-  EXPECT_EQ(microarchitecture("GenuineIntel", 6, 85, 7, "Intel(R) Xeon(R) Gold 6248").name, "Cascade Lake");
-  EXPECT_EQ(microarchitecture("GenuineIntel", 6, 143, 8, "Intel(R) Xeon(R) Platinum 8480+").name, "Sapphire Rapids");
-  EXPECT_THAT(microarchitecture("GenuineIntel", 6, 151, 2, "12th Gen Intel(R) Core(TM) i7-12700").note, HasSubstr("no AVX-512"));
+  EXPECT_EQ(
+      microarchitecture("GenuineIntel", 6, 106, 6, "Intel(R) Xeon(R) Processor @ 2.60GHz").name,
+      "Ice Lake-SP");
+  EXPECT_EQ(microarchitecture("GenuineIntel", 6, 85, 4, "Intel(R) Xeon(R) Gold 6148").name,
+            "Skylake-SP");
+  EXPECT_EQ(microarchitecture("GenuineIntel", 6, 85, 7, "Intel(R) Xeon(R) Gold 6248").name,
+            "Cascade Lake");
+  EXPECT_EQ(microarchitecture("GenuineIntel", 6, 143, 8, "Intel(R) Xeon(R) Platinum 8480+").name,
+            "Sapphire Rapids");
+  EXPECT_THAT(
+      microarchitecture("GenuineIntel", 6, 151, 2, "12th Gen Intel(R) Core(TM) i7-12700").note,
+      HasSubstr("no AVX-512"));
 }
 
 TEST(Microarchitecture, ModelNameWhenTheNumbersSayNothing) {
-  EXPECT_EQ(microarchitecture("AuthenticAMD", 0, 0, 0, "AMD EPYC 9354P 32-Core Processor").name, "Zen 4");
+  EXPECT_EQ(microarchitecture("AuthenticAMD", 0, 0, 0, "AMD EPYC 9354P 32-Core Processor").name,
+            "Zen 4");
   EXPECT_EQ(microarchitecture("AuthenticAMD", 0, 0, 0, "AMD EPYC 4564P").name, "Zen 4");
 }
 
@@ -42,7 +50,8 @@ TEST(Microarchitecture, UnknownIsEmpty) {
   EXPECT_EQ(microarchitecture("", 0, 0, 0, "").name, "");
 }
 
-// On this machine: the family and model are read, and a clock is found wherever the system keeps one.
+// On this machine: the family and model are read, and a clock is found wherever the system keeps
+// one.
 TEST(Microarchitecture, DescribeCpuReadsFamilyModelAndClock) {
   auto m = describe_cpu();
   if (m.vendor.empty()) GTEST_SKIP() << "no vendor_id in /proc/cpuinfo (not x86)";

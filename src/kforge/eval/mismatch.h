@@ -39,7 +39,8 @@ struct MismatchReport {
 std::vector<std::int64_t> unflatten(std::int64_t flat, const std::vector<std::int64_t>& shape);
 
 // Compares one output; returns nullopt-equivalent (bad == 0) when it passes.
-OutputMismatch analyze_output(const core::ResolvedTensor& t, const void* actual, const void* expected, double rtol, double atol);
+OutputMismatch analyze_output(const core::ResolvedTensor& t, const void* actual,
+                              const void* expected, double rtol, double atol);
 
 void to_json(nlohmann::json& j, const OutputMismatch& m);
 void to_json(nlohmann::json& j, const MismatchReport& r);

@@ -20,7 +20,8 @@ void fill(unsigned char* p, std::int64_t n, T value) {
 
 }  // namespace
 
-void take_snapshot(const std::vector<const unsigned char*>& outputs, const std::vector<std::size_t>& bytes, std::mt19937_64& rng,
+void take_snapshot(const std::vector<const unsigned char*>& outputs,
+                   const std::vector<std::size_t>& bytes, std::mt19937_64& rng,
                    OutputSnapshot& into) {
   into.resize(outputs.size());
   std::vector<std::size_t> order;
@@ -37,20 +38,30 @@ void take_snapshot(const std::vector<const unsigned char*>& outputs, const std::
   }
 }
 
-bool unchanged_since(const std::vector<const unsigned char*>& outputs, const OutputSnapshot& snapshot) {
+bool unchanged_since(const std::vector<const unsigned char*>& outputs,
+                     const OutputSnapshot& snapshot) {
   for (std::size_t i = 0; i < outputs.size(); ++i)
     if (std::memcmp(outputs[i], snapshot[i].data(), snapshot[i].size()) != 0) return false;
   return true;
 }
 
-void poison_outputs(const std::vector<unsigned char*>& outputs, const std::vector<core::ResolvedTensor>& tensors) {
+void poison_outputs(const std::vector<unsigned char*>& outputs,
+                    const std::vector<core::ResolvedTensor>& tensors) {
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const auto& t = tensors[i];
     switch (t.dtype) {
-      case core::DType::f32: fill(outputs[i], t.numel, std::numeric_limits<float>::quiet_NaN()); break;
-      case core::DType::f64: fill(outputs[i], t.numel, std::numeric_limits<double>::quiet_NaN()); break;
-      case core::DType::i32: fill(outputs[i], t.numel, std::int32_t{-0x5a5a5a5b}); break;
-      case core::DType::i64: fill(outputs[i], t.numel, std::int64_t{-0x5a5a5a5a5a5a5a5bLL}); break;
+      case core::DType::f32:
+        fill(outputs[i], t.numel, std::numeric_limits<float>::quiet_NaN());
+        break;
+      case core::DType::f64:
+        fill(outputs[i], t.numel, std::numeric_limits<double>::quiet_NaN());
+        break;
+      case core::DType::i32:
+        fill(outputs[i], t.numel, std::int32_t{-0x5a5a5a5b});
+        break;
+      case core::DType::i64:
+        fill(outputs[i], t.numel, std::int64_t{-0x5a5a5a5a5a5a5a5bLL});
+        break;
     }
   }
 }

@@ -16,12 +16,15 @@ namespace kforge::eval {
 using OutputSnapshot = std::vector<std::vector<unsigned char>>;  // one byte vector per output
 
 // `outputs[i]` points at output i (as kforge maps it), `bytes[i]` its size.
-void take_snapshot(const std::vector<const unsigned char*>& outputs, const std::vector<std::size_t>& bytes, std::mt19937_64& rng,
+void take_snapshot(const std::vector<const unsigned char*>& outputs,
+                   const std::vector<std::size_t>& bytes, std::mt19937_64& rng,
                    OutputSnapshot& into);
-bool unchanged_since(const std::vector<const unsigned char*>& outputs, const OutputSnapshot& snapshot);
+bool unchanged_since(const std::vector<const unsigned char*>& outputs,
+                     const OutputSnapshot& snapshot);
 
 // Fills every output with a poison value (NaN for floats, a sentinel for integers): an element
 // the kernel does not write cannot pass.
-void poison_outputs(const std::vector<unsigned char*>& outputs, const std::vector<core::ResolvedTensor>& tensors);
+void poison_outputs(const std::vector<unsigned char*>& outputs,
+                    const std::vector<core::ResolvedTensor>& tensors);
 
 }  // namespace kforge::eval

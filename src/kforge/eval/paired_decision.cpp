@@ -6,10 +6,14 @@ namespace kforge::eval {
 
 std::string_view winner_name(Winner w) {
   switch (w) {
-    case Winner::challenger: return "challenger";
-    case Winner::incumbent: return "incumbent";
-    case Winner::tie: return "tie";
-    case Winner::undecided: return "undecided";
+    case Winner::challenger:
+      return "challenger";
+    case Winner::incumbent:
+      return "incumbent";
+    case Winner::tie:
+      return "tie";
+    case Winner::undecided:
+      return "undecided";
   }
   return "undecided";
 }
@@ -29,7 +33,9 @@ namespace {
 
 // Why the run says nothing about which kernel is faster ("" when it does).
 std::string unusable(const Evaluation& e) {
-  if (!e.correct()) return fmt::format("the side-by-side run was {}: {}", verdict_name(e.verdict), e.reason.substr(0, 300));
+  if (!e.correct())
+    return fmt::format("the side-by-side run was {}: {}", verdict_name(e.verdict),
+                       e.reason.substr(0, 300));
   if (!e.speedup) return "the side-by-side run has no paired ratio";
   return "";
 }
@@ -49,8 +55,9 @@ std::string unusable(const Evaluation& e) {
 // a kernel clearly faster idle (the case that matters) stays clearly faster. The decision says it
 // was made busy. Oversubscription decides nothing; against the baseline, a busy speedup is never
 // published (result rows, bench summaries and report.md leave it out).
-PairedDecision decide_paired(const TaskContext& ctx, const std::string& challenger, const std::string& incumbent,
-                             const std::string& incumbent_label, EvalOptions o) {
+PairedDecision decide_paired(const TaskContext& ctx, const std::string& challenger,
+                             const std::string& incumbent, const std::string& incumbent_label,
+                             EvalOptions o) {
   PairedDecision d;
   d.against = incumbent_label;
   o.time = true;
@@ -74,11 +81,14 @@ PairedDecision decide_paired(const TaskContext& ctx, const std::string& challeng
     return d;
   }
   if (e.threads > usable_cpus()) {
-    d.reason = fmt::format("oversubscribed: {} threads on {} CPUs measure the scheduler, not the kernels", e.threads, usable_cpus());
+    d.reason =
+        fmt::format("oversubscribed: {} threads on {} CPUs measure the scheduler, not the kernels",
+                    e.threads, usable_cpus());
     d.evaluation = std::move(e);
     return d;
   }
-  if (o.progress) o.progress("the comparison ran on a busy machine: timing it again with twice the pairs");
+  if (o.progress)
+    o.progress("the comparison ran on a busy machine: timing it again with twice the pairs");
   o.time_budget_s *= 2;
   auto again = evaluate(ctx, challenger, "kernel.cpp", o);
   if (auto why = unusable(again); !why.empty()) {
@@ -94,33 +104,49 @@ PairedDecision decide_paired(const TaskContext& ctx, const std::string& challeng
   } else {
     d.winner = read_busy_runs(*d.first_ratio, *d.ratio);
     d.decided_busy = d.winner != Winner::tie;
-    if (!d.decided_busy) d.reason = fmt::format("the machine was busy (load {:.1f}) and the two runs did not agree", again.load_average);
+    if (!d.decided_busy)
+      d.reason = fmt::format("the machine was busy (load {:.1f}) and the two runs did not agree",
+                             again.load_average);
   }
   d.evaluation = std::move(again);
   return d;
 }
 
 std::string PairedDecision::describe() const {
-  auto one = [&](const SpeedupStats& r) { return fmt::format("{:.3f}x {} (95% CI {:.3f}–{:.3f})", r.median, against, r.ci_low, r.ci_high); };
+  auto one = [&](const SpeedupStats& r) {
+    return fmt::format("{:.3f}x {} (95% CI {:.3f}–{:.3f})", r.median, against, r.ci_low, r.ci_high);
+  };
   std::string ratio_text = ratio ? one(*ratio) + ", side by side" : "";
   if (ratio && first_ratio)
     ratio_text = fmt::format("{}, then {}, side by side{}", one(*first_ratio), one(*ratio),
-                             decided_busy ? " on a busy machine (both intervals agree)" : busy ? " (both busy)" : " (the second quiet)");
+                             decided_busy ? " on a busy machine (both intervals agree)"
+                             : busy       ? " (both busy)"
+                                          : " (the second quiet)");
   switch (winner) {
-    case Winner::challenger: return "faster than " + ratio_text;
-    case Winner::incumbent: return "slower than " + ratio_text;
-    case Winner::tie: return fmt::format("no faster than {} (a tie keeps it): {}", against, ratio_text);
+    case Winner::challenger:
+      return "faster than " + ratio_text;
+    case Winner::incumbent:
+      return "slower than " + ratio_text;
+    case Winner::tie:
+      return fmt::format("no faster than {} (a tie keeps it): {}", against, ratio_text);
     case Winner::undecided:
-      return fmt::format("not compared with {}: {}{}", against, reason, ratio ? " (" + ratio_text + ")" : "");
+      return fmt::format("not compared with {}: {}{}", against, reason,
+                         ratio ? " (" + ratio_text + ")" : "");
   }
   return "";
 }
 
 nlohmann::json PairedDecision::to_json() const {
-  nlohmann::json j = {{"method", decided_busy ? "paired, busy, confirmed by a second run" : "paired"},
-                      {"against", against}, {"winner", winner_name(winner)}, {"busy", busy}, {"decided_busy", decided_busy}, {"reason", reason}};
+  nlohmann::json j = {
+      {"method", decided_busy ? "paired, busy, confirmed by a second run" : "paired"},
+      {"against", against},
+      {"winner", winner_name(winner)},
+      {"busy", busy},
+      {"decided_busy", decided_busy},
+      {"reason", reason}};
   auto stats = [](const std::optional<SpeedupStats>& r) {
-    return r ? nlohmann::json{{"median", r->median}, {"ci95", {r->ci_low, r->ci_high}}} : nlohmann::json(nullptr);
+    return r ? nlohmann::json{{"median", r->median}, {"ci95", {r->ci_low, r->ci_high}}}
+             : nlohmann::json(nullptr);
   };
   j["ratio"] = stats(ratio);
   j["first_ratio"] = stats(first_ratio);

@@ -28,12 +28,14 @@ std::string_view winner_name(Winner w);
 
 struct PairedDecision {
   Winner winner = Winner::undecided;
-  std::string against;                      // the incumbent, as a reader knows it ("iteration 2", "node 7")
-  std::optional<SpeedupStats> ratio;  // the incumbent's time over the challenger's, per pair (the last run's)
-  bool busy = false;                        // the last run was timed busy
-  std::string reason;                       // why it is undecided
-  std::optional<SpeedupStats> first_ratio;  // the first run's, when it was timed busy and the comparison again
-  bool decided_busy = false;                // decided by two busy runs that agree
+  std::string against;  // the incumbent, as a reader knows it ("iteration 2", "node 7")
+  std::optional<SpeedupStats>
+      ratio;           // the incumbent's time over the challenger's, per pair (the last run's)
+  bool busy = false;   // the last run was timed busy
+  std::string reason;  // why it is undecided
+  std::optional<SpeedupStats>
+      first_ratio;            // the first run's, when it was timed busy and the comparison again
+  bool decided_busy = false;  // decided by two busy runs that agree
   std::optional<Evaluation> evaluation;  // the side-by-side run
 
   bool challenger_won() const { return winner == Winner::challenger; }
@@ -48,7 +50,8 @@ Winner read_busy_runs(const SpeedupStats& first, const SpeedupStats& second);
 
 // Times `challenger` against `incumbent` side by side (both compiled and checked first) with the
 // options of `base` (threads, budget, machine lock), and reads the result.
-PairedDecision decide_paired(const TaskContext& ctx, const std::string& challenger, const std::string& incumbent,
-                             const std::string& incumbent_label, EvalOptions base);
+PairedDecision decide_paired(const TaskContext& ctx, const std::string& challenger,
+                             const std::string& incumbent, const std::string& incumbent_label,
+                             EvalOptions base);
 
 }  // namespace kforge::eval

@@ -38,33 +38,44 @@ struct SerialRegions {
 
 Judgement left_running(const KernelProcess& p) {
   return {Verdict::sandbox_violation,
-          fmt::format("{} kept using CPU after its call returned (threads left running would slow whatever is timed next): a kernel "
-                      "must finish its work before it returns", p.who())};
+          fmt::format("{} kept using CPU after its call returned (threads left running would slow "
+                      "whatever is timed next): a kernel "
+                      "must finish its work before it returns",
+                      p.who())};
 }
 
 Judgement late_write(const KernelProcess& p, int pair) {
   return {Verdict::sandbox_violation,
-          fmt::format("{}: its outputs changed after its call on timing pair {} had returned (work left running in the background)", p.who(),
-                      pair)};
+          fmt::format("{}: its outputs changed after its call on timing pair {} had returned (work "
+                      "left running in the background)",
+                      p.who(), pair)};
 }
 
-std::optional<Judgement> compare_pair(const OutputSnapshot& cand, const unsigned char* const* partner, const core::ResolvedTask& task,
+std::optional<Judgement> compare_pair(const OutputSnapshot& cand,
+                                      const unsigned char* const* partner,
+                                      const core::ResolvedTask& task,
                                       const std::string& partner_name, int pair) {
   for (std::size_t i = 0; i < task.outputs.size(); ++i) {
     const auto& t = task.outputs[i];
-    auto c = core::compare_buffers(t.dtype, cand[i].data(), partner[i], t.numel, 2 * task.rtol, 2 * task.atol);
+    auto c = core::compare_buffers(t.dtype, cand[i].data(), partner[i], t.numel, 2 * task.rtol,
+                                   2 * task.atol);
     if (!c.ok())
-      return Judgement{Verdict::incorrect,
-                       fmt::format("on timing pair {} (inputs perturbed since the previous call) output '{}' differs from {} in {} of {} "
-                                   "elements (got {:.7g}, {} gave {:.7g}): does the kernel reuse results across calls?",
-                                   pair, t.name, partner_name, c.bad, c.numel, c.worst_actual, partner_name, c.worst_expected)};
+      return Judgement{
+          Verdict::incorrect,
+          fmt::format(
+              "on timing pair {} (inputs perturbed since the previous call) output '{}' differs "
+              "from {} in {} of {} "
+              "elements (got {:.7g}, {} gave {:.7g}): does the kernel reuse results across calls?",
+              pair, t.name, partner_name, c.bad, c.numel, c.worst_actual, partner_name,
+              c.worst_expected)};
   }
   return std::nullopt;
 }
 
 }  // namespace
 
-TimingInputs::TimingInputs(SharedSet& set, const core::ResolvedTask& task) : set_(&set), task_(&task) {
+TimingInputs::TimingInputs(SharedSet& set, const core::ResolvedTask& task)
+    : set_(&set), task_(&task) {
   for (std::size_t i = 0; i < task.inputs.size(); ++i) {
     const unsigned char* p = set.tensor(i);
     pristine_.emplace_back(p, p + task.inputs[i].bytes);
@@ -74,7 +85,8 @@ TimingInputs::TimingInputs(SharedSet& set, const core::ResolvedTask& task) : set
 void TimingInputs::perturb(std::uint64_t seed, double spread) {
   for (std::size_t i = 0; i < task_->inputs.size(); ++i) {
     const auto& t = task_->inputs[i];
-    if (t.mutate) core::perturb(t.dtype, pristine_[i].data(), set_->tensor(i), t.numel, seed + i, spread);
+    if (t.mutate)
+      core::perturb(t.dtype, pristine_[i].data(), set_->tensor(i), t.numel, seed + i, spread);
   }
 }
 
@@ -107,7 +119,8 @@ class IdleWatch {
     total_wall_ += wall;
     ++windows_;
     if (cpu > idle_cpu_allowance_ms(wall) && ++over_ >= 2) return used(cpu, wall, while_what);
-    if (last && total_cpu_ > 0.01 * total_wall_ + 0.02 * windows_) return used(total_cpu_, total_wall_, "the timing, over all pairs");
+    if (last && total_cpu_ > 0.01 * total_wall_ + 0.02 * windows_)
+      return used(total_cpu_, total_wall_, "the timing, over all pairs");
     return std::nullopt;
   }
   double max_window_cpu_ms() const { return cpu_; }
@@ -115,7 +128,8 @@ class IdleWatch {
  private:
   Judgement used(double cpu, double wall, const std::string& while_what) const {
     return {Verdict::sandbox_violation,
-            fmt::format("{} used {:.2f} ms of CPU in {:.2f} ms after its call had returned, during {}: background work would slow "
+            fmt::format("{} used {:.2f} ms of CPU in {:.2f} ms after its call had returned, during "
+                        "{}: background work would slow "
                         "what is timed meanwhile and inflate the speedup",
                         p_->who(), cpu, wall, while_what)};
   }
@@ -127,8 +141,8 @@ class IdleWatch {
 
 }  // namespace
 
-PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, TimingInputs& inputs, const core::ResolvedTask& task,
-                         const PairedTimingRequest& req) {
+PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, TimingInputs& inputs,
+                         const core::ResolvedTask& task, const PairedTimingRequest& req) {
   SerialRegions serial;
   std::mt19937_64 rng{std::random_device{}() * 0x100000001ULL ^ std::random_device{}()};
   PairedTiming out;
@@ -136,7 +150,8 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
   std::vector<const unsigned char*> partner_ptrs(task.outputs.size());
   IdleWatch cand_idle(candidate);
   std::optional<IdleWatch> partner_idle;
-  if (partner && !partner->trusted()) partner_idle.emplace(*partner);  // a trusted partner is never on trial
+  if (partner && !partner->trusted())
+    partner_idle.emplace(*partner);  // a trusted partner is never on trial
   const double start = now_s();
   double warm_end = start;
   auto fail = [&](Judgement j) {
@@ -151,7 +166,8 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
     const std::string label = fmt::format("timing pair {}", pair);
     const std::uint64_t seed = rng();
     inputs.perturb(seed, req.perturb);
-    if (auto j = cand_idle.close(partner ? "the calls of " + partner->who() : "the timing")) return fail(*j);
+    if (auto j = cand_idle.close(partner ? "the calls of " + partner->who() : "the timing"))
+      return fail(*j);
     // The two output sets change owners every pair (see KernelProcessSpec::output_sets).
     const std::uint32_t cand_set = static_cast<std::uint32_t>(pair % 2), partner_set = 1 - cand_set;
     auto c = candidate.call(0, cand_set, req.call_timeout_s, label);
@@ -163,7 +179,8 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
 
     double p_ms = 0;
     if (partner) {
-      inputs.perturb(seed, req.perturb);  // the same values, rewritten: the same prelude as the candidate's
+      inputs.perturb(
+          seed, req.perturb);  // the same values, rewritten: the same prelude as the candidate's
       if (partner_idle)
         if (auto j = partner_idle->close("the calls of " + candidate.who())) return fail(*j);
       auto p = partner->call(0, partner_set, req.call_timeout_s, label);
@@ -171,22 +188,30 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
       p_ms = p.ms;
       partner->snapshot(partner_set, partner_out, rng);
       // A trusted partner is waited for, not judged.
-      if (!partner->settle(req.settle_s) && !partner->trusted()) return fail(left_running(*partner));
+      if (!partner->settle(req.settle_s) && !partner->trusted())
+        return fail(left_running(*partner));
       if (partner_idle) partner_idle->open();
-      if (!partner->unchanged_since(partner_set, partner_out)) return fail(late_write(*partner, pair));
+      if (!partner->unchanged_since(partner_set, partner_out))
+        return fail(late_write(*partner, pair));
       // Unchanged before the partner's call: a change since is the candidate's leftover work, or an
       // untrusted partner writing the set it does not own this pair.
       if (!candidate.unchanged_since(cand_set, cand_out))
-        return fail(partner->trusted() ? late_write(candidate, pair)
-                                       : Judgement{Verdict::sandbox_violation,
-                                                   fmt::format("the outputs of {} changed while {} was timed on pair {}: one of them "
-                                                               "writes memory outside its own call",
-                                                               candidate.who(), partner->who(), pair)});
+        return fail(
+            partner->trusted()
+                ? late_write(candidate, pair)
+                : Judgement{
+                      Verdict::sandbox_violation,
+                      fmt::format(
+                          "the outputs of {} changed while {} was timed on pair {}: one of them "
+                          "writes memory outside its own call",
+                          candidate.who(), partner->who(), pair)});
       for (std::size_t i = 0; i < task.outputs.size(); ++i) partner_ptrs[i] = partner_out[i].data();
     }
-    if (!partner && !candidate.unchanged_since(cand_set, cand_out)) return fail(late_write(candidate, pair));
+    if (!partner && !candidate.unchanged_since(cand_set, cand_out))
+      return fail(late_write(candidate, pair));
     if (partner)
-      if (auto mismatch = compare_pair(cand_out, partner_ptrs.data(), task, partner->who(), pair)) return fail(*mismatch);
+      if (auto mismatch = compare_pair(cand_out, partner_ptrs.data(), task, partner->who(), pair))
+        return fail(*mismatch);
 
     if (warming) {
       ++out.warmup_pairs;
@@ -199,7 +224,8 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
     if (n >= req.max_pairs) break;
     if (n < req.min_pairs) continue;
     std::vector<double> ratios;
-    for (int i = 0; partner && i < n; ++i) ratios.push_back(out.partner_ms[i] / std::max(out.candidate_ms[i], 1e-9));
+    for (int i = 0; partner && i < n; ++i)
+      ratios.push_back(out.partner_ms[i] / std::max(out.candidate_ms[i], 1e-9));
     const auto& series = partner ? ratios : out.candidate_ms;
     // At the budget, stop once the median is known to ±2%; a noisy pair series may take up to
     // three budgets (an A/A run with 30 pairs of a memory-bound kernel missed 1.00 by 4%).

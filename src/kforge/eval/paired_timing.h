@@ -24,14 +24,17 @@ struct PairedTimingRequest {
   int max_pairs = 2000;
   double perturb = 0.05;
   double call_timeout_s = 30;
-  double settle_s = 1.0;  // the CPU seconds a process may use after a return before it counts as work left running
-  std::function<void()> between_pairs;  // optional: called before every pair, both processes idle (load sampling)
+  double settle_s = 1.0;  // the CPU seconds a process may use after a return before it counts as
+                          // work left running
+  std::function<void()>
+      between_pairs;  // optional: called before every pair, both processes idle (load sampling)
 };
 
 struct PairedTiming {
   std::vector<double> candidate_ms, partner_ms;  // per measured pair, kforge's clock
   int warmup_pairs = 0;
-  double idle_cpu_ms_max = 0;   // the most CPU the candidate's process used between a return and its next call
+  double idle_cpu_ms_max =
+      0;  // the most CPU the candidate's process used between a return and its next call
   std::optional<Judgement> failure;
 };
 
@@ -51,8 +54,8 @@ class TimingInputs {
 
 // `partner` may be null (timed alone). The comparison of timed outputs allows twice the task's
 // tolerance: both sides approximate the exact result.
-PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, TimingInputs& inputs, const core::ResolvedTask& task,
-                         const PairedTimingRequest& request);
+PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, TimingInputs& inputs,
+                         const core::ResolvedTask& task, const PairedTimingRequest& request);
 
 // The CPU a settled process may use in a window of `window_ms` (between its return and its next
 // call): wake-ups, never work. A thread that steals 1% of a core moves a ratio by at most ~1%.

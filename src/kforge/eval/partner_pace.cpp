@@ -13,7 +13,9 @@
 namespace kforge::eval {
 namespace {
 
-double unix_now() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -28,7 +30,8 @@ std::filesystem::path partner_pace_file(const MachineProfile& m) {
   return m.peak_file.parent_path().parent_path() / "partner-pace" / m.peak_file.filename();
 }
 
-std::string partner_pace_entry(const std::string& task, const std::string& size, int threads, const std::string& partner) {
+std::string partner_pace_entry(const std::string& task, const std::string& size, int threads,
+                               const std::string& partner) {
   return fmt::format("{}/{}/{}t/{}", task, size, threads, partner);
 }
 
@@ -44,9 +47,11 @@ std::optional<QuietPace> quiet_pace(const nlohmann::json& record, const std::str
   return QuietPace{median_of(ms), static_cast<int>(ms.size())};
 }
 
-nlohmann::json with_quiet_run(nlohmann::json record, const std::string& entry, double median_ms, double now_unix, std::size_t keep) {
+nlohmann::json with_quiet_run(nlohmann::json record, const std::string& entry, double median_ms,
+                              double now_unix, std::size_t keep) {
   if (!record.is_object()) record = nlohmann::json::object();
-  if (!record.contains("entries") || !record["entries"].is_object()) record["entries"] = nlohmann::json::object();
+  if (!record.contains("entries") || !record["entries"].is_object())
+    record["entries"] = nlohmann::json::object();
   auto& e = record["entries"][entry];
   if (!e.is_object()) e = nlohmann::json::object();
   auto runs = e.value("quiet_ms", nlohmann::json::array());
@@ -60,21 +65,26 @@ nlohmann::json with_quiet_run(nlohmann::json record, const std::string& entry, d
 }
 
 nlohmann::json PartnerPace::to_json() const {
-  nlohmann::json j = {{"slowdown", slowdown > 0 ? nlohmann::json(slowdown) : nlohmann::json(nullptr)}, {"busy", busy}, {"reason", reason}};
+  nlohmann::json j = {
+      {"slowdown", slowdown > 0 ? nlohmann::json(slowdown) : nlohmann::json(nullptr)},
+      {"busy", busy},
+      {"reason", reason}};
   j["quiet_median_ms"] = quiet ? nlohmann::json(quiet->median_ms) : nlohmann::json(nullptr);
   j["quiet_runs"] = quiet ? quiet->runs : 0;
   return j;
 }
 
-PartnerPace judge_partner_pace(const std::optional<QuietPace>& quiet, double current_ms, const std::string& partner, double busy_at) {
+PartnerPace judge_partner_pace(const std::optional<QuietPace>& quiet, double current_ms,
+                               const std::string& partner, double busy_at) {
   PartnerPace p;
   p.quiet = quiet;
   if (!quiet || quiet->median_ms <= 0 || current_ms <= 0) return p;
   p.slowdown = current_ms / quiet->median_ms;
   p.busy = p.slowdown >= busy_at;
   if (p.busy)
-    p.reason = fmt::format("the {} ran {:.2f}x slower than its quiet median ({:.4g} ms over {} quiet run{})", partner, p.slowdown,
-                           quiet->median_ms, quiet->runs, quiet->runs == 1 ? "" : "s");
+    p.reason = fmt::format(
+        "the {} ran {:.2f}x slower than its quiet median ({:.4g} ms over {} quiet run{})", partner,
+        p.slowdown, quiet->median_ms, quiet->runs, quiet->runs == 1 ? "" : "s");
   return p;
 }
 
@@ -82,22 +92,33 @@ Result<nlohmann::json> read_partner_pace(const std::filesystem::path& file) {
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) return nlohmann::json::object();
   auto text = core::read_text(file);
-  if (!text) return Error{fmt::format("the partner's pace record {}: {}", file.string(), text.error().message)};
+  if (!text)
+    return Error{
+        fmt::format("the partner's pace record {}: {}", file.string(), text.error().message)};
   auto j = nlohmann::json::parse(*text, nullptr, false);
   if (j.is_discarded() || !j.is_object())
-    return Error{fmt::format("the partner's pace record {} is not a JSON object (delete it: it is rebuilt from quiet timings)", file.string())};
+    return Error{
+        fmt::format("the partner's pace record {} is not a JSON object (delete it: it is rebuilt "
+                    "from quiet timings)",
+                    file.string())};
   return j;
 }
 
-Status record_quiet_partner(const std::filesystem::path& file, const std::string& entry, double median_ms) {
+Status record_quiet_partner(const std::filesystem::path& file, const std::string& entry,
+                            double median_ms) {
   std::error_code ec;
   std::filesystem::create_directories(file.parent_path(), ec);
-  if (ec) return Error{fmt::format("the partner's pace record: cannot create {}: {}", file.parent_path().string(), ec.message())};
+  if (ec)
+    return Error{fmt::format("the partner's pace record: cannot create {}: {}",
+                             file.parent_path().string(), ec.message())};
   RecordLock lock(file);
   auto record = read_partner_pace(file);
   if (!record) return record.error();
-  auto st = core::write_atomic(file, with_quiet_run(std::move(*record), entry, median_ms, unix_now()).dump(1));
-  if (!st) return Error{fmt::format("the partner's pace record {}: {}", file.string(), st.error().message)};
+  auto st = core::write_atomic(
+      file, with_quiet_run(std::move(*record), entry, median_ms, unix_now()).dump(1));
+  if (!st)
+    return Error{
+        fmt::format("the partner's pace record {}: {}", file.string(), st.error().message)};
   return ok_status();
 }
 

@@ -7,8 +7,8 @@
 //
 // The quiet medians live in the per-user cache beside the peaks record, one file per machine
 // (<cache>/partner-pace/<the peaks record's name>), read and written under a lock file:
-// {"entries": {"<task>/<size>/<threads>t/<partner>": {"quiet_ms": [up to 7 latest], "updated": unix}}}.
-// Only timings judged quiet by every other signal add a median.
+// {"entries": {"<task>/<size>/<threads>t/<partner>": {"quiet_ms": [up to 7 latest], "updated":
+// unix}}}. Only timings judged quiet by every other signal add a median.
 
 #include <filesystem>
 #include <optional>
@@ -26,7 +26,8 @@ inline constexpr double kPartnerSlowdownBusy = 1.5;
 
 // The store of `machine` ("" when the machine's peaks are not cached: nowhere to keep it).
 std::filesystem::path partner_pace_file(const MachineProfile& machine);
-std::string partner_pace_entry(const std::string& task, const std::string& size, int threads, const std::string& partner);
+std::string partner_pace_entry(const std::string& task, const std::string& size, int threads,
+                               const std::string& partner);
 
 // The median of the quiet medians kept for `entry`, and how many there are (nullopt: none).
 struct QuietPace {
@@ -35,22 +36,24 @@ struct QuietPace {
 };
 std::optional<QuietPace> quiet_pace(const nlohmann::json& record, const std::string& entry);
 // `record` with one more quiet median for `entry` (the oldest beyond `keep` dropped).
-nlohmann::json with_quiet_run(nlohmann::json record, const std::string& entry, double median_ms, double now_unix, std::size_t keep = 7);
+nlohmann::json with_quiet_run(nlohmann::json record, const std::string& entry, double median_ms,
+                              double now_unix, std::size_t keep = 7);
 
 // The partner's median this time against its quiet pace.
 struct PartnerPace {
   std::optional<QuietPace> quiet;
   double slowdown = 0;  // current / quiet median; 0 when there is no quiet median yet
   bool busy = false;
-  std::string reason;   // "the baseline ran 2.1x slower than its quiet median (3 quiet runs)"
+  std::string reason;  // "the baseline ran 2.1x slower than its quiet median (3 quiet runs)"
   nlohmann::json to_json() const;
 };
-PartnerPace judge_partner_pace(const std::optional<QuietPace>& quiet, double current_ms, const std::string& partner,
-                               double busy_at = kPartnerSlowdownBusy);
+PartnerPace judge_partner_pace(const std::optional<QuietPace>& quiet, double current_ms,
+                               const std::string& partner, double busy_at = kPartnerSlowdownBusy);
 
 // The record in `file` ({} when absent); an unreadable or malformed file is an error naming it.
 Result<nlohmann::json> read_partner_pace(const std::filesystem::path& file);
 // Adds one quiet median under the record's lock (read, add, write atomically).
-Status record_quiet_partner(const std::filesystem::path& file, const std::string& entry, double median_ms);
+Status record_quiet_partner(const std::filesystem::path& file, const std::string& entry,
+                            double median_ms);
 
 }  // namespace kforge::eval

@@ -15,7 +15,8 @@ namespace {
 using ::testing::HasSubstr;
 
 TEST(PartnerPace, TheRecordKeepsTheLatestQuietMediansPerEntry) {
-  const auto a = partner_pace_entry("12p_rmsnorm", "ci", 2, "baseline"), b = partner_pace_entry("12p_rmsnorm", "ci", 1, "baseline");
+  const auto a = partner_pace_entry("12p_rmsnorm", "ci", 2, "baseline"),
+             b = partner_pace_entry("12p_rmsnorm", "ci", 1, "baseline");
   EXPECT_EQ(a, "12p_rmsnorm/ci/2t/baseline");
   nlohmann::json r;
   EXPECT_FALSE(quiet_pace(r, a));
@@ -35,7 +36,9 @@ TEST(PartnerPace, ThePartnerFarSlowerThanItsQuietMedianMeansBusy) {
   auto slow = judge_partner_pace(quiet, 21.0, "baseline");
   EXPECT_TRUE(slow.busy);
   EXPECT_DOUBLE_EQ(slow.slowdown, 2.1);
-  EXPECT_THAT(slow.reason, HasSubstr("the baseline ran 2.10x slower than its quiet median (10 ms over 3 quiet runs)"));
+  EXPECT_THAT(
+      slow.reason,
+      HasSubstr("the baseline ran 2.10x slower than its quiet median (10 ms over 3 quiet runs)"));
   auto near = judge_partner_pace(quiet, 14.0, "baseline");
   EXPECT_FALSE(near.busy);
   EXPECT_DOUBLE_EQ(near.slowdown, 1.4);

@@ -20,12 +20,14 @@ namespace {
 class PeakCache : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("kforge-peaks-" + std::to_string(::getpid()) + "-" +
-                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = std::filesystem::temp_directory_path() /
+           ("kforge-peaks-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
     described_ = describe_cpu();
     described_.logical_cpus = 2;
-    described_.caches = {{1, "Data", 32 << 10, 1}, {2, "Unified", 1 << 20, 1}, {3, "Unified", 32 << 20, 2}};
+    described_.caches = {
+        {1, "Data", 32 << 10, 1}, {2, "Unified", 1 << 20, 1}, {3, "Unified", 32 << 20, 2}};
     file_ = peak_file(dir_, described_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
@@ -34,20 +36,25 @@ class PeakCache : public ::testing::Test {
     PeakMeasurement m;
     m.best = best;
     m.provisional = provisional;
-    m.provisional_reason = provisional ? "the machine was busy (3.0 runnable tasks outside kforge)" : "";
+    m.provisional_reason =
+        provisional ? "the machine was busy (3.0 runnable tasks outside kforge)" : "";
     m.runs = {{best, {}}};
     m.details = {{"isa_used", "avx2"}};
     return m;
   }
   // Writes a record measured at `when` and returns the profile it gives.
-  MachineProfile stored(PeakRates best, double when, bool provisional = false, std::optional<nlohmann::json> previous = std::nullopt) {
-    auto record = peak_record(machine_key(described_), described_, measured(best, provisional), previous, when);
+  MachineProfile stored(PeakRates best, double when, bool provisional = false,
+                        std::optional<nlohmann::json> previous = std::nullopt) {
+    auto record = peak_record(machine_key(described_), described_, measured(best, provisional),
+                              previous, when);
     EXPECT_TRUE(write_peak_record(file_, record));
     MachineProfile m = described_;
     apply_peak_record(m, record, file_);
     return m;
   }
-  nlohmann::json read() const { return read_peak_record(file_, machine_key(described_)).value_or(nlohmann::json()); }
+  nlohmann::json read() const {
+    return read_peak_record(file_, machine_key(described_)).value_or(nlohmann::json());
+  }
 
   std::filesystem::path dir_, file_;
   MachineProfile described_;
@@ -73,7 +80,8 @@ TEST_F(PeakCache, WhenToMeasureAgain) {
   stored({53, 46.6, 10, 14}, 1000);
   EXPECT_NE(remeasure_reason(read(), 2, 1001, 300).find("below one CPU's"), std::string::npos);
   stored({53, 100, 10, 14}, 1000, /*provisional=*/true);
-  EXPECT_EQ(remeasure_reason(read(), 2, 1100, 300), "") << "a provisional record is retried after a while, not on every run";
+  EXPECT_EQ(remeasure_reason(read(), 2, 1100, 300), "")
+      << "a provisional record is retried after a while, not on every run";
   EXPECT_NE(remeasure_reason(read(), 2, 1400, 300).find("provisional"), std::string::npos);
 }
 
@@ -138,10 +146,13 @@ TEST_F(PeakCache, RooflineAboveOneSaysWhy) {
   auto m = stored({53, 100, 10, 14}, 1000);
   EXPECT_EQ(roofline_note(0.9, {"the kernel", 2, 1, 13, 1 << 20}, m), "");
   EXPECT_EQ(roofline_note(1.7, {"the kernel", 2, 1, 24, 1 << 20}, m), "cache-resident working set");
-  EXPECT_EQ(roofline_note(1.2, {"the kernel", 2, 1, 17, 1 << 30}, m), "fewer bytes moved than the cost formula counts");
-  EXPECT_EQ(roofline_note(1.3, {"the kernel", 2, 130, 1, 1 << 20}, m), "fewer operations than the cost formula counts");
+  EXPECT_EQ(roofline_note(1.2, {"the kernel", 2, 1, 17, 1 << 30}, m),
+            "fewer bytes moved than the cost formula counts");
+  EXPECT_EQ(roofline_note(1.3, {"the kernel", 2, 130, 1, 1 << 20}, m),
+            "fewer operations than the cost formula counts");
   m.provisional = true;
-  EXPECT_EQ(roofline_note(1.3, {"the kernel", 2, 130, 1, 1 << 20}, m), "provisional peaks, measured on a busy machine");
+  EXPECT_EQ(roofline_note(1.3, {"the kernel", 2, 130, 1, 1 << 20}, m),
+            "provisional peaks, measured on a busy machine");
 }
 
 // For real: kforge-peak runs (briefly), the record lands in the shared cache, and a second
@@ -159,7 +170,8 @@ TEST_F(PeakCache, MeasuredOnceAndSharedByEveryWorkingDirectory) {
   EXPECT_EQ(first->peak_file.parent_path(), dir_ / "peaks");
   auto second = machine_profile(dir_, o);
   ASSERT_TRUE(second);
-  EXPECT_EQ(second->measured_unix, first->measured_unix) << "measured again instead of reading the record";
+  EXPECT_EQ(second->measured_unix, first->measured_unix)
+      << "measured again instead of reading the record";
   EXPECT_EQ(second->fma_gflops_all, first->fma_gflops_all);
 }
 

@@ -25,7 +25,9 @@ const char* kIsa = "sse";
 #endif
 typedef float vec __attribute__((vector_size(kLanes * 4)));
 
-double seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+double seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 // 12 independent FMA chains: enough to cover FMA latency x throughput on current cores.
 __attribute__((noinline)) float fma_chains(long iters, float seed) {
@@ -92,8 +94,10 @@ void openblas_info(char* core, std::size_t n, char* config, std::size_t m) {
   void* h = dlopen("libopenblas.so.0", RTLD_LAZY | RTLD_LOCAL);
   if (!h) return;
   using Name = char* (*)();
-  if (auto f = reinterpret_cast<Name>(dlsym(h, "openblas_get_corename"))) std::snprintf(core, n, "%s", f());
-  if (auto f = reinterpret_cast<Name>(dlsym(h, "openblas_get_config"))) std::snprintf(config, m, "%s", f());
+  if (auto f = reinterpret_cast<Name>(dlsym(h, "openblas_get_corename")))
+    std::snprintf(core, n, "%s", f());
+  if (auto f = reinterpret_cast<Name>(dlsym(h, "openblas_get_config")))
+    std::snprintf(config, m, "%s", f());
 }
 
 }  // namespace
@@ -104,10 +108,13 @@ int main() {
   openblas_info(core, sizeof core, config, sizeof config);
   double f1 = fma_gflops(1), fall = fma_gflops(cores);
   double t1 = triad_gbps(1), tall = triad_gbps(cores);
-  const char* env_core = std::getenv("OPENBLAS_CORETYPE");  // a child reporting what it was started with
+  const char* env_core =
+      std::getenv("OPENBLAS_CORETYPE");  // a child reporting what it was started with
   std::printf(
-      "{\"isa_used\":\"%s\",\"threads\":%d,\"fma_gflops_1\":%.2f,\"fma_gflops_all\":%.2f,\"triad_gbps_1\":%.2f,"
-      "\"triad_gbps_all\":%.2f,\"openblas_core\":\"%s\",\"openblas_config\":\"%s\",\"openblas_coretype_env\":\"%s\"}\n",
+      "{\"isa_used\":\"%s\",\"threads\":%d,\"fma_gflops_1\":%.2f,\"fma_gflops_all\":%.2f,\"triad_"
+      "gbps_1\":%.2f,"
+      "\"triad_gbps_all\":%.2f,\"openblas_core\":\"%s\",\"openblas_config\":\"%s\",\"openblas_"
+      "coretype_env\":\"%s\"}\n",
       kIsa, cores, f1, fall, t1, tall, core, config, env_core ? env_core : "");
   return 0;
 }

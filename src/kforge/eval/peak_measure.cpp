@@ -16,7 +16,8 @@ double PeakRates::at(int i) const { return const_cast<PeakRates*>(this)->at(i); 
 PeakRates peak_rates_from_json(const nlohmann::json& j) {
   PeakRates r;
   for (int i = 0; i < 4; ++i)
-    if (auto it = j.find(PeakRates::kNames[i]); it != j.end() && it->is_number()) r.at(i) = it->get<double>();
+    if (auto it = j.find(PeakRates::kNames[i]); it != j.end() && it->is_number())
+      r.at(i) = it->get<double>();
   return r;
 }
 
@@ -34,7 +35,8 @@ std::string implausible_peaks(const PeakRates& r, int cpus) {
   // so a tenth below is noise and more is load. Bandwidth is not held to this: two threads on a
   // VM's shared memory path can really move less than one.
   if (r.fma_gflops_all < 0.9 * r.fma_gflops_1)
-    return fmt::format("FMA on all {} CPUs ({:.1f} GFLOP/s) below one CPU's ({:.1f})", cpus, r.fma_gflops_all, r.fma_gflops_1);
+    return fmt::format("FMA on all {} CPUs ({:.1f} GFLOP/s) below one CPU's ({:.1f})", cpus,
+                       r.fma_gflops_all, r.fma_gflops_1);
   return "";
 }
 
@@ -62,8 +64,10 @@ LoadVerdict wait_for_quiet(const PeakMeasureIo& io, double wait_until) {
   bool told = false;
   while (load.busy && io.now() < wait_until) {
     if (!told && io.progress)
-      io.progress(fmt::format("the machine is busy ({}): waiting up to {:.0f} s for it to quieten before measuring peaks", load.reason,
-                              wait_until - io.now()));
+      io.progress(
+          fmt::format("the machine is busy ({}): waiting up to {:.0f} s for it to quieten before "
+                      "measuring peaks",
+                      load.reason, wait_until - io.now()));
     told = true;
     io.sleep(1.0);
     load = io.probe();
@@ -83,8 +87,11 @@ void summarize(PeakMeasurement& m, const PeakMeasureOptions& o) {
   }
   std::vector<std::string> why;
   if (!quiet_runs_agree(m.runs, o.agree)) {
-    if (m.quiet_runs < 2) why.push_back(fmt::format("the machine was busy ({})", m.worst_load.reason));
-    else why.push_back(fmt::format("{} quiet runs did not agree within {:.0f}%", m.quiet_runs, 100 * o.agree));
+    if (m.quiet_runs < 2)
+      why.push_back(fmt::format("the machine was busy ({})", m.worst_load.reason));
+    else
+      why.push_back(
+          fmt::format("{} quiet runs did not agree within {:.0f}%", m.quiet_runs, 100 * o.agree));
   }
   if (auto bad = implausible_peaks(m.best, o.cpus); !bad.empty()) why.push_back(bad);
   m.provisional = !why.empty();
@@ -94,7 +101,8 @@ void summarize(PeakMeasurement& m, const PeakMeasureOptions& o) {
 }  // namespace
 
 Result<PeakMeasurement> measure_peaks(const PeakMeasureOptions& o, const PeakMeasureIo& io) {
-  const double start = io.now(), end = start + o.budget_s, wait_until = start + o.wait_share * o.budget_s;
+  const double start = io.now(), end = start + o.budget_s,
+               wait_until = start + o.wait_share * o.budget_s;
   PeakMeasurement m;
   double last_run_s = 0;
   while (static_cast<int>(m.runs.size()) < o.max_runs) {
@@ -110,8 +118,10 @@ Result<PeakMeasurement> measure_peaks(const PeakMeasureOptions& o, const PeakMea
     m.quiet_runs += !load.busy;
     if (io.progress) {
       const auto& r = m.runs.back().rates;
-      io.progress(fmt::format("peaks, run {}: FMA {:.1f} / {:.1f} GFLOP/s, triad {:.1f} / {:.1f} GB/s (1 CPU / all){}", m.runs.size(),
-                              r.fma_gflops_1, r.fma_gflops_all, r.triad_gbps_1, r.triad_gbps_all, load.busy ? ", machine busy" : ""));
+      io.progress(fmt::format(
+          "peaks, run {}: FMA {:.1f} / {:.1f} GFLOP/s, triad {:.1f} / {:.1f} GB/s (1 CPU / all){}",
+          m.runs.size(), r.fma_gflops_1, r.fma_gflops_all, r.triad_gbps_1, r.triad_gbps_all,
+          load.busy ? ", machine busy" : ""));
     }
     if (quiet_runs_agree(m.runs, o.agree) || io.now() + last_run_s > end) break;
   }

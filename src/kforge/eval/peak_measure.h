@@ -21,7 +21,8 @@ struct PeakRates {
   double fma_gflops_1 = 0, fma_gflops_all = 0;  // f32 FMA throughput, one CPU and all
   double triad_gbps_1 = 0, triad_gbps_all = 0;  // STREAM triad bandwidth, one CPU and all
 
-  static constexpr const char* kNames[4] = {"fma_gflops_1", "fma_gflops_all", "triad_gbps_1", "triad_gbps_all"};
+  static constexpr const char* kNames[4] = {"fma_gflops_1", "fma_gflops_all", "triad_gbps_1",
+                                            "triad_gbps_all"};
   double& at(int i);
   double at(int i) const;
 };
@@ -37,32 +38,33 @@ struct PeakRun {
 };
 
 struct PeakMeasurement {
-  PeakRates best;                 // per rate, the best of all runs
-  PeakRates spread;               // per rate, (max − min) / max over all runs
+  PeakRates best;    // per rate, the best of all runs
+  PeakRates spread;  // per rate, (max − min) / max over all runs
   std::vector<PeakRun> runs;
   int quiet_runs = 0;
-  bool provisional = false;       // no two quiet runs agreed within the budget
+  bool provisional = false;  // no two quiet runs agreed within the budget
   std::string provisional_reason;
-  LoadVerdict worst_load;         // the busiest moment seen
-  nlohmann::json details;         // kforge-peak's other fields (ISA used, OpenBLAS core, …) from the best run
+  LoadVerdict worst_load;  // the busiest moment seen
+  nlohmann::json
+      details;  // kforge-peak's other fields (ISA used, OpenBLAS core, …) from the best run
   double seconds = 0;
 };
 
 struct PeakMeasureOptions {
-  double budget_s = 30;           // everything: waiting for quiet and the runs
-  double wait_share = 0.5;        // of the budget, at most this much spent waiting for quiet
-  double agree = 0.03;            // two quiet runs within 3% on every rate
+  double budget_s = 30;     // everything: waiting for quiet and the runs
+  double wait_share = 0.5;  // of the budget, at most this much spent waiting for quiet
+  double agree = 0.03;      // two quiet runs within 3% on every rate
   int max_runs = 8;
-  int cpus = 1;                   // all-CPU runs need the whole machine
+  int cpus = 1;  // all-CPU runs need the whole machine
 };
 
 // The side effects, so the loop can be tested with fakes.
 struct PeakMeasureIo {
   std::function<Result<nlohmann::json>()> run_once;  // one kforge-peak run
-  std::function<LoadVerdict()> probe;                 // the outside load, sampled for a moment
+  std::function<LoadVerdict()> probe;                // the outside load, sampled for a moment
   std::function<void(double)> sleep;
-  std::function<double()> now;                        // monotonic seconds
-  std::function<void(std::string_view)> progress;     // optional
+  std::function<double()> now;                     // monotonic seconds
+  std::function<void(std::string_view)> progress;  // optional
 };
 
 Result<PeakMeasurement> measure_peaks(const PeakMeasureOptions& options, const PeakMeasureIo& io);

@@ -16,19 +16,21 @@ namespace {
 struct Fake {
   double t = 0;
   std::vector<double> fma_all;  // one value per run (the last repeats); the other rates follow it
-  std::deque<bool> busy;       // one per probe; the last repeats
+  std::deque<bool> busy;        // one per probe; the last repeats
   int runs = 0, probes = 0;
   double sleep_total = 0;
   std::vector<std::string> said;
 
   PeakMeasureIo io() {
-    return {.run_once =
-                [this]() -> Result<nlohmann::json> {
-                  t += 2;  // a run takes two seconds
-                  const double v = fma_all[std::min<std::size_t>(runs++, fma_all.size() - 1)];
-                  return nlohmann::json{{"fma_gflops_1", v / 2}, {"fma_gflops_all", v}, {"triad_gbps_1", v / 10}, {"triad_gbps_all", v / 5},
-                                        {"isa_used", "avx2"}};
-                },
+    return {.run_once = [this]() -> Result<nlohmann::json> {
+              t += 2;  // a run takes two seconds
+              const double v = fma_all[std::min<std::size_t>(runs++, fma_all.size() - 1)];
+              return nlohmann::json{{"fma_gflops_1", v / 2},
+                                    {"fma_gflops_all", v},
+                                    {"triad_gbps_1", v / 10},
+                                    {"triad_gbps_all", v / 5},
+                                    {"isa_used", "avx2"}};
+            },
             .probe =
                 [this] {
                   ++probes;
@@ -101,17 +103,20 @@ TEST(MeasurePeaks, NeverQuietIsProvisionalAndBounded) {
   EXPECT_LE(f.sleep_total, 15 + 1);
   EXPECT_TRUE(m->provisional);
   EXPECT_NE(m->provisional_reason.find("busy"), std::string::npos) << m->provisional_reason;
-  EXPECT_NE(m->provisional_reason.find("3.0 runnable tasks"), std::string::npos) << m->provisional_reason;
+  EXPECT_NE(m->provisional_reason.find("3.0 runnable tasks"), std::string::npos)
+      << m->provisional_reason;
   EXPECT_TRUE(m->worst_load.busy);
   EXPECT_DOUBLE_EQ(m->best.fma_gflops_all, 46);
   EXPECT_EQ(m->quiet_runs, 0);
 }
 
 TEST(MeasurePeaks, AllCpusSlowerThanOneIsProvisional) {
-  EXPECT_EQ(implausible_peaks({53.0, 46.6, 10, 12}, 2), "FMA on all 2 CPUs (46.6 GFLOP/s) below one CPU's (53.0)");
+  EXPECT_EQ(implausible_peaks({53.0, 46.6, 10, 12}, 2),
+            "FMA on all 2 CPUs (46.6 GFLOP/s) below one CPU's (53.0)");
   EXPECT_EQ(implausible_peaks({53.0, 100, 10, 12}, 2), "");
   EXPECT_EQ(implausible_peaks({53.0, 46.6, 10, 12}, 1), "");  // one CPU: "all" is one
-  EXPECT_EQ(implausible_peaks({70, 71, 11.2, 9.2}, 2), "");    // less bandwidth on two threads can be real
+  EXPECT_EQ(implausible_peaks({70, 71, 11.2, 9.2}, 2),
+            "");  // less bandwidth on two threads can be real
   EXPECT_NE(implausible_peaks({0, 100, 10, 12}, 2), "");
 }
 

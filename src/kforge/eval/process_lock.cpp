@@ -41,7 +41,8 @@ std::optional<pid_t> read_pid(int fd) {
 }  // namespace
 
 Result<ProcessLock> ProcessLock::open(ProcessLockOptions options) {
-  if (auto st = core::ensure_dir(options.file.parent_path()); !st) return Error{"machine lock: " + st.error().message};
+  if (auto st = core::ensure_dir(options.file.parent_path()); !st)
+    return Error{"machine lock: " + st.error().message};
   ProcessLock lock(std::move(options));
   auto fd = open_lock_file(lock.options_.file);
   if (!fd) return fd.error();
@@ -71,8 +72,9 @@ bool ProcessLock::poll_lock(int fd, int op, double deadline, const char* waiting
     if (monotonic_seconds() >= deadline) return false;
     if (!told && options_.on_wait) {
       auto pid = read_pid(fd);
-      options_.on_wait(fmt::format("waiting for another kforge process to finish {}{} (at most {:.0f} s more)", waiting_for,
-                                   pid ? fmt::format(" (pid {})", *pid) : "", deadline - monotonic_seconds()));
+      options_.on_wait(fmt::format(
+          "waiting for another kforge process to finish {}{} (at most {:.0f} s more)", waiting_for,
+          pid ? fmt::format(" (pid {})", *pid) : "", deadline - monotonic_seconds()));
       told = true;
     }
     std::this_thread::sleep_for(std::chrono::duration<double>(pause));
@@ -80,7 +82,8 @@ bool ProcessLock::poll_lock(int fd, int op, double deadline, const char* waiting
 }
 
 void ProcessLock::pass_turnstile() {
-  if (poll_lock(turnstile_fd_, LOCK_SH, monotonic_seconds() + options_.wait_bound_s, "timing")) ::flock(turnstile_fd_, LOCK_UN);
+  if (poll_lock(turnstile_fd_, LOCK_SH, monotonic_seconds() + options_.wait_bound_s, "timing"))
+    ::flock(turnstile_fd_, LOCK_UN);
 }
 
 bool ProcessLock::lock_shared() {
@@ -98,7 +101,8 @@ bool ProcessLock::lock_exclusive() {
   if (held) write_pid(fd_);
   exclusive_ = held;
   if (queued) {
-    (void)!::ftruncate(turnstile_fd_, 0);  // a stale pid there only words a waiter's message wrongly
+    (void)!::ftruncate(turnstile_fd_,
+                       0);  // a stale pid there only words a waiter's message wrongly
     ::flock(turnstile_fd_, LOCK_UN);
   }
   return held;
@@ -106,7 +110,8 @@ bool ProcessLock::lock_exclusive() {
 
 void ProcessLock::unlock() {
   // Only the exclusive holder wrote its pid, and only it may erase it.
-  if (std::exchange(exclusive_, false)) (void)!::ftruncate(fd_, 0);  // likewise: the flock below is what frees it
+  if (std::exchange(exclusive_, false))
+    (void)!::ftruncate(fd_, 0);  // likewise: the flock below is what frees it
   ::flock(fd_, LOCK_UN);
 }
 

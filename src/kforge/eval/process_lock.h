@@ -20,9 +20,9 @@
 namespace kforge::eval {
 
 struct ProcessLockOptions {
-  std::filesystem::path file;                        // e.g. <user cache>/machine.lock
-  double wait_bound_s = 600;                         // then proceed without the lock
-  std::function<void(std::string_view)> on_wait;     // told once per wait, with whom it waits for
+  std::filesystem::path file;                     // e.g. <user cache>/machine.lock
+  double wait_bound_s = 600;                      // then proceed without the lock
+  std::function<void(std::string_view)> on_wait;  // told once per wait, with whom it waits for
 };
 
 class ProcessLock {

@@ -24,13 +24,16 @@ void sleep_s(double s) { std::this_thread::sleep_for(std::chrono::duration<doubl
 class ProcessLockTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("kforge-lock-" + std::to_string(::getpid()) + "-" +
-                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = std::filesystem::temp_directory_path() /
+           ("kforge-lock-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  ProcessLockOptions options(double bound_s = 30) const { return {dir_ / "machine.lock", bound_s, nullptr}; }
+  ProcessLockOptions options(double bound_s = 30) const {
+    return {dir_ / "machine.lock", bound_s, nullptr};
+  }
 
   // Runs `body` in a child process, which writes its lines to a file of its own; returns the pid.
   pid_t spawn(const std::string& name, const std::function<void(std::ofstream&)>& body) {
@@ -66,7 +69,8 @@ class ProcessLockTest : public ::testing::Test {
     for (pid_t p : pids) {
       int status = 0;
       ::waitpid(p, &status, 0);
-      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child " << p << " status " << status;
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+          << "child " << p << " status " << status;
     }
   }
 
@@ -98,7 +102,8 @@ TEST_F(ProcessLockTest, MeasurementsOfSeveralProcessesNeverOverlap) {
     all.insert(all.end(), w.begin(), w.end());
   }
   std::sort(all.begin(), all.end());
-  for (std::size_t i = 1; i < all.size(); ++i) EXPECT_LE(all[i - 1].second, all[i].first) << "windows " << i - 1 << " and " << i << " overlap";
+  for (std::size_t i = 1; i < all.size(); ++i)
+    EXPECT_LE(all[i - 1].second, all[i].first) << "windows " << i - 1 << " and " << i << " overlap";
 }
 
 // A process compiling (shared) holds off another's timing until it is done, and a timing holds
@@ -146,7 +151,8 @@ TEST_F(ProcessLockTest, SharedWorkAndMeasurementsExcludeEachOther) {
   ASSERT_EQ(shared.size(), 1u);
   ASSERT_EQ(exclusive.size(), 1u);
   ASSERT_EQ(late.size(), 1u);
-  EXPECT_GE(exclusive[0].first, shared[0].second) << "the timing started while another process compiled";
+  EXPECT_GE(exclusive[0].first, shared[0].second)
+      << "the timing started while another process compiled";
   // The late sharer came while the timing waited in the turnstile: it goes after the timing.
   EXPECT_GE(late[0].first, exclusive[0].second) << "a compile slipped in ahead of a waiting timing";
 }
@@ -178,7 +184,8 @@ TEST_F(ProcessLockTest, WaitPastTheBoundProceedsAndNamesTheHolder) {
   EXPECT_LT(waited, 1.2) << "the bound was not kept";
   EXPECT_NE(x.contention.find("pid " + std::to_string(holder)), std::string::npos) << x.contention;
   ASSERT_EQ(said.size(), 1u);
-  EXPECT_NE(said[0].find("waiting for another kforge process to finish"), std::string::npos) << said[0];
+  EXPECT_NE(said[0].find("waiting for another kforge process to finish"), std::string::npos)
+      << said[0];
   EXPECT_NE(said[0].find("(pid " + std::to_string(holder) + ")"), std::string::npos) << said[0];
   x.unlock();
   wait_all({holder});

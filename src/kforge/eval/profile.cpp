@@ -12,13 +12,16 @@
 
 namespace kforge::eval {
 
-std::vector<HotLine> hot_lines_from_samples(const nlohmann::json& kernel_offsets, long total_samples, const std::string& shared_object,
-                                            const std::string& file_name, const std::string& source) {
+std::vector<HotLine> hot_lines_from_samples(const nlohmann::json& kernel_offsets,
+                                            long total_samples, const std::string& shared_object,
+                                            const std::string& file_name,
+                                            const std::string& source) {
   std::vector<std::pair<std::uint64_t, long>> offsets;
   std::string addresses;
   // The runner's report is the kernel's to forge: entries of the wrong shape are skipped.
   for (const auto& o : kernel_offsets) {
-    if (!o.is_array() || o.size() != 2 || !o[0].is_number_unsigned() || !o[1].is_number_integer()) continue;
+    if (!o.is_array() || o.size() != 2 || !o[0].is_number_unsigned() || !o[1].is_number_integer())
+      continue;
     offsets.emplace_back(o[0].get<std::uint64_t>(), o[1].get<long>());
     addresses += fmt::format("{:#x}\n", offsets.back().first);
   }
@@ -26,7 +29,8 @@ std::vector<HotLine> hot_lines_from_samples(const nlohmann::json& kernel_offsets
   if (offsets.empty()) return out;
   // -a prints each address before its (possibly inlined) frames, innermost first; the first frame
   // in the kernel's own file is the line to charge.
-  auto r = core::run_process({"addr2line", "-a", "-f", "-C", "-i", "-e", shared_object}, {.timeout = std::chrono::seconds(30), .stdin_data = addresses});
+  auto r = core::run_process({"addr2line", "-a", "-f", "-C", "-i", "-e", shared_object},
+                             {.timeout = std::chrono::seconds(30), .stdin_data = addresses});
   if (!r.success()) return out;
   std::vector<std::string> lines;
   std::istringstream in(r.out);
@@ -50,7 +54,8 @@ std::vector<HotLine> hot_lines_from_samples(const nlohmann::json& kernel_offsets
       i += 2;
       auto colon = loc.rfind(':');
       std::string file = loc.substr(0, colon);
-      if (charged == 0 && colon != std::string::npos && (file == file_name || file.ends_with("/" + file_name))) {
+      if (charged == 0 && colon != std::string::npos &&
+          (file == file_name || file.ends_with("/" + file_name))) {
         charged = std::atoi(loc.c_str() + colon + 1);
         function = fn;
       }
@@ -59,26 +64,31 @@ std::vector<HotLine> hot_lines_from_samples(const nlohmann::json& kernel_offsets
     auto& h = by_line[charged];
     h.line = charged;
     h.samples += samples;
-    if (h.function.empty()) h.function = charged ? function : "(outside the kernel's source: inlined library code)";
+    if (h.function.empty())
+      h.function = charged ? function : "(outside the kernel's source: inlined library code)";
   }
   for (auto& [line, h] : by_line) {
-    h.share = total_samples ? static_cast<double>(h.samples) / static_cast<double>(total_samples) : 0;
+    h.share =
+        total_samples ? static_cast<double>(h.samples) / static_cast<double>(total_samples) : 0;
     if (line >= 1 && line <= static_cast<int>(src_lines.size())) h.source = src_lines[line - 1];
     out.push_back(h);
   }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.samples > b.samples; });
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a.samples > b.samples; });
   return out;
 }
 
 std::pair<double, double> share_interval(long hits, long total) {
   if (total <= 0) return {0, 0};
-  const double z = 1.96, n = static_cast<double>(total), p = std::clamp(static_cast<double>(hits) / n, 0.0, 1.0);
+  const double z = 1.96, n = static_cast<double>(total),
+               p = std::clamp(static_cast<double>(hits) / n, 0.0, 1.0);
   const double centre = (p + z * z / (2 * n)) / (1 + z * z / n);
   const double half = z * std::sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n);
   return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
 }
 
-void fill_roofline(Profile& p, const core::ResolvedTask& task, double seconds, const MachineProfile& m, int threads) {
+void fill_roofline(Profile& p, const core::ResolvedTask& task, double seconds,
+                   const MachineProfile& m, int threads) {
   if (seconds <= 0) return;
   p.gflops = task.flops / seconds / 1e9;
   p.gbps = task.bytes / seconds / 1e9;
@@ -87,18 +97,21 @@ void fill_roofline(Profile& p, const core::ResolvedTask& task, double seconds, c
   p.machine_balance = m.peak_gbps(threads) > 0 ? m.peak_gflops(threads) / m.peak_gbps(threads) : 0;
   p.bound = p.arithmetic_intensity >= p.machine_balance ? "compute" : "memory";
   const double footprint = static_cast<double>(task.input_bytes() + task.output_bytes());
-  p.roofline_note = roofline_note(p.roofline, {"the kernel", threads, p.gflops, p.gbps, footprint}, m);
+  p.roofline_note =
+      roofline_note(p.roofline, {"the kernel", threads, p.gflops, p.gbps, footprint}, m);
 }
 
 std::string Profile::summary() const {
-  return fmt::format("roofline: {:.1f}%{} ({}); {:.2f} GFLOP/s, {:.2f} GB/s\n", 100 * roofline, roofline_note.empty() ? "" : " — " + roofline_note,
-                     bound_text(), gflops, gbps) +
+  return fmt::format("roofline: {:.1f}%{} ({}); {:.2f} GFLOP/s, {:.2f} GB/s\n", 100 * roofline,
+                     roofline_note.empty() ? "" : " — " + roofline_note, bound_text(), gflops,
+                     gbps) +
          samples_text();
 }
 
 std::string Profile::bound_text() const {
-  return fmt::format("{}-bound by the cost model: {:.2f} FLOP/byte against a machine balance of {:.2f}", bound, arithmetic_intensity,
-                     machine_balance);
+  return fmt::format(
+      "{}-bound by the cost model: {:.2f} FLOP/byte against a machine balance of {:.2f}", bound,
+      arithmetic_intensity, machine_balance);
 }
 
 std::string Profile::samples_text() const {
@@ -110,7 +123,8 @@ std::string Profile::samples_text() const {
   if (!shares.empty()) s.pop_back();
   // A share from ~100 samples is uncertain by several points: each line says how many samples it
   // got and the 95% interval of its share, so a reader does not chase noise.
-  s += fmt::format("\nhot lines of the kernel (samples, share of all {} with its 95% interval):\n", samples);
+  s += fmt::format("\nhot lines of the kernel (samples, share of all {} with its 95% interval):\n",
+                   samples);
   int shown = 0;
   for (const auto& h : hot_lines) {
     if (++shown > 10) break;
@@ -118,7 +132,8 @@ std::string Profile::samples_text() const {
     src.erase(0, src.find_first_not_of(" \t"));
     auto [low, high] = share_interval(h.samples, samples);
     std::string where = h.line ? fmt::format("line {:>4}: {}", h.line, src) : h.function;
-    s += fmt::format("  {:>5}  {:5.1f}% [{:.0f}–{:.0f}%]  {}\n", h.samples, 100 * h.share, 100 * low, 100 * high, where);
+    s += fmt::format("  {:>5}  {:5.1f}% [{:.0f}–{:.0f}%]  {}\n", h.samples, 100 * h.share,
+                     100 * low, 100 * high, where);
   }
   if (hot_lines.empty()) s += "  (no samples in the kernel's own code)\n";
   return s;
@@ -128,16 +143,32 @@ nlohmann::json to_json(const Profile& p) {
   nlohmann::json hot = nlohmann::json::array();
   for (const auto& h : p.hot_lines) {
     auto [low, high] = share_interval(h.samples, p.samples);
-    hot.push_back({{"line", h.line}, {"samples", h.samples}, {"share", h.share}, {"share_ci", {low, high}}, {"function", h.function},
+    hot.push_back({{"line", h.line},
+                   {"samples", h.samples},
+                   {"share", h.share},
+                   {"share_ci", {low, high}},
+                   {"function", h.function},
                    {"source", h.source}});
   }
   nlohmann::json vec = nlohmann::json::array();
   for (const auto& v : p.vectorization)
-    vec.push_back({{"line", v.line}, {"vectorized", v.vectorized}, {"detail", v.detail}, {"intrinsics", v.intrinsics}});
-  return {{"samples", p.samples}, {"calls", p.calls},         {"object_share", p.object_share},
-          {"hot_lines", hot},     {"vectorization", vec},     {"gflops", p.gflops},
-          {"gbps", p.gbps},       {"roofline", p.roofline},   {"arithmetic_intensity", p.arithmetic_intensity},
-          {"machine_balance", p.machine_balance}, {"bound", p.bound}, {"roofline_note", p.roofline_note}, {"summary", p.summary()}};
+    vec.push_back({{"line", v.line},
+                   {"vectorized", v.vectorized},
+                   {"detail", v.detail},
+                   {"intrinsics", v.intrinsics}});
+  return {{"samples", p.samples},
+          {"calls", p.calls},
+          {"object_share", p.object_share},
+          {"hot_lines", hot},
+          {"vectorization", vec},
+          {"gflops", p.gflops},
+          {"gbps", p.gbps},
+          {"roofline", p.roofline},
+          {"arithmetic_intensity", p.arithmetic_intensity},
+          {"machine_balance", p.machine_balance},
+          {"bound", p.bound},
+          {"roofline_note", p.roofline_note},
+          {"summary", p.summary()}};
 }
 
 }  // namespace kforge::eval

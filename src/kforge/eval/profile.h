@@ -1,7 +1,8 @@
 #pragma once
 // The profile of a correct, timed kernel: where it stands against the roofline, where its time
 // goes (sampled hot lines of its source, time in the OpenMP runtime and libraries), and what the
-// compiler says about its loops. What the profiler agent reads, and what `kforge eval --profile` shows.
+// compiler says about its loops. What the profiler agent reads, and what `kforge eval --profile`
+// shows.
 
 #include <map>
 #include <string>
@@ -27,8 +28,9 @@ struct HotLine {
 struct Profile {
   long samples = 0;
   int calls = 0;
-  std::map<std::string, double> object_share;  // "kernel", "libgomp.so.1", "libm.so.6", … → share of samples
-  std::vector<HotLine> hot_lines;               // kernel source lines, hottest first
+  std::map<std::string, double>
+      object_share;  // "kernel", "libgomp.so.1", "libm.so.6", … → share of samples
+  std::vector<HotLine> hot_lines;  // kernel source lines, hottest first
   std::vector<toolchain::VectorRemark> vectorization;
   // Roofline position at the measured median time.
   double gflops = 0, gbps = 0, roofline = 0;
@@ -37,20 +39,24 @@ struct Profile {
   std::string bound;                // "compute" or "memory" by the roofline model
   std::string roofline_note;        // why the roofline is above 100% ("" when it is not)
 
-  std::string summary() const;       // text for humans: the roofline, then samples_text()
-  std::string bound_text() const;    // "memory-bound by the cost model: 0.25 FLOP/byte against a machine balance of 8.1"
+  std::string summary() const;  // text for humans: the roofline, then samples_text()
+  std::string bound_text()
+      const;  // "memory-bound by the cost model: 0.25 FLOP/byte against a machine balance of 8.1"
   std::string samples_text() const;  // where the samples fell: by object, and the hot lines
 };
 
 // Maps kernel offsets (from the runner's "profiled" message) to source lines of `file_name` in
 // `shared_object` (built with -g) using addr2line.
-std::vector<HotLine> hot_lines_from_samples(const nlohmann::json& kernel_offsets, long total_samples, const std::string& shared_object,
-                                            const std::string& file_name, const std::string& source);
+std::vector<HotLine> hot_lines_from_samples(const nlohmann::json& kernel_offsets,
+                                            long total_samples, const std::string& shared_object,
+                                            const std::string& file_name,
+                                            const std::string& source);
 
 // The 95% interval (Wilson score) of a share of `hits` samples out of `total`.
 std::pair<double, double> share_interval(long hits, long total);
 
-void fill_roofline(Profile& p, const core::ResolvedTask& task, double median_seconds, const MachineProfile& m, int threads);
+void fill_roofline(Profile& p, const core::ResolvedTask& task, double median_seconds,
+                   const MachineProfile& m, int threads);
 
 nlohmann::json to_json(const Profile& p);
 

@@ -24,7 +24,8 @@ TEST(Profile, HotLinesCarryTheirSamplesAndInterval) {
   p.samples = 61;
   p.calls = 12;
   p.object_share = {{"kernel", 0.9}, {"libgomp.so.1", 0.1}};
-  p.hot_lines = {{12, 19, 19.0 / 61, "kernel", "    acc += x[i] * x[i];"}, {0, 4, 4.0 / 61, "(outside the kernel's source: inlined library code)", ""}};
+  p.hot_lines = {{12, 19, 19.0 / 61, "kernel", "    acc += x[i] * x[i];"},
+                 {0, 4, 4.0 / 61, "(outside the kernel's source: inlined library code)", ""}};
   std::string s = p.summary();
   EXPECT_THAT(s, HasSubstr("share of all 61 with its 95% interval"));
   EXPECT_THAT(s, HasSubstr("   19   31.1% [21–44%]  line   12: acc += x[i] * x[i];"));

@@ -22,7 +22,11 @@ LoadVerdict outside_load(const std::vector<LoadSample>& samples, int threads) {
 }  // namespace
 
 nlohmann::json QuietWait::to_json() const {
-  return {{"busy_before", busy_before}, {"quiet_after", quiet}, {"waited_s", waited_s}, {"bound_s", bound_s}, {"reason", reason}};
+  return {{"busy_before", busy_before},
+          {"quiet_after", quiet},
+          {"waited_s", waited_s},
+          {"bound_s", bound_s},
+          {"reason", reason}};
 }
 
 double QuietWaiter::current_bound() {
@@ -35,12 +39,15 @@ void QuietWaiter::note(const QuietWait& w) {
   persistently_busy_ = !w.quiet && w.busy_before && w.bound_s > 0;
 }
 
-QuietWait QuietWaiter::wait(int threads, const QuietWaitProbe& probe, const std::function<void(std::string_view)>& progress) {
+QuietWait QuietWaiter::wait(int threads, const QuietWaitProbe& probe,
+                            const std::function<void(std::string_view)>& progress) {
   QuietWait w;
   w.bound_s = current_bound();
   auto say = [&](const std::string& m) {
-    if (progress) progress(m);
-    else if (progress_) progress_(m);
+    if (progress)
+      progress(m);
+    else if (progress_)
+      progress_(m);
   };
   const double start = probe.now();
   auto verdict = outside_load(probe.sample(), threads);
@@ -49,23 +56,30 @@ QuietWait QuietWaiter::wait(int threads, const QuietWaitProbe& probe, const std:
   w.reason = verdict.reason;
   if (w.quiet) note(w);  // quiet again: the full bound returns
   if (w.quiet || w.bound_s <= 0) return w;
-  say(fmt::format("machine busy ({}): waiting up to {:.0f} s for quiet", verdict.reason, w.bound_s));
+  say(fmt::format("machine busy ({}): waiting up to {:.0f} s for quiet", verdict.reason,
+                  w.bound_s));
   while (!w.quiet && probe.now() - start < w.bound_s) {
-    probe.sleep(std::min(poll_s_, w.bound_s - (probe.now() - start)));  // a bound under one poll still waits
+    probe.sleep(std::min(poll_s_,
+                         w.bound_s - (probe.now() - start)));  // a bound under one poll still waits
     w.quiet = !outside_load(probe.sample(), threads).busy;
   }
   w.waited_s = probe.now() - start;
   say(w.quiet ? fmt::format("machine quiet after {:.0f} s: timing", w.waited_s)
-              : fmt::format("machine still busy after {:.0f} s: timing anyway, the result is marked busy", w.waited_s));
+              : fmt::format(
+                    "machine still busy after {:.0f} s: timing anyway, the result is marked busy",
+                    w.waited_s));
   note(w);
   return w;
 }
 
-QuietWait QuietWaiter::wait(int threads, std::vector<pid_t> watched, const std::function<void(std::string_view)>& progress) {
+QuietWait QuietWaiter::wait(int threads, std::vector<pid_t> watched,
+                            const std::function<void(std::string_view)>& progress) {
   std::erase(watched, -1);
   LoadProbe probe;
-  QuietWaitProbe real{[&] { return probe.sample_for(0.3, 0.05, watched); },
-                      [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }, [] { return monotonic_seconds(); }};
+  QuietWaitProbe real{
+      [&] { return probe.sample_for(0.3, 0.05, watched); },
+      [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); },
+      [] { return monotonic_seconds(); }};
   return wait(threads, real, progress);
 }
 

@@ -42,15 +42,19 @@ class QuietWaiter {
  public:
   // `max_wait_s` 0 waits never (the machine is probed once, for the record). `progress` tells the
   // wait when a call gives no progress function of its own.
-  explicit QuietWaiter(double max_wait_s, std::function<void(std::string_view)> progress = nullptr, double poll_s = 1.0)
+  explicit QuietWaiter(double max_wait_s, std::function<void(std::string_view)> progress = nullptr,
+                       double poll_s = 1.0)
       : max_wait_s_(max_wait_s), poll_s_(poll_s), progress_(std::move(progress)) {}
 
   // Waits while `threads` CPUs are not free of outside work, up to the current bound; says what it
   // does through `progress`. Oversubscription (more threads than CPUs) is not waited for: no
   // outside quiet can cure it, and it is reported by the load verdict.
-  QuietWait wait(int threads, const QuietWaitProbe& probe, const std::function<void(std::string_view)>& progress);
-  // The same with the real /proc probe; `watched` are kforge's kernel processes (their threads are kforge's own; -1 is skipped).
-  QuietWait wait(int threads, std::vector<pid_t> watched, const std::function<void(std::string_view)>& progress);
+  QuietWait wait(int threads, const QuietWaitProbe& probe,
+                 const std::function<void(std::string_view)>& progress);
+  // The same with the real /proc probe; `watched` are kforge's kernel processes (their threads are
+  // kforge's own; -1 is skipped).
+  QuietWait wait(int threads, std::vector<pid_t> watched,
+                 const std::function<void(std::string_view)>& progress);
 
   double max_wait_s() const { return max_wait_s_; }
 

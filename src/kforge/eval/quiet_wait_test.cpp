@@ -21,7 +21,8 @@ LoadSample sample(int outside, int cpus = 2) {
   return s;
 }
 
-// A scripted machine: each probe takes the next reading (the last one repeats); sleeping moves the clock.
+// A scripted machine: each probe takes the next reading (the last one repeats); sleeping moves the
+// clock.
 struct FakeMachine {
   std::deque<int> outside;
   double clock = 0;
@@ -79,18 +80,20 @@ TEST(QuietWait, StopsAtTheBoundAndShortensItWhileTheMachineStaysBusy) {
   EXPECT_LE(r.waited_s, 20);
   EXPECT_GE(r.waited_s, 19);
   EXPECT_THAT(said.back(), HasSubstr("still busy after"));
-  auto second = w.wait(2, m.probe(), nullptr);  // the machine did not quieten: a quarter of the bound
+  auto second =
+      w.wait(2, m.probe(), nullptr);  // the machine did not quieten: a quarter of the bound
   EXPECT_DOUBLE_EQ(second.bound_s, 5);
   EXPECT_LE(second.waited_s, 5);
   FakeMachine quiet{{0}};
-  EXPECT_TRUE(w.wait(2, quiet.probe(), nullptr).quiet);          // quiet again: the full bound returns
-  EXPECT_DOUBLE_EQ(w.wait(2, m.probe(), nullptr).bound_s, 20);   // and this one ends busy
+  EXPECT_TRUE(w.wait(2, quiet.probe(), nullptr).quiet);  // quiet again: the full bound returns
+  EXPECT_DOUBLE_EQ(w.wait(2, m.probe(), nullptr).bound_s, 20);  // and this one ends busy
   FakeMachine quieting{{4, 0}};
   auto q = w.wait(2, quieting.probe(), nullptr);
   EXPECT_DOUBLE_EQ(q.bound_s, 5);
   EXPECT_TRUE(q.quiet);
   EXPECT_DOUBLE_EQ(q.waited_s, 1);
-  EXPECT_DOUBLE_EQ(w.wait(2, m.probe(), nullptr).bound_s, 20);  // quiet within the bound: full bound again
+  EXPECT_DOUBLE_EQ(w.wait(2, m.probe(), nullptr).bound_s,
+                   20);  // quiet within the bound: full bound again
 }
 
 // A bound shorter than one poll still waits it out (a quarter of KFORGE_QUIET_WAIT_S=1 is 0.25 s).

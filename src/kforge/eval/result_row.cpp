@@ -13,12 +13,41 @@ namespace {
 // The columns, in order, each with how to read it from a row as JSON: one list, so the CSV header,
 // the CSV cells and the JSON keys cannot drift apart.
 const std::vector<std::string>& columns() {
-  static const std::vector<std::string> c = {
-      "schema",    "kforge_version", "git_sha",   "timestamp",  "cpu_model",  "isa",        "logical_cpus",
-      "openblas_core", "openblas_coretype", "task", "size",     "impl",       "threads",    "status",
-      "verdict",   "busy",           "load_average", "samples", "median_ms",  "p10_ms",     "p90_ms",
-      "baseline_median_ms", "speedup", "speedup_ci_low", "speedup_ci_high", "busy_speedup", "busy_speedup_ci_low", "busy_speedup_ci_high",
-      "partner_slowdown", "quiet_wait_s", "remeasured", "gflops", "gbps", "roofline", "reason"};
+  static const std::vector<std::string> c = {"schema",
+                                             "kforge_version",
+                                             "git_sha",
+                                             "timestamp",
+                                             "cpu_model",
+                                             "isa",
+                                             "logical_cpus",
+                                             "openblas_core",
+                                             "openblas_coretype",
+                                             "task",
+                                             "size",
+                                             "impl",
+                                             "threads",
+                                             "status",
+                                             "verdict",
+                                             "busy",
+                                             "load_average",
+                                             "samples",
+                                             "median_ms",
+                                             "p10_ms",
+                                             "p90_ms",
+                                             "baseline_median_ms",
+                                             "speedup",
+                                             "speedup_ci_low",
+                                             "speedup_ci_high",
+                                             "busy_speedup",
+                                             "busy_speedup_ci_low",
+                                             "busy_speedup_ci_high",
+                                             "partner_slowdown",
+                                             "quiet_wait_s",
+                                             "remeasured",
+                                             "gflops",
+                                             "gbps",
+                                             "roofline",
+                                             "reason"};
   return c;
 }
 
@@ -45,7 +74,9 @@ RunStamp stamp_run(const MachineProfile& machine, const std::string& impl, int t
   RunStamp s;
   s.kforge_version = std::string(core::version());
   s.git_sha = std::string(core::git_sha());
-  s.timestamp = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
+  s.timestamp =
+      fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                  std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
   s.cpu_model = machine.cpu_model;
   s.isa = machine.peak_isa;
   s.openblas_core = machine.openblas_core;
@@ -56,7 +87,8 @@ RunStamp stamp_run(const MachineProfile& machine, const std::string& impl, int t
   return s;
 }
 
-ResultRow make_row(const RunStamp& stamp, const SuiteTaskResult& r, const std::string& requested_size) {
+ResultRow make_row(const RunStamp& stamp, const SuiteTaskResult& r,
+                   const std::string& requested_size) {
   ResultRow row;
   row.stamp = stamp;
   row.task = r.id;
@@ -97,41 +129,42 @@ ResultRow make_row(const RunStamp& stamp, const SuiteTaskResult& r, const std::s
 
 nlohmann::json to_json(const ResultRow& r) {
   const RunStamp& s = r.stamp;
-  nlohmann::json j = {{"schema", kResultRowSchema},
-                      {"kforge_version", s.kforge_version},
-                      {"git_sha", s.git_sha},
-                      {"timestamp", s.timestamp},
-                      {"cpu_model", s.cpu_model},
-                      {"isa", s.isa},
-                      {"logical_cpus", s.logical_cpus},
-                      {"openblas_core", s.openblas_core},
-                      {"openblas_coretype", s.openblas_coretype},
-                      {"task", r.task},
-                      {"size", r.size},
-                      {"impl", s.impl},
-                      {"threads", s.threads},
-                      {"status", r.status},
-                      {"verdict", r.verdict.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.verdict)},
-                      {"busy", r.busy},
-                      {"load_average", r.load_average},
-                      {"samples", or_null(r.samples)},
-                      {"median_ms", or_null(r.median_ms)},
-                      {"p10_ms", or_null(r.p10_ms)},
-                      {"p90_ms", or_null(r.p90_ms)},
-                      {"baseline_median_ms", or_null(r.baseline_median_ms)},
-                      {"speedup", or_null(r.speedup)},
-                      {"speedup_ci_low", or_null(r.speedup_ci_low)},
-                      {"speedup_ci_high", or_null(r.speedup_ci_high)},
-                      {"busy_speedup", or_null(r.busy_speedup)},
-                      {"busy_speedup_ci_low", or_null(r.busy_speedup_ci_low)},
-                      {"busy_speedup_ci_high", or_null(r.busy_speedup_ci_high)},
-                      {"partner_slowdown", or_null(r.partner_slowdown)},
-                      {"quiet_wait_s", r.quiet_wait_s},
-                      {"remeasured", r.remeasured},
-                      {"gflops", or_null(r.gflops)},
-                      {"gbps", or_null(r.gbps)},
-                      {"roofline", or_null(r.roofline)},
-                      {"reason", r.reason}};
+  nlohmann::json j = {
+      {"schema", kResultRowSchema},
+      {"kforge_version", s.kforge_version},
+      {"git_sha", s.git_sha},
+      {"timestamp", s.timestamp},
+      {"cpu_model", s.cpu_model},
+      {"isa", s.isa},
+      {"logical_cpus", s.logical_cpus},
+      {"openblas_core", s.openblas_core},
+      {"openblas_coretype", s.openblas_coretype},
+      {"task", r.task},
+      {"size", r.size},
+      {"impl", s.impl},
+      {"threads", s.threads},
+      {"status", r.status},
+      {"verdict", r.verdict.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.verdict)},
+      {"busy", r.busy},
+      {"load_average", r.load_average},
+      {"samples", or_null(r.samples)},
+      {"median_ms", or_null(r.median_ms)},
+      {"p10_ms", or_null(r.p10_ms)},
+      {"p90_ms", or_null(r.p90_ms)},
+      {"baseline_median_ms", or_null(r.baseline_median_ms)},
+      {"speedup", or_null(r.speedup)},
+      {"speedup_ci_low", or_null(r.speedup_ci_low)},
+      {"speedup_ci_high", or_null(r.speedup_ci_high)},
+      {"busy_speedup", or_null(r.busy_speedup)},
+      {"busy_speedup_ci_low", or_null(r.busy_speedup_ci_low)},
+      {"busy_speedup_ci_high", or_null(r.busy_speedup_ci_high)},
+      {"partner_slowdown", or_null(r.partner_slowdown)},
+      {"quiet_wait_s", r.quiet_wait_s},
+      {"remeasured", r.remeasured},
+      {"gflops", or_null(r.gflops)},
+      {"gbps", or_null(r.gbps)},
+      {"roofline", or_null(r.roofline)},
+      {"reason", r.reason}};
   return j;
 }
 

@@ -18,13 +18,14 @@ namespace kforge::eval {
 // time at the FMA peak and the memory time at the triad peak (0 for a side without a peak).
 double roofline_seconds(double flops, double bytes, const MachineProfile& m, int threads);
 // Fraction of the roofline reached: the time the roofline allows over the measured time.
-double roofline_fraction(double flops, double bytes, double seconds, const MachineProfile& m, int threads);
+double roofline_fraction(double flops, double bytes, double seconds, const MachineProfile& m,
+                         int threads);
 
 struct AchievedRates {
-  std::string who;               // "the baseline", "the kernel"
+  std::string who;  // "the baseline", "the kernel"
   int threads = 1;
-  double gflops = 0, gbps = 0;   // by the task's cost formula
-  double footprint_bytes = 0;    // inputs and outputs: what has to fit for the caches to serve it
+  double gflops = 0, gbps = 0;  // by the task's cost formula
+  double footprint_bytes = 0;   // inputs and outputs: what has to fit for the caches to serve it
 };
 
 // A few words on why `fraction` (> 1) can be, "" at or below 1.

@@ -41,44 +41,76 @@ Judgement judge_runner_message(const nlohmann::json& body, const std::string& ph
   int sig = it != body.end() && it->is_number_integer() ? it->get<int>() : 0;
   std::string op = text("op");
   std::string where = phase.empty() ? "" : fmt::format(" during {}", phase);
-  if (op == "error") return {Verdict::runtime_error, text("message").empty() ? "the runner reported an error" + where : text("message")};
+  if (op == "error")
+    return {Verdict::runtime_error,
+            text("message").empty() ? "the runner reported an error" + where : text("message")};
   if (op != "fault")
     return {Verdict::sandbox_violation,
-            fmt::format("an unexpected message on the runner's channel{} (op '{}'): a kernel must not write to descriptor 3", where, op)};
+            fmt::format("an unexpected message on the runner's channel{} (op '{}'): a kernel must "
+                        "not write to descriptor 3",
+                        where, op)};
   std::string category = text("category"), detail = text("detail");
   if (category == "syscall")
-    return {Verdict::sandbox_violation, fmt::format("{}{}: kernels may compute, allocate memory and start threads, nothing else", detail, where)};
-  if (category == "input_write") return {Verdict::input_modified, fmt::format("{}{}: inputs are read-only", detail, where)};
-  std::string what = sig == SIGSEGV ? "segmentation fault" : sig == SIGBUS ? "bus error" : sig == SIGFPE ? "arithmetic exception"
-                   : sig == SIGILL ? "illegal instruction" : sig > 0 && sig < 65 ? strsignal(sig) : "a crash";
+    return {
+        Verdict::sandbox_violation,
+        fmt::format("{}{}: kernels may compute, allocate memory and start threads, nothing else",
+                    detail, where)};
+  if (category == "input_write")
+    return {Verdict::input_modified, fmt::format("{}{}: inputs are read-only", detail, where)};
+  std::string what = sig == SIGSEGV        ? "segmentation fault"
+                     : sig == SIGBUS       ? "bus error"
+                     : sig == SIGFPE       ? "arithmetic exception"
+                     : sig == SIGILL       ? "illegal instruction"
+                     : sig > 0 && sig < 65 ? strsignal(sig)
+                                           : "a crash";
   return {Verdict::runtime_error, fmt::format("{}{}: {}", what, where, detail)};
 }
 
-Judgement judge_runner_silence(const std::string& why, const RunnerExit& exit, const std::string& phase, double timeout_s,
+Judgement judge_runner_silence(const std::string& why, const RunnerExit& exit,
+                               const std::string& phase, double timeout_s,
                                const std::string& output) {
   if (why == "timeout")
-    return {Verdict::timeout, fmt::format("no answer within {:.0f} s during {} (an infinite loop, or far too slow for this size)", timeout_s, phase)};
+    return {
+        Verdict::timeout,
+        fmt::format(
+            "no answer within {:.0f} s during {} (an infinite loop, or far too slow for this size)",
+            timeout_s, phase)};
   if (!exit.exited) {
     int sig = exit.signal;
-    if (sig == SIGXCPU) return {Verdict::timeout, fmt::format("the CPU-time limit was exceeded during {}", phase)};
-    if (sig == SIGSYS) return {Verdict::sandbox_violation, with_output(fmt::format("killed for a forbidden system call during {}", phase), output)};
+    if (sig == SIGXCPU)
+      return {Verdict::timeout, fmt::format("the CPU-time limit was exceeded during {}", phase)};
+    if (sig == SIGSYS)
+      return {
+          Verdict::sandbox_violation,
+          with_output(fmt::format("killed for a forbidden system call during {}", phase), output)};
     if (sig == SIGABRT) {
-      std::string hint = output.find("bad_alloc") != std::string::npos ? " (an allocation failed: the memory limit was reached)" : "";
-      return {Verdict::runtime_error, with_output(fmt::format("the kernel aborted during {}{}", phase, hint), output)};
+      std::string hint = output.find("bad_alloc") != std::string::npos
+                             ? " (an allocation failed: the memory limit was reached)"
+                             : "";
+      return {Verdict::runtime_error,
+              with_output(fmt::format("the kernel aborted during {}{}", phase, hint), output)};
     }
     // SIGKILL says nothing of who sent it: another process, the kernel itself, or the system's
     // out-of-memory killer (kforge's own memory limit makes allocations fail instead).
     if (sig == SIGKILL)
       return {Verdict::runtime_error,
-              with_output(fmt::format("killed by signal 9 (SIGKILL) during {}: sent by another process or by the system's out-of-memory killer",
+              with_output(fmt::format("killed by signal 9 (SIGKILL) during {}: sent by another "
+                                      "process or by the system's out-of-memory killer",
                                       phase),
                           output)};
-    return {Verdict::runtime_error, with_output(fmt::format("{} during {}", exit.describe(), phase), output)};
+    return {Verdict::runtime_error,
+            with_output(fmt::format("{} during {}", exit.describe(), phase), output)};
   }
   if (exit.code == 127 && phase == "the runner's setup")
-    return {Verdict::runtime_error, "kforge-run could not be started (missing or not executable: rebuild kforge with scripts/setup)"};
+    return {Verdict::runtime_error,
+            "kforge-run could not be started (missing or not executable: rebuild kforge with "
+            "scripts/setup)"};
   return {Verdict::runtime_error,
-          with_output(fmt::format("the process ended with exit status {} during {}: a kernel must return, not exit", exit.code, phase), output)};
+          with_output(
+              fmt::format(
+                  "the process ended with exit status {} during {}: a kernel must return, not exit",
+                  exit.code, phase),
+              output)};
 }
 
 }  // namespace kforge::eval

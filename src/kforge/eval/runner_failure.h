@@ -22,7 +22,8 @@ Judgement judge_runner_message(const nlohmann::json& body, const std::string& ph
 std::string message_op(const nlohmann::json& body);
 // The runner stopped talking: `why` is "timeout" or "closed"; `exit` how it ended; `phase` what
 // it was doing ("the check", "timing"); `output` its last words.
-Judgement judge_runner_silence(const std::string& why, const RunnerExit& exit, const std::string& phase, double timeout_s,
+Judgement judge_runner_silence(const std::string& why, const RunnerExit& exit,
+                               const std::string& phase, double timeout_s,
                                const std::string& output);
 
 }  // namespace kforge::eval

@@ -40,7 +40,8 @@ std::string RunnerExit::describe() const {
 // Read here, not passed down: the tests of every layer start runners, from a build tree whose
 // kforge-run is not beside the test binary (docs/environment.md).
 std::filesystem::path runner_executable() {
-  if (const char* d = std::getenv("KFORGE_BIN_DIR"); d && *d) return std::filesystem::path(d) / "kforge-run";
+  if (const char* d = std::getenv("KFORGE_BIN_DIR"); d && *d)
+    return std::filesystem::path(d) / "kforge-run";
   return core::executable_dir() / "kforge-run";
 }
 
@@ -55,13 +56,16 @@ std::vector<std::string> runner_environment(int threads) {
     env.push_back(fmt::format("{}={}", name, threads));
   // libtorch threads its own ops with OpenMP and its matmuls through BLAS. With the pthread build
   // of OpenBLAS the two pools fight for the cores (OpenMP workers spin while OpenBLAS's threads
-  // run; baselines measured 1.3–4x slower here), so the OpenMP build is loaded first when installed.
+  // run; baselines measured 1.3–4x slower here), so the OpenMP build is loaded first when
+  // installed.
   std::string library_path = openmp_openblas_dir();
   // The child's environment is built from this process's own: read where it is built.
-  if (const char* v = std::getenv("LD_LIBRARY_PATH"); v && *v) library_path += (library_path.empty() ? "" : ":") + std::string(v);
+  if (const char* v = std::getenv("LD_LIBRARY_PATH"); v && *v)
+    library_path += (library_path.empty() ? "" : ":") + std::string(v);
   if (!library_path.empty()) env.push_back("LD_LIBRARY_PATH=" + library_path);
   // Passed through because they change what the baseline's libraries do, and are reported.
-  for (const char* name : {"OPENBLAS_CORETYPE", "OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT"})
+  for (const char* name :
+       {"OPENBLAS_CORETYPE", "OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT"})
     if (const char* v = std::getenv(name)) env.push_back(fmt::format("{}={}", name, v));
   return env;
 }
@@ -72,9 +76,12 @@ RunnerProcess& RunnerProcess::operator=(RunnerProcess&&) noexcept = default;
 
 Result<RunnerProcess> RunnerProcess::start(int threads, const std::filesystem::path& cwd) {
   auto exe = runner_executable();
-  if (!std::filesystem::exists(exe)) return Error{fmt::format("the runner {} is missing (build kforge with scripts/setup)", exe.string())};
+  if (!std::filesystem::exists(exe))
+    return Error{
+        fmt::format("the runner {} is missing (build kforge with scripts/setup)", exe.string())};
   int sv[2];
-  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return Error{fmt::format("socketpair: {}", std::strerror(errno))};
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+    return Error{fmt::format("socketpair: {}", std::strerror(errno))};
   int out[2];
   if (pipe2(out, O_CLOEXEC) != 0) return Error{fmt::format("pipe: {}", std::strerror(errno))};
   int sndbuf = 4 << 20;
@@ -127,7 +134,9 @@ Result<RunnerProcess> RunnerProcess::start(int threads, const std::filesystem::p
   return RunnerProcess(std::move(state));
 }
 
-bool RunnerProcess::send(const nlohmann::json& body, const std::vector<int>& fds) { return runner::send_message(s_->channel, body, fds); }
+bool RunnerProcess::send(const nlohmann::json& body, const std::vector<int>& fds) {
+  return runner::send_message(s_->channel, body, fds);
+}
 
 bool RunnerProcess::message_waiting() const {
   pollfd p{s_->channel, POLLIN, 0};
@@ -152,8 +161,10 @@ RunnerExit RunnerProcess::wait(std::chrono::steady_clock::time_point deadline) {
     usleep(1000);
   }
   s_->reaped = true;
-  if (WIFEXITED(status)) s_->exit = {true, WEXITSTATUS(status), 0};
-  else if (WIFSIGNALED(status)) s_->exit = {false, 0, WTERMSIG(status)};
+  if (WIFEXITED(status))
+    s_->exit = {true, WEXITSTATUS(status), 0};
+  else if (WIFSIGNALED(status))
+    s_->exit = {false, 0, WTERMSIG(status)};
   return s_->exit;
 }
 
@@ -162,8 +173,10 @@ std::optional<RunnerExit> RunnerProcess::poll_exit() {
   int status = 0;
   if (waitpid(s_->pid, &status, WNOHANG) != s_->pid) return std::nullopt;
   s_->reaped = true;
-  if (WIFEXITED(status)) s_->exit = {true, WEXITSTATUS(status), 0};
-  else if (WIFSIGNALED(status)) s_->exit = {false, 0, WTERMSIG(status)};
+  if (WIFEXITED(status))
+    s_->exit = {true, WEXITSTATUS(status), 0};
+  else if (WIFSIGNALED(status))
+    s_->exit = {false, 0, WTERMSIG(status)};
   return s_->exit;
 }
 

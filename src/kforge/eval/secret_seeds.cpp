@@ -14,9 +14,11 @@
 
 namespace kforge::eval {
 
-Result<std::vector<std::uint64_t>> secret_seeds(const std::filesystem::path& state_dir, const std::string& task_id, int count) {
+Result<std::vector<std::uint64_t>> secret_seeds(const std::filesystem::path& state_dir,
+                                                const std::string& task_id, int count) {
   // The loader refuses such ids; a TaskSpec built elsewhere must not write outside secrets/ either.
-  if (!core::is_safe_task_id(task_id)) return Error{fmt::format("task id '{}': not a plain name, no secret seeds written", task_id)};
+  if (!core::is_safe_task_id(task_id))
+    return Error{fmt::format("task id '{}': not a plain name, no secret seeds written", task_id)};
   auto dir = state_dir / "secrets";
   if (auto st = core::ensure_dir(dir); !st) return st.error();
   ::chmod(dir.c_str(), 0700);
@@ -33,7 +35,8 @@ Result<std::vector<std::uint64_t>> secret_seeds(const std::filesystem::path& sta
     return seeds;
   }
   std::random_device rd;
-  while (static_cast<int>(seeds.size()) < count) seeds.push_back((static_cast<std::uint64_t>(rd()) << 32) ^ rd());
+  while (static_cast<int>(seeds.size()) < count)
+    seeds.push_back((static_cast<std::uint64_t>(rd()) << 32) ^ rd());
   std::string text;
   for (auto s : seeds) text += fmt::format("{:016x}\n", s);
   if (auto st = core::write_atomic(file, text); !st) return st.error();

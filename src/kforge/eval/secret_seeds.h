@@ -13,6 +13,7 @@
 namespace kforge::eval {
 
 // Returns the task's pool, creating it (from the OS entropy source) on first use.
-Result<std::vector<std::uint64_t>> secret_seeds(const std::filesystem::path& state_dir, const std::string& task_id, int count);
+Result<std::vector<std::uint64_t>> secret_seeds(const std::filesystem::path& state_dir,
+                                                const std::string& task_id, int count);
 
 }  // namespace kforge::eval

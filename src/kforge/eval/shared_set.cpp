@@ -13,7 +13,8 @@
 
 namespace kforge::eval {
 
-Result<SharedSet> SharedSet::create(const std::vector<core::ResolvedTensor>& tensors, std::size_t copies, const char* name) {
+Result<SharedSet> SharedSet::create(const std::vector<core::ResolvedTensor>& tensors,
+                                    std::size_t copies, const char* name) {
   std::vector<std::size_t> bytes;
   for (const auto& t : tensors) bytes.push_back(t.bytes);
   SharedSet s;
@@ -23,7 +24,9 @@ Result<SharedSet> SharedSet::create(const std::vector<core::ResolvedTensor>& ten
   if (!fd) return fd.error();
   s.fd_ = *fd;
   void* p = mmap(nullptr, s.bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, s.fd_, 0);
-  if (p == MAP_FAILED) return Error{fmt::format("mapping {} bytes of shared memory: {}", s.bytes_, std::strerror(errno))};
+  if (p == MAP_FAILED)
+    return Error{
+        fmt::format("mapping {} bytes of shared memory: {}", s.bytes_, std::strerror(errno))};
   s.data_ = static_cast<unsigned char*>(p);
   // A process forked meanwhile (a compiler, a runner) would otherwise hold a writable copy of
   // this mapping until it execs, and sealing would fail with EBUSY.
@@ -57,11 +60,13 @@ Status SharedSet::seal() {
   // references (page-cache batching) are released within moments, so retry briefly.
   int attempts = 0;
   while (fcntl(fd_, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
-    if (errno != EBUSY || ++attempts > 200) return Error{fmt::format("sealing inputs: {}", std::strerror(errno))};
+    if (errno != EBUSY || ++attempts > 200)
+      return Error{fmt::format("sealing inputs: {}", std::strerror(errno))};
     usleep(1000);
   }
   void* p = mmap(nullptr, bytes_, PROT_READ, MAP_SHARED, fd_, 0);
-  if (p == MAP_FAILED) return Error{fmt::format("remapping sealed inputs: {}", std::strerror(errno))};
+  if (p == MAP_FAILED)
+    return Error{fmt::format("remapping sealed inputs: {}", std::strerror(errno))};
   data_ = static_cast<unsigned char*>(p);
   return ok_status();
 }

@@ -14,7 +14,8 @@ namespace kforge::eval {
 
 class SharedSet {
  public:
-  static Result<SharedSet> create(const std::vector<core::ResolvedTensor>& tensors, std::size_t copies, const char* name);
+  static Result<SharedSet> create(const std::vector<core::ResolvedTensor>& tensors,
+                                  std::size_t copies, const char* name);
   SharedSet(SharedSet&& other) noexcept;
   SharedSet& operator=(SharedSet&& other) noexcept;
   SharedSet(const SharedSet&) = delete;

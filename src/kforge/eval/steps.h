@@ -16,18 +16,23 @@ namespace kforge::eval {
 
 // compile_step.cpp: the compiler's verdict and the link check.
 std::optional<Judgement> judge_compile(const toolchain::CompileResult& compile);
-std::optional<Judgement> judge_link(const toolchain::CompileResult& compile, toolchain::Role role, const std::vector<std::string>& allow_libs);
+std::optional<Judgement> judge_link(const toolchain::CompileResult& compile, toolchain::Role role,
+                                    const std::vector<std::string>& allow_libs);
 
 // check_step.cpp: one call per check set (kforge copies the outputs; nothing may run on or write
 // late), then the comparison of those copies with the reference outputs.
-std::optional<Judgement> run_check_calls(KernelProcess& p, std::uint32_t out, std::size_t sets, double timeout_s,
-                                         std::vector<OutputSnapshot>& results, std::vector<double>* ms);
-std::optional<Judgement> judge_check(const std::vector<OutputSnapshot>& results, const std::vector<SharedSet>& references,
-                                     const core::ResolvedTask& task, const std::string& who, Evaluation& e);
+std::optional<Judgement> run_check_calls(KernelProcess& p, std::uint32_t out, std::size_t sets,
+                                         double timeout_s, std::vector<OutputSnapshot>& results,
+                                         std::vector<double>* ms);
+std::optional<Judgement> judge_check(const std::vector<OutputSnapshot>& results,
+                                     const std::vector<SharedSet>& references,
+                                     const core::ResolvedTask& task, const std::string& who,
+                                     Evaluation& e);
 
 // time_step.cpp: the statistics of a paired timing; the roofline, and the peaks checked against
 // both sides' rates (a side faster than a peak marks the cached peaks stale); the load verdict.
-std::optional<Judgement> judge_timing(const PairedTiming& timed, const core::ResolvedTask& task, Evaluation& e);
+std::optional<Judgement> judge_timing(const PairedTiming& timed, const core::ResolvedTask& task,
+                                      Evaluation& e);
 void rate_against_peaks(const core::ResolvedTask& task, const MachineProfile& m, Evaluation& e);
 void judge_machine_load(const std::string& lock_contention, Evaluation& e);
 // The partner's median against its quiet median on this machine (partner_pace.h): far slower marks

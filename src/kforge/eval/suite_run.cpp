@@ -23,7 +23,8 @@ struct Source {
 };
 
 // Where the implementation of `spec` comes from, or nullopt (with a reason) when it has none.
-std::optional<Source> source_for(const core::TaskSpec& spec, const std::string& impl, std::string& why) {
+std::optional<Source> source_for(const core::TaskSpec& spec, const std::string& impl,
+                                 std::string& why) {
   if (impl == "baseline") return Source{spec.baseline_path(), toolchain::Role::baseline};
   if (impl == "reference") return Source{spec.reference_path(), toolchain::Role::reference};
   if (impl == "expert") {
@@ -48,7 +49,8 @@ std::vector<std::string> task_ids(const std::filesystem::path& suite) {
 }
 
 // Sizes declared by the selected tasks that load (one that does not is reported when it runs).
-std::vector<std::string> declared_sizes(const std::filesystem::path& suite, const std::vector<std::string>& selected) {
+std::vector<std::string> declared_sizes(const std::filesystem::path& suite,
+                                        const std::vector<std::string>& selected) {
   std::vector<std::string> sizes;
   for (const auto& id : selected) {
     auto spec = core::load_task(suite / id);
@@ -62,7 +64,8 @@ std::vector<std::string> declared_sizes(const std::filesystem::path& suite, cons
 
 // One task, whatever happens: a task that cannot be loaded, or a fault in kforge itself while
 // judging it, is this task's row ("error: …"), never the end of the suite.
-SuiteTaskResult run_task(const SuiteRunOptions& o, toolchain::Compiler& compiler, const std::filesystem::path& dir) {
+SuiteTaskResult run_task(const SuiteRunOptions& o, toolchain::Compiler& compiler,
+                         const std::filesystem::path& dir) {
   SuiteTaskResult r{dir.filename().string(), "evaluated", std::nullopt};
   try {
     auto spec = core::load_task(dir);
@@ -89,7 +92,8 @@ SuiteTaskResult run_task(const SuiteRunOptions& o, toolchain::Compiler& compiler
     r.evaluation = evaluate(*ctx, *text, source->path.filename().string(), eo);
   } catch (const std::exception& e) {
     r.evaluation.reset();
-    r.status = fmt::format("error: internal error while judging {} (please report): {}", r.id, e.what());
+    r.status =
+        fmt::format("error: internal error while judging {} (please report): {}", r.id, e.what());
   }
   return r;
 }
@@ -100,16 +104,19 @@ Status check_selection(const SuiteRunOptions& o) {
   std::vector<std::string> ids = task_ids(o.suite);
   for (const auto& t : o.tasks)
     if (std::find(ids.begin(), ids.end(), t) == ids.end())
-      return Error{fmt::format("--tasks: no task '{}' in {}{}", t, o.suite.string(), core::did_you_mean(t, ids))};
+      return Error{fmt::format("--tasks: no task '{}' in {}{}", t, o.suite.string(),
+                               core::did_you_mean(t, ids))};
   if (o.size.empty()) return ok_status();
   auto sizes = declared_sizes(o.suite, o.tasks.empty() ? ids : o.tasks);
-  if (sizes.empty() || std::find(sizes.begin(), sizes.end(), o.size) != sizes.end()) return ok_status();
-  return Error{fmt::format("--size: no selected task has a size '{}' (they have: {}){}", o.size, fmt::join(sizes, ", "),
-                           core::did_you_mean(o.size, sizes))};
+  if (sizes.empty() || std::find(sizes.begin(), sizes.end(), o.size) != sizes.end())
+    return ok_status();
+  return Error{fmt::format("--size: no selected task has a size '{}' (they have: {}){}", o.size,
+                           fmt::join(sizes, ", "), core::did_you_mean(o.size, sizes))};
 }
 
-std::vector<SuiteTaskResult> run_suite(const SuiteRunOptions& o, toolchain::Compiler& compiler,
-                                       const std::function<void(const SuiteTaskResult&, int, int)>& on_task) {
+std::vector<SuiteTaskResult> run_suite(
+    const SuiteRunOptions& o, toolchain::Compiler& compiler,
+    const std::function<void(const SuiteTaskResult&, int, int)>& on_task) {
   std::vector<std::filesystem::path> dirs;
   std::set<std::string> wanted(o.tasks.begin(), o.tasks.end());
   for (const auto& dir : core::list_task_dirs(o.suite))
@@ -123,19 +130,23 @@ std::vector<SuiteTaskResult> run_suite(const SuiteRunOptions& o, toolchain::Comp
   return results;
 }
 
-void remeasure_busy(std::vector<SuiteTaskResult>& results, int retries, const std::function<SuiteTaskResult(const SuiteTaskResult&)>& remeasure,
+void remeasure_busy(std::vector<SuiteTaskResult>& results, int retries,
+                    const std::function<SuiteTaskResult(const SuiteTaskResult&)>& remeasure,
                     const std::function<void(const SuiteTaskResult&, int)>& on_retry) {
   for (auto& r : results)
     for (int attempt = 1; attempt <= retries && r.busy(); ++attempt) {
       SuiteTaskResult again = remeasure(r);
       again.remeasured = attempt;
-      if (again.evaluation) r = std::move(again);
-      else r.remeasured = attempt;
+      if (again.evaluation)
+        r = std::move(again);
+      else
+        r.remeasured = attempt;
       if (on_retry) on_retry(r, attempt);
     }
 }
 
-SuiteTaskResult rerun_task(const SuiteRunOptions& o, toolchain::Compiler& compiler, const std::string& id) {
+SuiteTaskResult rerun_task(const SuiteRunOptions& o, toolchain::Compiler& compiler,
+                           const std::string& id) {
   for (const auto& dir : core::list_task_dirs(o.suite))
     if (dir.filename().string() == id) return run_task(o, compiler, dir);
   for (const auto& dir : core::list_task_dirs(o.suite)) {  // a folder named apart from its id
@@ -176,17 +187,24 @@ SuiteSummary summarize_suite(const std::vector<SuiteTaskResult>& results, double
 }
 
 nlohmann::json to_json(const SuiteTaskResult& r) {
-  nlohmann::json j = {{"task", r.id}, {"status", r.status}, {"remeasured", r.remeasured}, {"busy", r.busy()}};
+  nlohmann::json j = {
+      {"task", r.id}, {"status", r.status}, {"remeasured", r.remeasured}, {"busy", r.busy()}};
   if (r.evaluation) j["evaluation"] = to_json(*r.evaluation);
   return j;
 }
 
 nlohmann::json to_json(const SuiteSummary& s) {
-  auto or_null = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-  return {{"tasks", s.tasks},           {"evaluated", s.evaluated},
-          {"correct", s.correct},       {"fast_1", or_null(s.fast_1)},
-          {"fast_1.5", or_null(s.fast_1_5)}, {"geomean_speedup", or_null(s.geomean_speedup)},
-          {"busy", s.busy},             {"seconds", s.seconds}};
+  auto or_null = [](const std::optional<double>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  return {{"tasks", s.tasks},
+          {"evaluated", s.evaluated},
+          {"correct", s.correct},
+          {"fast_1", or_null(s.fast_1)},
+          {"fast_1.5", or_null(s.fast_1_5)},
+          {"geomean_speedup", or_null(s.geomean_speedup)},
+          {"busy", s.busy},
+          {"seconds", s.seconds}};
 }
 
 }  // namespace kforge::eval

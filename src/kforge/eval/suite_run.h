@@ -18,17 +18,18 @@
 namespace kforge::eval {
 
 struct SuiteRunOptions {
-  std::filesystem::path suite;        // folder of task folders
-  std::vector<std::string> tasks;     // empty: all
-  std::string impl = "baseline";      // baseline | expert | reference | a folder of <id>.cpp
-  std::string size;                   // "" = each task's default
-  EvalOptions eval;                   // threads, budget, machine, …
-  std::filesystem::path dump_dir;     // per task: dump_dir/<id>
+  std::filesystem::path suite;     // folder of task folders
+  std::vector<std::string> tasks;  // empty: all
+  std::string impl = "baseline";   // baseline | expert | reference | a folder of <id>.cpp
+  std::string size;                // "" = each task's default
+  EvalOptions eval;                // threads, budget, machine, …
+  std::filesystem::path dump_dir;  // per task: dump_dir/<id>
 };
 
 struct SuiteTaskResult {
   std::string id;
-  std::string status;  // "evaluated", "skipped: no expert.cpp", "error: …" (task could not be loaded)
+  std::string
+      status;  // "evaluated", "skipped: no expert.cpp", "error: …" (task could not be loaded)
   std::optional<Evaluation> evaluation;
   int remeasured = 0;  // times it was measured again because the machine was busy
   bool busy() const { return evaluation && evaluation->machine_busy; }
@@ -51,16 +52,20 @@ struct SuiteSummary {
 Status check_selection(const SuiteRunOptions& options);
 
 // Runs the suite; `on_task` is called after each task (for progress lines).
-std::vector<SuiteTaskResult> run_suite(const SuiteRunOptions& options, toolchain::Compiler& compiler,
-                                       const std::function<void(const SuiteTaskResult&, int index, int total)>& on_task);
+std::vector<SuiteTaskResult> run_suite(
+    const SuiteRunOptions& options, toolchain::Compiler& compiler,
+    const std::function<void(const SuiteTaskResult&, int index, int total)>& on_task);
 // Measures busy rows again, at most `retries` times each (evaluate() waits for quiet first), with
 // `remeasure` (run_task in the real thing). A new measurement replaces the row, unless the task
 // could not be evaluated at all then (the busy measurement is kept: nothing is lost); a row still
 // busy after its retries stays busy, marked so. `on_retry` hears of each new measurement.
-void remeasure_busy(std::vector<SuiteTaskResult>& results, int retries, const std::function<SuiteTaskResult(const SuiteTaskResult&)>& remeasure,
-                    const std::function<void(const SuiteTaskResult&, int attempt)>& on_retry = nullptr);
+void remeasure_busy(
+    std::vector<SuiteTaskResult>& results, int retries,
+    const std::function<SuiteTaskResult(const SuiteTaskResult&)>& remeasure,
+    const std::function<void(const SuiteTaskResult&, int attempt)>& on_retry = nullptr);
 // One task of the suite again (by its id), as run_suite ran it.
-SuiteTaskResult rerun_task(const SuiteRunOptions& options, toolchain::Compiler& compiler, const std::string& id);
+SuiteTaskResult rerun_task(const SuiteRunOptions& options, toolchain::Compiler& compiler,
+                           const std::string& id);
 SuiteSummary summarize_suite(const std::vector<SuiteTaskResult>& results, double seconds);
 
 nlohmann::json to_json(const SuiteTaskResult& r);

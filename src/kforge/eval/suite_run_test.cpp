@@ -17,7 +17,8 @@ namespace {
 class SuiteSelection : public ::testing::Test {
  protected:
   void SetUp() override {
-    suite_ = std::filesystem::temp_directory_path() / ("kforge-suite-" + std::to_string(::getpid()));
+    suite_ =
+        std::filesystem::temp_directory_path() / ("kforge-suite-" + std::to_string(::getpid()));
     add_task("12p_rmsnorm", "[sizes.ci]\nN = 8\n[sizes.cpu]\nN = 64\n");
     add_task("8p_gemm", "[sizes.ci]\nN = 8\n[sizes.full]\nN = 512\n");
   }
@@ -26,11 +27,13 @@ class SuiteSelection : public ::testing::Test {
   void add_task(const std::string& id, const std::string& sizes) {
     auto dir = suite_ / id;
     std::filesystem::create_directories(dir);
-    std::ofstream(dir / "task.toml") << "id = \"" << id << "\"\n" << sizes
-                                     << "[[inputs]]\nname = \"x\"\ndtype = \"f32\"\nshape = [\"N\"]\n"
-                                        "init = { dist = \"normal\", mean = 0.0, std = 1.0 }\n"
-                                        "[[outputs]]\nname = \"y\"\ndtype = \"f32\"\nshape = [\"N\"]\n"
-                                        "[check]\nrtol = 1e-5\natol = 1e-6\n";
+    std::ofstream(dir / "task.toml")
+        << "id = \"" << id << "\"\n"
+        << sizes
+        << "[[inputs]]\nname = \"x\"\ndtype = \"f32\"\nshape = [\"N\"]\n"
+           "init = { dist = \"normal\", mean = 0.0, std = 1.0 }\n"
+           "[[outputs]]\nname = \"y\"\ndtype = \"f32\"\nshape = [\"N\"]\n"
+           "[check]\nrtol = 1e-5\natol = 1e-6\n";
     std::ofstream(dir / "reference.cpp") << "// reference\n";
   }
   std::string error_of(std::vector<std::string> tasks, const std::string& size) const {
@@ -62,10 +65,13 @@ TEST_F(SuiteSelection, UnknownTaskIsNamedWithASuggestion) {
 
 TEST_F(SuiteSelection, UnknownSizeIsNamedWithASuggestion) {
   std::string e = error_of({}, "small");
-  EXPECT_NE(e.find("--size: no selected task has a size 'small' (they have: ci, cpu, full)"), std::string::npos) << e;
+  EXPECT_NE(e.find("--size: no selected task has a size 'small' (they have: ci, cpu, full)"),
+            std::string::npos)
+      << e;
   EXPECT_EQ(e.find("did you mean"), std::string::npos) << e;
   e = error_of({"12p_rmsnorm"}, "full");  // only the selected tasks count
-  EXPECT_NE(e.find("no selected task has a size 'full' (they have: ci, cpu)"), std::string::npos) << e;
+  EXPECT_NE(e.find("no selected task has a size 'full' (they have: ci, cpu)"), std::string::npos)
+      << e;
   e = error_of({}, "cpuu");
   EXPECT_NE(e.find("did you mean 'cpu'?"), std::string::npos) << e;
 }
@@ -74,7 +80,9 @@ TEST_F(SuiteSelection, UnknownSizeIsNamedWithASuggestion) {
 // suite goes on to the next task and returns every row.
 class ThrowingCompiler : public toolchain::Compiler {
  public:
-  toolchain::CompileResult compile(const toolchain::CompileRequest&) override { throw std::runtime_error("compiler exploded"); }
+  toolchain::CompileResult compile(const toolchain::CompileRequest&) override {
+    throw std::runtime_error("compiler exploded");
+  }
   std::vector<std::string> flags_for(toolchain::Role) const override { return {}; }
 };
 
@@ -130,7 +138,8 @@ TEST(ResultRow, CsvAndJsonHoldTheSameSelfDescribingColumns) {
   EXPECT_TRUE(j["median_ms"].is_null());
   EXPECT_TRUE(j["speedup"].is_null());
   std::string csv = to_csv(row);
-  EXPECT_EQ(std::count(csv.begin(), csv.end(), ','), static_cast<long>(commas) + 1);  // + the comma inside the quoted CPU name
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), ','),
+            static_cast<long>(commas) + 1);  // + the comma inside the quoted CPU name
   EXPECT_NE(csv.find("\"Test CPU, 4 GHz\""), std::string::npos) << csv;
   EXPECT_NE(csv.find(",,"), std::string::npos) << "unmeasured numbers are empty cells: " << csv;
 
@@ -178,7 +187,8 @@ SuiteTaskResult timed_row(const std::string& id, double speedup, bool busy) {
 // A busy speedup is no result: it is left out of fast_p and the geomean (numerator and
 // denominator), and counted as busy.
 TEST(SuiteSummary, BusyRowsAreLeftOutOfTheSharesAndTheMean) {
-  std::vector<SuiteTaskResult> results = {timed_row("a", 2.0, false), timed_row("b", 0.5, false), timed_row("c", 9.0, true)};
+  std::vector<SuiteTaskResult> results = {timed_row("a", 2.0, false), timed_row("b", 0.5, false),
+                                          timed_row("c", 9.0, true)};
   auto s = summarize_suite(results, 1.0);
   EXPECT_EQ(s.evaluated, 3);
   EXPECT_EQ(s.correct, 3);
@@ -192,13 +202,15 @@ TEST(SuiteSummary, BusyRowsAreLeftOutOfTheSharesAndTheMean) {
 // retries stays busy and says how often it was measured again; quiet rows are never re-run; a
 // re-measurement that could not evaluate the task keeps the busy one.
 TEST(SuiteRemeasure, BusyRowsAreMeasuredAgainBoundedly) {
-  std::vector<SuiteTaskResult> results = {timed_row("quiet", 2.0, false), timed_row("calms", 9.0, true), timed_row("stays", 9.0, true),
-                                          timed_row("fails", 9.0, true)};
+  std::vector<SuiteTaskResult> results = {
+      timed_row("quiet", 2.0, false), timed_row("calms", 9.0, true), timed_row("stays", 9.0, true),
+      timed_row("fails", 9.0, true)};
   std::map<std::string, int> calls;
   remeasure_busy(results, 2, [&](const SuiteTaskResult& r) {
     ++calls[r.id];
     if (r.id == "calms") return timed_row(r.id, 3.0, false);
-    if (r.id == "fails") return SuiteTaskResult{r.id, "error: the task folder vanished", std::nullopt};
+    if (r.id == "fails")
+      return SuiteTaskResult{r.id, "error: the task folder vanished", std::nullopt};
     return timed_row(r.id, 8.0, true);
   });
   EXPECT_EQ(calls.count("quiet"), 0u);

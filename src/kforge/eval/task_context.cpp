@@ -10,8 +10,8 @@
 #include "kforge/core/fs.h"
 #include "kforge/core/hash.h"
 #include "kforge/core/input_fill.h"
-#include "kforge/core/threads.h"
 #include "kforge/core/task_header.h"
+#include "kforge/core/threads.h"
 #include "kforge/eval/runner_failure.h"
 #include "kforge/eval/runner_process.h"
 #include "kforge/runner/job.h"
@@ -22,8 +22,8 @@ namespace {
 int all_cores() { return core::thread_count(); }
 
 // Runs one trusted job in a child and waits for "done"; errors say what the task's code did.
-Status run_trusted(const nlohmann::json& job, const std::vector<int>& fds, const std::string& what, std::chrono::seconds timeout,
-                   const std::filesystem::path& cwd) {
+Status run_trusted(const nlohmann::json& job, const std::vector<int>& fds, const std::string& what,
+                   std::chrono::seconds timeout, const std::filesystem::path& cwd) {
   auto proc = RunnerProcess::start(all_cores(), cwd);
   if (!proc) return proc.error();
   auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -32,18 +32,23 @@ Status run_trusted(const nlohmann::json& job, const std::vector<int>& fds, const
   if (!reply) {
     proc->kill();
     auto exit = proc->wait(deadline + std::chrono::seconds(5));
-    if (reply.error().message == "timeout") return Error{fmt::format("{} did not finish within {} s", what, timeout.count())};
-    return Error{fmt::format("{} died ({}): {}", what, exit.describe(), proc->output().substr(0, 2000))};
+    if (reply.error().message == "timeout")
+      return Error{fmt::format("{} did not finish within {} s", what, timeout.count())};
+    return Error{
+        fmt::format("{} died ({}): {}", what, exit.describe(), proc->output().substr(0, 2000))};
   }
   std::string op = message_op(reply->body);
-  if (op == "fault" || op == "error") return Error{fmt::format("{} failed: {}", what, judge_runner_message(reply->body, what).reason)};
+  if (op == "fault" || op == "error")
+    return Error{
+        fmt::format("{} failed: {}", what, judge_runner_message(reply->body, what).reason)};
   if (op != "done") return Error{fmt::format("{}: unexpected reply from the runner", what)};
   return ok_status();
 }
 
 }  // namespace
 
-Result<TaskContext> TaskContext::create(const core::TaskSpec& spec, const std::string& size, toolchain::Compiler& compiler,
+Result<TaskContext> TaskContext::create(const core::TaskSpec& spec, const std::string& size,
+                                        toolchain::Compiler& compiler,
                                         std::filesystem::path state_dir) {
   auto resolved = core::resolve_task(spec, size);
   if (!resolved) return resolved.error();
@@ -56,7 +61,8 @@ Result<TaskContext> TaskContext::create(const core::TaskSpec& spec, const std::s
   return c;
 }
 
-Result<toolchain::CompileResult> TaskContext::build(toolchain::Role role, const std::filesystem::path& source) const {
+Result<toolchain::CompileResult> TaskContext::build(toolchain::Role role,
+                                                    const std::filesystem::path& source) const {
   auto text = core::read_text(source);
   if (!text) return text.error();
   toolchain::CompileRequest req{role, *text, source.filename().string(), header_, {}};
@@ -64,7 +70,8 @@ Result<toolchain::CompileResult> TaskContext::build(toolchain::Role role, const 
   if (!result.ok) {
     std::string detail = toolchain::format_errors(result.diagnostics);
     if (detail.empty()) detail = result.log.substr(0, 3000);
-    return Error{fmt::format("task {}: {} does not compile at size '{}':\n{}", spec_->id, source.filename().string(), task_.size, detail)};
+    return Error{fmt::format("task {}: {} does not compile at size '{}':\n{}", spec_->id,
+                             source.filename().string(), task_.size, detail)};
   }
   return result;
 }
@@ -76,7 +83,8 @@ Result<std::filesystem::path> TaskContext::reference_library() const {
 }
 
 Result<std::filesystem::path> TaskContext::baseline_library() const {
-  if (!std::filesystem::exists(spec_->baseline_path())) return Error{fmt::format("task {} has no baseline.cpp", spec_->id)};
+  if (!std::filesystem::exists(spec_->baseline_path()))
+    return Error{fmt::format("task {} has no baseline.cpp", spec_->id)};
   auto r = build(toolchain::Role::baseline, spec_->baseline_path());
   if (!r) return r.error();
   return r->artifact;
@@ -106,12 +114,15 @@ Result<SharedSet> TaskContext::make_timing_inputs(std::uint64_t seed) const {
 Result<SharedSet> TaskContext::generate_inputs(std::uint64_t seed) const {
   auto set = SharedSet::create(task_.inputs, 1, "kforge-inputs");
   if (!set) return set.error();
-  for (std::size_t i = 0; i < task_.inputs.size(); ++i) core::fill_input(task_.inputs[i], seed, static_cast<std::uint32_t>(i), set->tensor(i));
+  for (std::size_t i = 0; i < task_.inputs.size(); ++i)
+    core::fill_input(task_.inputs[i], seed, static_cast<std::uint32_t>(i), set->tensor(i));
   if (spec_->has_generator()) {
     auto gen = generator_library();
     if (!gen) return gen.error();
     auto job = runner::generate_job(gen->string(), seed, runner::tensor_infos(task_.inputs));
-    if (auto st = run_trusted(job, {set->fd()}, fmt::format("task {}: generate.cpp", spec_->id), std::chrono::seconds(300), state_dir_); !st)
+    if (auto st = run_trusted(job, {set->fd()}, fmt::format("task {}: generate.cpp", spec_->id),
+                              std::chrono::seconds(300), state_dir_);
+        !st)
       return st.error();
   }
   return set;
@@ -130,7 +141,8 @@ Result<std::string> TaskContext::reference_key(std::uint64_t seed) const {
   return h.hex();
 }
 
-Result<SharedSet> TaskContext::reference_outputs(const SharedSet& inputs, std::uint64_t seed) const {
+Result<SharedSet> TaskContext::reference_outputs(const SharedSet& inputs,
+                                                 std::uint64_t seed) const {
   auto key = reference_key(seed);
   if (!key) return key.error();
   auto out = SharedSet::create(task_.outputs, 1, "kforge-reference");
@@ -138,16 +150,21 @@ Result<SharedSet> TaskContext::reference_outputs(const SharedSet& inputs, std::u
   auto file = state_dir_ / "cache" / "ref" / (*key + ".bin");
   const std::size_t bytes = out->layout().file_bytes;
   if (std::ifstream in{file, std::ios::binary}) {
-    in.read(reinterpret_cast<char*>(out->tensor(0) - out->layout().slots[0].data_offset), static_cast<std::streamsize>(bytes));
+    in.read(reinterpret_cast<char*>(out->tensor(0) - out->layout().slots[0].data_offset),
+            static_cast<std::streamsize>(bytes));
     if (in.gcount() == static_cast<std::streamsize>(bytes)) return out;
   }
   auto lib = reference_library();
   if (!lib) return lib.error();
-  auto job = runner::reference_job(lib->string(), runner::tensor_infos(task_.inputs), runner::tensor_infos(task_.outputs), all_cores());
-  if (auto st = run_trusted(job, {inputs.fd(), out->fd()}, fmt::format("task {}: reference.cpp", spec_->id), std::chrono::seconds(900), state_dir_);
+  auto job = runner::reference_job(lib->string(), runner::tensor_infos(task_.inputs),
+                                   runner::tensor_infos(task_.outputs), all_cores());
+  if (auto st = run_trusted(job, {inputs.fd(), out->fd()},
+                            fmt::format("task {}: reference.cpp", spec_->id),
+                            std::chrono::seconds(900), state_dir_);
       !st)
     return st.error();
-  const char* raw = reinterpret_cast<const char*>(out->tensor(0) - out->layout().slots[0].data_offset);
+  const char* raw =
+      reinterpret_cast<const char*>(out->tensor(0) - out->layout().slots[0].data_offset);
   // A cache: the outputs are in hand; failing to keep them costs the next run a recomputation.
   (void)core::write_atomic(file, std::string_view(raw, bytes));
   return out;

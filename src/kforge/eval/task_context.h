@@ -19,8 +19,8 @@ namespace kforge::eval {
 class TaskContext {
  public:
   // Loads nothing itself: spec must outlive the context.
-  static Result<TaskContext> create(const core::TaskSpec& spec, const std::string& size, toolchain::Compiler& compiler,
-                                    std::filesystem::path state_dir);
+  static Result<TaskContext> create(const core::TaskSpec& spec, const std::string& size,
+                                    toolchain::Compiler& compiler, std::filesystem::path state_dir);
 
   const core::TaskSpec& spec() const { return *spec_; }
   const core::ResolvedTask& task() const { return task_; }
@@ -29,7 +29,8 @@ class TaskContext {
   const std::filesystem::path& state_dir() const { return state_dir_; }
 
   // Compiles one of the task's own sources (cached); errors carry the diagnostics.
-  Result<toolchain::CompileResult> build(toolchain::Role role, const std::filesystem::path& source) const;
+  Result<toolchain::CompileResult> build(toolchain::Role role,
+                                         const std::filesystem::path& source) const;
   Result<std::filesystem::path> reference_library() const;
   Result<std::filesystem::path> baseline_library() const;
   Result<std::filesystem::path> generator_library() const;  // "" when the task has no generate.cpp

@@ -6,9 +6,11 @@
 
 namespace kforge::eval {
 
-std::optional<Judgement> judge_timing(const PairedTiming& timed, const core::ResolvedTask& task, Evaluation& e) {
+std::optional<Judgement> judge_timing(const PairedTiming& timed, const core::ResolvedTask& task,
+                                      Evaluation& e) {
   if (timed.failure) return timed.failure;
-  if (timed.candidate_ms.empty()) return Judgement{Verdict::runtime_error, "the timing produced no samples"};
+  if (timed.candidate_ms.empty())
+    return Judgement{Verdict::runtime_error, "the timing produced no samples"};
   e.warmup_pairs = timed.warmup_pairs;
   e.idle_cpu_ms_max = timed.idle_cpu_ms_max;
   e.candidate = summarize(timed.candidate_ms);
@@ -26,9 +28,11 @@ std::optional<Judgement> judge_timing(const PairedTiming& timed, const core::Res
 
 namespace {
 
-AchievedRates rates_of(const std::string& who, double median_ms, const core::ResolvedTask& task, int threads) {
+AchievedRates rates_of(const std::string& who, double median_ms, const core::ResolvedTask& task,
+                       int threads) {
   const double seconds = median_ms / 1e3;
-  return {who, threads, seconds > 0 ? task.flops / seconds / 1e9 : 0, seconds > 0 ? task.bytes / seconds / 1e9 : 0,
+  return {who, threads, seconds > 0 ? task.flops / seconds / 1e9 : 0,
+          seconds > 0 ? task.bytes / seconds / 1e9 : 0,
           static_cast<double>(task.input_bytes() + task.output_bytes())};
 }
 
@@ -37,15 +41,19 @@ AchievedRates rates_of(const std::string& who, double median_ms, const core::Res
 void rate_against_peaks(const core::ResolvedTask& task, const MachineProfile& m, Evaluation& e) {
   if (!e.candidate) return;
   auto kernel = rates_of("the kernel", e.candidate->median_ms, task, e.threads);
-  e.roofline = roofline_fraction(task.flops, task.bytes, e.candidate->median_ms / 1e3, m, e.threads);
+  e.roofline =
+      roofline_fraction(task.flops, task.bytes, e.candidate->median_ms / 1e3, m, e.threads);
   e.roofline_note = roofline_note(e.roofline, kernel, m);
   // Either side of the pair faster than a peak proves the peak low: the next run re-measures it.
   std::vector<AchievedRates> sides = {kernel};
   const bool against = e.partner.rfind("against ", 0) == 0;
-  if (e.baseline) sides.push_back(rates_of(against ? "the --against kernel" : "the " + e.partner, e.baseline->median_ms, task, e.threads));
+  if (e.baseline)
+    sides.push_back(rates_of(against ? "the --against kernel" : "the " + e.partner,
+                             e.baseline->median_ms, task, e.threads));
   for (const auto& side : sides)
     if (auto marked = note_achieved_rates(side, m); marked && *marked) {
-      e.roofline_note = "peaks measured low (" + side.who + " beat them): re-measured on the next run";
+      e.roofline_note =
+          "peaks measured low (" + side.who + " beat them): re-measured on the next run";
       break;
     }
 }
@@ -55,9 +63,11 @@ void judge_machine_load(const std::string& lock_contention, Evaluation& e) {
   e.load_average = verdict.load_1min;
   e.machine_busy = verdict.busy || !lock_contention.empty();
   e.busy_reason = verdict.reason;
-  if (!lock_contention.empty()) e.busy_reason += (e.busy_reason.empty() ? "" : "; ") + lock_contention;
+  if (!lock_contention.empty())
+    e.busy_reason += (e.busy_reason.empty() ? "" : "; ") + lock_contention;
   if (e.machine_busy && e.quiet_wait.waited_s > 0 && !e.quiet_wait.quiet)
-    e.busy_reason += fmt::format(" (still busy after waiting {:.0f} s for quiet)", e.quiet_wait.waited_s);
+    e.busy_reason +=
+        fmt::format(" (still busy after waiting {:.0f} s for quiet)", e.quiet_wait.waited_s);
 }
 
 void pace_the_partner(const MachineProfile& m, Evaluation& e) {
@@ -76,7 +86,8 @@ void pace_the_partner(const MachineProfile& m, Evaluation& e) {
     e.machine_busy = true;
     e.busy_reason += (e.busy_reason.empty() ? "" : "; ") + e.partner_pace.reason;
   } else if (!e.machine_busy) {
-    if (auto st = record_quiet_partner(file, entry, e.baseline->median_ms); !st) e.partner_pace.reason = st.error().message;
+    if (auto st = record_quiet_partner(file, entry, e.baseline->median_ms); !st)
+      e.partner_pace.reason = st.error().message;
   }
 }
 

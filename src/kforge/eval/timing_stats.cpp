@@ -29,7 +29,8 @@ TimingStats summarize(const std::vector<double>& ms) {
   return t;
 }
 
-SpeedupStats summarize_ratios(const std::vector<double>& candidate_ms, const std::vector<double>& baseline_ms) {
+SpeedupStats summarize_ratios(const std::vector<double>& candidate_ms,
+                              const std::vector<double>& baseline_ms) {
   std::vector<double> r;
   for (std::size_t i = 0; i < candidate_ms.size() && i < baseline_ms.size(); ++i)
     if (candidate_ms[i] > 0) r.push_back(baseline_ms[i] / candidate_ms[i]);
@@ -39,7 +40,11 @@ SpeedupStats summarize_ratios(const std::vector<double>& candidate_ms, const std
 }
 
 void to_json(nlohmann::json& j, const TimingStats& t) {
-  j = {{"samples", t.samples}, {"median_ms", t.median_ms}, {"p10_ms", t.p10_ms}, {"p90_ms", t.p90_ms}, {"min_ms", t.min_ms}};
+  j = {{"samples", t.samples},
+       {"median_ms", t.median_ms},
+       {"p10_ms", t.p10_ms},
+       {"p90_ms", t.p90_ms},
+       {"min_ms", t.min_ms}};
 }
 
 void to_json(nlohmann::json& j, const SpeedupStats& s) {

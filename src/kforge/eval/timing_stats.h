@@ -24,10 +24,10 @@ struct SpeedupStats {
   double ci_high = 0;
 };
 
-
 double quantile(std::vector<double> values, double q);  // linear interpolation, q in [0, 1]
 TimingStats summarize(const std::vector<double>& ms);
-SpeedupStats summarize_ratios(const std::vector<double>& candidate_ms, const std::vector<double>& baseline_ms);
+SpeedupStats summarize_ratios(const std::vector<double>& candidate_ms,
+                              const std::vector<double>& baseline_ms);
 
 void to_json(nlohmann::json& j, const TimingStats& t);
 void to_json(nlohmann::json& j, const SpeedupStats& s);

@@ -36,8 +36,8 @@ TEST(TimingStats, TheMedianCiCoversTheTrueMedianAboutNineteenTimesInTwenty) {
     width += s.ci_high - s.ci_low;
   }
   EXPECT_GT(covered, trials * 0.93);
-  EXPECT_LT(covered, trials * 0.995);   // not a vacuous interval either
-  EXPECT_LT(width / trials, 0.1);       // ~±2.5% for 60 pairs of 10% noise
+  EXPECT_LT(covered, trials * 0.995);  // not a vacuous interval either
+  EXPECT_LT(width / trials, 0.1);      // ~±2.5% for 60 pairs of 10% noise
 }
 
 }  // namespace

@@ -5,10 +5,14 @@ namespace kforge::eval {
 
 namespace {
 constexpr std::pair<Verdict, std::string_view> kNames[] = {
-    {Verdict::correct, "correct"},           {Verdict::incorrect, "incorrect"},
-    {Verdict::compile_error, "compile_error"}, {Verdict::link_refused, "link_refused"},
-    {Verdict::runtime_error, "runtime_error"}, {Verdict::timeout, "timeout"},
-    {Verdict::sandbox_violation, "sandbox_violation"}, {Verdict::input_modified, "input_modified"},
+    {Verdict::correct, "correct"},
+    {Verdict::incorrect, "incorrect"},
+    {Verdict::compile_error, "compile_error"},
+    {Verdict::link_refused, "link_refused"},
+    {Verdict::runtime_error, "runtime_error"},
+    {Verdict::timeout, "timeout"},
+    {Verdict::sandbox_violation, "sandbox_violation"},
+    {Verdict::input_modified, "input_modified"},
 };
 }  // namespace
 

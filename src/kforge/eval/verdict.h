@@ -6,7 +6,16 @@
 
 namespace kforge::eval {
 
-enum class Verdict { correct, incorrect, compile_error, link_refused, runtime_error, timeout, sandbox_violation, input_modified };
+enum class Verdict {
+  correct,
+  incorrect,
+  compile_error,
+  link_refused,
+  runtime_error,
+  timeout,
+  sandbox_violation,
+  input_modified
+};
 
 std::string_view verdict_name(Verdict v);
 std::optional<Verdict> parse_verdict(std::string_view name);

@@ -11,7 +11,8 @@ namespace kforge::llm::testing {
 namespace {
 
 std::unique_ptr<ModelClient> make(TestOptions& t, const std::string& url) {
-  auto c = make_client(*parse_model_spec("anthropic:claude-sonnet-4-5"), t.options({{"ANTHROPIC_API_KEY", kFakeKey}, {"ANTHROPIC_BASE_URL", url}}));
+  auto c = make_client(*parse_model_spec("anthropic:claude-sonnet-4-5"),
+                       t.options({{"ANTHROPIC_API_KEY", kFakeKey}, {"ANTHROPIC_BASE_URL", url}}));
   EXPECT_TRUE(c) << c.error().message;
   return std::move(*c);
 }
@@ -69,8 +70,11 @@ TEST(Anthropic, StreamRequestAndThinkingDeltas) {
 TEST(Anthropic, OverloadedErrorEventInTheStreamIsRetriedWhenNothingWasShown) {
   TestServer server;
   TestOptions t;
-  server.script({sse({event("error", {{"type", "error"}, {"error", {{"type", "overloaded_error"}, {"message", "Overloaded"}}}})}),
-                 sse(anthropic_profile().ok_stream)});
+  server.script(
+      {sse({event("error",
+                  {{"type", "error"},
+                   {"error", {{"type", "overloaded_error"}, {"message", "Overloaded"}}}})}),
+       sse(anthropic_profile().ok_stream)});
   std::string text;
   StreamCallback cb = [&](const StreamDelta& d) { text += d.text; };
   auto r = make(t, server.url())->complete(hello_request(), &cb);
@@ -83,20 +87,26 @@ TEST(Anthropic, ErrorEventAfterTextWasShownIsReportedNotRetried) {
   TestServer server;
   TestOptions t;
   auto events = anthropic_profile().cut_stream;
-  events.push_back(event("error", {{"type", "error"}, {"error", {{"type", "overloaded_error"}, {"message", "Overloaded"}}}}));
+  events.push_back(event(
+      "error",
+      {{"type", "error"}, {"error", {{"type", "overloaded_error"}, {"message", "Overloaded"}}}}));
   server.script({sse(events), sse(anthropic_profile().ok_stream)});
   StreamCallback cb = [](const StreamDelta&) {};
   auto r = make(t, server.url())->complete(hello_request(), &cb);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.kind(), ErrorKind::server);
-  EXPECT_NE(r.error().message.find("overloaded_error: Overloaded"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("overloaded_error: Overloaded"), std::string::npos)
+      << r.error().message;
   EXPECT_EQ(server.received().size(), 1u);
 }
 
 TEST(Anthropic, OverloadedStatus529IsRetried) {
   TestServer server;
   TestOptions t;
-  server.script({status(529, R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})"), status(200, anthropic_profile().ok_body)});
+  server.script(
+      {status(529,
+              R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})"),
+       status(200, anthropic_profile().ok_body)});
   auto r = make(t, server.url())->complete(hello_request());
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(server.received().size(), 2u);

@@ -9,12 +9,14 @@ LlmStatus Budget::check() const {
   std::lock_guard lock(mutex_);
   if (limits_.max_usd > 0 && usd_ >= limits_.max_usd)
     return LlmError{ErrorKind::budget_exhausted,
-                    fmt::format("budget exhausted: ${:.4f} spent of the ${:.2f} allowed (--max-usd); stopping before the next model call", usd_,
-                                limits_.max_usd)};
+                    fmt::format("budget exhausted: ${:.4f} spent of the ${:.2f} allowed "
+                                "(--max-usd); stopping before the next model call",
+                                usd_, limits_.max_usd)};
   if (limits_.max_tokens > 0 && tokens_ >= limits_.max_tokens)
     return LlmError{ErrorKind::budget_exhausted,
-                    fmt::format("budget exhausted: {} tokens used of the {} allowed (--max-tokens); stopping before the next model call", tokens_,
-                                limits_.max_tokens)};
+                    fmt::format("budget exhausted: {} tokens used of the {} allowed "
+                                "(--max-tokens); stopping before the next model call",
+                                tokens_, limits_.max_tokens)};
   return Ok{};
 }
 

@@ -11,8 +11,8 @@
 namespace kforge::llm {
 
 struct BudgetLimits {
-  double max_usd = 0;          // 0: no limit
-  std::int64_t max_tokens = 0; // input + output tokens; 0: no limit
+  double max_usd = 0;           // 0: no limit
+  std::int64_t max_tokens = 0;  // input + output tokens; 0: no limit
 };
 
 class Budget {

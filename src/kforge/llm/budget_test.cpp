@@ -23,7 +23,9 @@ TEST(Budget, DollarLimitStopsOnceReached) {
   auto s = b.check();
   ASSERT_FALSE(s);
   EXPECT_EQ(s.kind(), ErrorKind::budget_exhausted);
-  EXPECT_EQ(s.error().message, "budget exhausted: $1.0000 spent of the $1.00 allowed (--max-usd); stopping before the next model call");
+  EXPECT_EQ(s.error().message,
+            "budget exhausted: $1.0000 spent of the $1.00 allowed (--max-usd); stopping before the "
+            "next model call");
 }
 
 TEST(Budget, TokenLimitStopsOnceReached) {

@@ -32,15 +32,15 @@ struct Usage {
 };
 
 struct ChatReply {
-  std::string text;       // the answer
-  std::string reasoning;  // thinking the provider returned (empty when it returns none)
+  std::string text;           // the answer
+  std::string reasoning;      // thinking the provider returned (empty when it returns none)
   std::string finish_reason;  // "stop", "length", or the provider's own word in lower case
   std::string provider, model;
   Usage usage;
   double latency_ms = 0;  // wall time of the call, retries and back-off included
   double cost_usd = 0;
-  bool cached = false;    // served from kforge's response cache: cost 0, no tokens spent
-  bool priced = true;     // false: no price known for this model, so cost_usd is 0
+  bool cached = false;  // served from kforge's response cache: cost 0, no tokens spent
+  bool priced = true;   // false: no price known for this model, so cost_usd is 0
 };
 
 // A piece of the reply as it streams in: one of the two is non-empty.

@@ -20,7 +20,8 @@ std::string tail(const std::string& s, std::size_t n) {
 
 class CmdClient : public ModelClient {
  public:
-  CmdClient(ModelSpec spec, const ClientOptions& options) : spec_(std::move(spec)), options_(options) {}
+  CmdClient(ModelSpec spec, const ClientOptions& options)
+      : spec_(std::move(spec)), options_(options) {}
 
   std::string name() const override { return spec_.text; }
 
@@ -29,7 +30,8 @@ class CmdClient : public ModelClient {
   LlmResult complete(const ChatRequest& request, const StreamCallback* on_delta) override {
     if (options_.cancel && options_.cancel->load()) return fail(ErrorKind::cancelled, "cancelled");
     nlohmann::json messages = nlohmann::json::array();
-    for (const auto& m : request.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
+    for (const auto& m : request.messages)
+      messages.push_back({{"role", m.role}, {"content", m.content}});
     nlohmann::json input = {{"role", request.agent_role},
                             {"messages", std::move(messages)},
                             {"temperature", request.temperature},
@@ -42,10 +44,13 @@ class CmdClient : public ModelClient {
     if (r.cancelled) return fail(ErrorKind::cancelled, "cancelled (the program was stopped)");
     if (r.spawn_failed) return fail(ErrorKind::config, r.describe());
     if (r.timed_out)
-      return fail(ErrorKind::timeout, fmt::format("no reply within {:.3g} s (raise [llm] timeout_s in kforge.toml)", options_.timeout.count() / 1000.0));
+      return fail(ErrorKind::timeout,
+                  fmt::format("no reply within {:.3g} s (raise [llm] timeout_s in kforge.toml)",
+                              options_.timeout.count() / 1000.0));
     if (!r.success()) {
       std::string err = tail(r.err, 2000);
-      return fail(ErrorKind::server, fmt::format("{}{}", r.describe(), err.empty() ? " (no stderr)" : ": " + err));
+      return fail(ErrorKind::server,
+                  fmt::format("{}{}", r.describe(), err.empty() ? " (no stderr)" : ": " + err));
     }
     ChatReply reply;
     reply.text = std::move(r.out);
@@ -59,7 +64,9 @@ class CmdClient : public ModelClient {
   }
 
  private:
-  LlmError fail(ErrorKind kind, const std::string& what) const { return LlmError{kind, fmt::format("cmd `{}`: {}", spec_.model, what)}; }
+  LlmError fail(ErrorKind kind, const std::string& what) const {
+    return LlmError{kind, fmt::format("cmd `{}`: {}", spec_.model, what)};
+  }
 
   ModelSpec spec_;
   ClientOptions options_;

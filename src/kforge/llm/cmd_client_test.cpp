@@ -12,8 +12,9 @@
 namespace kforge::llm {
 namespace {
 
-std::unique_ptr<ModelClient> cmd(const std::string& command, std::chrono::milliseconds timeout = std::chrono::milliseconds(5000),
-                                 const std::atomic<bool>* cancel = nullptr) {
+std::unique_ptr<ModelClient> cmd(
+    const std::string& command, std::chrono::milliseconds timeout = std::chrono::milliseconds(5000),
+    const std::atomic<bool>* cancel = nullptr) {
   ClientOptions o;
   o.timeout = timeout;
   o.cancel = cancel;
@@ -58,7 +59,9 @@ TEST(CmdClient, NonZeroExitIsAProviderErrorWithStderr) {
   auto r = cmd("echo partial; echo 'model not loaded' >&2; exit 3")->complete(request());
   ASSERT_FALSE(r);
   EXPECT_EQ(r.kind(), ErrorKind::server);
-  EXPECT_EQ(r.error().message, "cmd `echo partial; echo 'model not loaded' >&2; exit 3`: exit status 3: model not loaded");
+  EXPECT_EQ(
+      r.error().message,
+      "cmd `echo partial; echo 'model not loaded' >&2; exit 3`: exit status 3: model not loaded");
 }
 
 TEST(CmdClient, SlowProgramTimesOut) {
@@ -82,7 +85,8 @@ TEST(CmdClient, CancellingStopsARunningProgram) {
   });
   auto start = std::chrono::steady_clock::now();
   // The program would answer after 60 s, the timeout is 120 s: only the flag can end it sooner.
-  auto r = cmd("sleep 60; echo late", std::chrono::milliseconds(120000), &cancel)->complete(request());
+  auto r =
+      cmd("sleep 60; echo late", std::chrono::milliseconds(120000), &cancel)->complete(request());
   interrupter.join();
   ASSERT_FALSE(r);
   EXPECT_EQ(r.kind(), ErrorKind::cancelled);

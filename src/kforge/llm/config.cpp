@@ -4,10 +4,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <toml++/toml.h>
 #include <algorithm>
 #include <cstdlib>
 #include <vector>
-#include <toml++/toml.h>
 
 #include "kforge/core/fs.h"
 #include "kforge/core/suggest.h"
@@ -23,7 +23,8 @@ class Checker {
   void fail(const toml::node* node, const std::string& key, const std::string& message) {
     if (!error_.empty()) return;
     std::string where = file_.string();
-    if (node && node->source().begin.line > 0) where += fmt::format(":{}:{}", node->source().begin.line, node->source().begin.column);
+    if (node && node->source().begin.line > 0)
+      where += fmt::format(":{}:{}", node->source().begin.line, node->source().begin.column);
     error_ = fmt::format("{}: {}: {}", where, key, message);
   }
   bool failed() const { return !error_.empty(); }
@@ -52,10 +53,13 @@ class Checker {
 };
 
 // A misspelt role ("defualt") would otherwise be ignored, and the model meant for it never used.
-void check_role(Checker& c, const toml::node& node, const std::string& role, const std::string& field) {
+void check_role(Checker& c, const toml::node& node, const std::string& role,
+                const std::string& field) {
   std::vector<std::string> roles(kModelRoles.begin(), kModelRoles.end());
   if (std::find(roles.begin(), roles.end(), role) != roles.end()) return;
-  c.fail(&node, field, fmt::format("unknown role (expected {}){}", fmt::join(roles, ", "), core::did_you_mean(role, roles)));
+  c.fail(&node, field,
+         fmt::format("unknown role (expected {}){}", fmt::join(roles, ", "),
+                     core::did_you_mean(role, roles)));
 }
 
 void parse_models(Checker& c, const toml::table& models, LlmConfig& config) {
@@ -84,7 +88,9 @@ void parse_prices(Checker& c, const toml::table& prices, LlmConfig& config) {
       continue;
     }
     if (!node.is_table()) {
-      c.fail(&node, field, "must be a table with input, output and optionally cached_input (USD per million tokens)");
+      c.fail(&node, field,
+             "must be a table with input, output and optionally cached_input (USD per million "
+             "tokens)");
       continue;
     }
     const toml::table& t = *node.as_table();
@@ -104,8 +110,9 @@ void parse_prices(Checker& c, const toml::table& prices, LlmConfig& config) {
         price.cached_input = value;
         has_cached = true;
       } else {
-        c.fail(&v, f, "unknown key (expected input, output, cached_input: USD per million tokens)" +
-                          core::did_you_mean(k.str(), {"input", "output", "cached_input"}));
+        c.fail(&v, f,
+               "unknown key (expected input, output, cached_input: USD per million tokens)" +
+                   core::did_you_mean(k.str(), {"input", "output", "cached_input"}));
       }
     }
     if (!has_input) c.fail(&node, field + ".input", "missing (USD per million input tokens)");
@@ -125,13 +132,18 @@ void parse_llm(Checker& c, const toml::table& llm, LlmConfig& config) {
     } else if (key.str() == "retries") {
       if (!node.is_integer() || node.as_integer()->get() < 0 || node.as_integer()->get() > 10)
         c.fail(&node, field, "must be a whole number from 0 to 10");
-      else config.retries = static_cast<int>(node.as_integer()->get());
+      else
+        config.retries = static_cast<int>(node.as_integer()->get());
     } else if (key.str() == "cache") {
-      if (!node.is_boolean()) c.fail(&node, field, "must be true or false");
-      else config.cache = node.as_boolean()->get();
+      if (!node.is_boolean())
+        c.fail(&node, field, "must be true or false");
+      else
+        config.cache = node.as_boolean()->get();
     } else {
-      c.fail(&node, field, "unknown key (expected timeout_s, connect_timeout_s, retries, cache)" +
-                               core::did_you_mean(key.str(), {"timeout_s", "connect_timeout_s", "retries", "cache"}));
+      c.fail(&node, field,
+             "unknown key (expected timeout_s, connect_timeout_s, retries, cache)" +
+                 core::did_you_mean(key.str(),
+                                    {"timeout_s", "connect_timeout_s", "retries", "cache"}));
     }
   }
 }
@@ -144,7 +156,10 @@ void check_tables(Checker& c, const toml::table& root) {
     const std::string name(key.str());
     if (std::find(known.begin(), known.end(), name) != known.end()) continue;
     if (auto near = core::closest_name(name, known))
-      c.fail(&node, name, fmt::format("unknown table or key (kforge reads [models], [prices] and [llm]); did you mean '{}'?", *near));
+      c.fail(&node, name,
+             fmt::format("unknown table or key (kforge reads [models], [prices] and [llm]); did "
+                         "you mean '{}'?",
+                         *near));
   }
 }
 
@@ -155,7 +170,8 @@ Result<LlmConfig> parse_config(std::string_view text, const std::filesystem::pat
   try {
     root = toml::parse(text, source.string());
   } catch (const toml::parse_error& e) {
-    return Error{fmt::format("{}:{}:{}: {}", source.string(), e.source().begin.line, e.source().begin.column, e.description())};
+    return Error{fmt::format("{}:{}:{}: {}", source.string(), e.source().begin.line,
+                             e.source().begin.column, e.description())};
   }
   LlmConfig config;
   config.file = source;
@@ -174,7 +190,8 @@ Result<LlmConfig> load_config(const std::filesystem::path& path) {
     if (!std::filesystem::exists("kforge.toml")) return LlmConfig{};
     file = "kforge.toml";
   }
-  if (!std::filesystem::exists(file)) return Error{fmt::format("{}: no such config file", file.string())};
+  if (!std::filesystem::exists(file))
+    return Error{fmt::format("{}: no such config file", file.string())};
   auto text = core::read_text(file);
   if (!text) return text.error();
   return parse_config(*text, file);

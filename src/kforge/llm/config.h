@@ -18,20 +18,22 @@
 namespace kforge::llm {
 
 // The keys [models] accepts: the agents' roles, and the model for any role not named.
-inline constexpr std::array<std::string_view, 5> kModelRoles = {"default", "planner", "coder", "debugger", "profiler"};
+inline constexpr std::array<std::string_view, 5> kModelRoles = {"default", "planner", "coder",
+                                                                "debugger", "profiler"};
 
 struct LlmConfig {
-  std::map<std::string, std::string> models;  // role (or "default") → PROVIDER:MODEL, already validated
+  std::map<std::string, std::string>
+      models;  // role (or "default") → PROVIDER:MODEL, already validated
   PriceTable prices = PriceTable::defaults();
-  double timeout_s = 600;         // a whole call (a stream included), per attempt
+  double timeout_s = 600;  // a whole call (a stream included), per attempt
   double connect_timeout_s = 10;
-  int retries = 3;                // extra attempts after 429, 5xx and network errors
-  bool cache = false;             // the response cache: identical requests are answered from the store
-  std::filesystem::path file;     // where this came from; empty: built-in defaults
+  int retries = 3;             // extra attempts after 429, 5xx and network errors
+  bool cache = false;          // the response cache: identical requests are answered from the store
+  std::filesystem::path file;  // where this came from; empty: built-in defaults
 };
 
-// The file named by `path` (--config, or $KFORGE_CONFIG read by the CLI), else ./kforge.toml if it exists,
-// else the defaults. A file that was named but is missing is an error.
+// The file named by `path` (--config, or $KFORGE_CONFIG read by the CLI), else ./kforge.toml if it
+// exists, else the defaults. A file that was named but is missing is an error.
 Result<LlmConfig> load_config(const std::filesystem::path& path = {});
 
 // Errors name the file, line, column and key: "kforge.toml:7:11: llm.retries: must be …".

@@ -69,31 +69,44 @@ TEST(Config, EmptyFileGivesDefaults) {
 
 TEST(Config, ErrorsNameFileLineAndKey) {
   EXPECT_EQ(error_of("[models]\nplanner = \"gpt4\"\n"),
-            "kforge.toml:2:11: models.planner: 'gpt4' is not PROVIDER:MODEL (providers: openai, openai-compatible, anthropic, gemini, cmd, "
+            "kforge.toml:2:11: models.planner: 'gpt4' is not PROVIDER:MODEL (providers: openai, "
+            "openai-compatible, anthropic, gemini, cmd, "
             "replay), e.g. openai:gpt-4o");
-  EXPECT_EQ(error_of("[models]\ncoder = 3\n"), "kforge.toml:2:9: models.coder: must be a string \"PROVIDER:MODEL\"");
+  EXPECT_EQ(error_of("[models]\ncoder = 3\n"),
+            "kforge.toml:2:9: models.coder: must be a string \"PROVIDER:MODEL\"");
   EXPECT_EQ(error_of("[llm]\ntimeout_s = 60\nretry = 2\n"),
-            "kforge.toml:3:9: llm.retry: unknown key (expected timeout_s, connect_timeout_s, retries, cache)");
-  EXPECT_EQ(error_of("[llm]\nretries = 99\n"), "kforge.toml:2:11: llm.retries: must be a whole number from 0 to 10");
-  EXPECT_EQ(error_of("[llm]\ncache = \"yes\"\n"), "kforge.toml:2:9: llm.cache: must be true or false");
-  EXPECT_EQ(error_of("[llm]\ntimeout_s = -1\n"), "kforge.toml:2:13: llm.timeout_s: must be a positive number of seconds");
-  EXPECT_EQ(error_of("[prices.\"openai:x\"]\ninput = -1\noutput = 1\n"), "kforge.toml:2:9: prices.\"openai:x\".input: must not be negative");
-  EXPECT_EQ(error_of("[prices.\"openai:x\"]\ninput = 1\n"), "kforge.toml:1:1: prices.\"openai:x\".output: missing (USD per million output tokens)");
+            "kforge.toml:3:9: llm.retry: unknown key (expected timeout_s, connect_timeout_s, "
+            "retries, cache)");
+  EXPECT_EQ(error_of("[llm]\nretries = 99\n"),
+            "kforge.toml:2:11: llm.retries: must be a whole number from 0 to 10");
+  EXPECT_EQ(error_of("[llm]\ncache = \"yes\"\n"),
+            "kforge.toml:2:9: llm.cache: must be true or false");
+  EXPECT_EQ(error_of("[llm]\ntimeout_s = -1\n"),
+            "kforge.toml:2:13: llm.timeout_s: must be a positive number of seconds");
+  EXPECT_EQ(error_of("[prices.\"openai:x\"]\ninput = -1\noutput = 1\n"),
+            "kforge.toml:2:9: prices.\"openai:x\".input: must not be negative");
+  EXPECT_EQ(error_of("[prices.\"openai:x\"]\ninput = 1\n"),
+            "kforge.toml:1:1: prices.\"openai:x\".output: missing (USD per million output tokens)");
   EXPECT_EQ(error_of("[prices.\"openai:x\"]\ninput = 1\noutput = 2\ncache = 1\n"),
-            "kforge.toml:4:9: prices.\"openai:x\".cache: unknown key (expected input, output, cached_input: USD per million tokens); "
+            "kforge.toml:4:9: prices.\"openai:x\".cache: unknown key (expected input, output, "
+            "cached_input: USD per million tokens); "
             "did you mean 'cached_input'?");
   EXPECT_EQ(error_of("[prices.gpt4]\ninput = 1\noutput = 2\n"),
-            "kforge.toml:1:1: prices.\"gpt4\": the key must be \"provider:model\", e.g. [prices.\"openai:gpt-4o\"]");
+            "kforge.toml:1:1: prices.\"gpt4\": the key must be \"provider:model\", e.g. "
+            "[prices.\"openai:gpt-4o\"]");
   EXPECT_EQ(error_of("models = 3\n"), "kforge.toml:1:10: models: must be a table ([models])");
 }
 
 TEST(Config, UnknownModelRolesAreTyposNotIgnored) {
   EXPECT_EQ(error_of("[models]\ndefualt = \"cmd:cat\"\n"),
-            "kforge.toml:2:11: models.defualt: unknown role (expected default, planner, coder, debugger, profiler); did you mean 'default'?");
+            "kforge.toml:2:11: models.defualt: unknown role (expected default, planner, coder, "
+            "debugger, profiler); did you mean 'default'?");
   EXPECT_EQ(error_of("[models]\nplaner = \"cmd:cat\"\n"),
-            "kforge.toml:2:10: models.planer: unknown role (expected default, planner, coder, debugger, profiler); did you mean 'planner'?");
+            "kforge.toml:2:10: models.planer: unknown role (expected default, planner, coder, "
+            "debugger, profiler); did you mean 'planner'?");
   EXPECT_EQ(error_of("[models]\nwriter = \"cmd:cat\"\n"),
-            "kforge.toml:2:10: models.writer: unknown role (expected default, planner, coder, debugger, profiler)");
+            "kforge.toml:2:10: models.writer: unknown role (expected default, planner, coder, "
+            "debugger, profiler)");
   for (auto role : kModelRoles) {
     auto c = parse_config("[models]\n" + std::string(role) + " = \"cmd:cat\"\n", "kforge.toml");
     EXPECT_TRUE(c) << c.error().message;
@@ -104,18 +117,27 @@ TEST(Config, UnknownModelRolesAreTyposNotIgnored) {
 // closest real one; a table far from every kforge table is another program's, and left alone.
 TEST(Config, UnknownKeysAndTablesSuggestTheClosest) {
   EXPECT_EQ(error_of("[llm]\ntimeout = 60\n"),
-            "kforge.toml:2:11: llm.timeout: unknown key (expected timeout_s, connect_timeout_s, retries, cache); did you mean 'timeout_s'?");
+            "kforge.toml:2:11: llm.timeout: unknown key (expected timeout_s, connect_timeout_s, "
+            "retries, cache); did you mean 'timeout_s'?");
   EXPECT_EQ(error_of("[llm]\nconect_timeout_s = 5\n"),
-            "kforge.toml:2:20: llm.conect_timeout_s: unknown key (expected timeout_s, connect_timeout_s, retries, cache); did you mean "
+            "kforge.toml:2:20: llm.conect_timeout_s: unknown key (expected timeout_s, "
+            "connect_timeout_s, retries, cache); did you mean "
             "'connect_timeout_s'?");
-  EXPECT_EQ(error_of("[llm]\nwhatever = 1\n"), "kforge.toml:2:12: llm.whatever: unknown key (expected timeout_s, connect_timeout_s, retries, cache)");
+  EXPECT_EQ(error_of("[llm]\nwhatever = 1\n"),
+            "kforge.toml:2:12: llm.whatever: unknown key (expected timeout_s, connect_timeout_s, "
+            "retries, cache)");
   EXPECT_EQ(error_of("[prices.\"openai:x\"]\ninput = 1\nouptut = 2\n"),
-            "kforge.toml:3:10: prices.\"openai:x\".ouptut: unknown key (expected input, output, cached_input: USD per million tokens); did you "
+            "kforge.toml:3:10: prices.\"openai:x\".ouptut: unknown key (expected input, output, "
+            "cached_input: USD per million tokens); did you "
             "mean 'output'?");
   EXPECT_EQ(error_of("[modles]\ndefault = \"cmd:cat\"\n"),
-            "kforge.toml:1:1: modles: unknown table or key (kforge reads [models], [prices] and [llm]); did you mean 'models'?");
-  EXPECT_EQ(error_of("[llms]\nretries = 1\n"), "kforge.toml:1:1: llms: unknown table or key (kforge reads [models], [prices] and [llm]); did you mean 'llm'?");
-  auto other = parse_config("[search]\nwidth = 4\n[models]\ndefault = \"cmd:cat\"\n", "kforge.toml");
+            "kforge.toml:1:1: modles: unknown table or key (kforge reads [models], [prices] and "
+            "[llm]); did you mean 'models'?");
+  EXPECT_EQ(error_of("[llms]\nretries = 1\n"),
+            "kforge.toml:1:1: llms: unknown table or key (kforge reads [models], [prices] and "
+            "[llm]); did you mean 'llm'?");
+  auto other =
+      parse_config("[search]\nwidth = 4\n[models]\ndefault = \"cmd:cat\"\n", "kforge.toml");
   EXPECT_TRUE(other) << other.error().message;
 }
 

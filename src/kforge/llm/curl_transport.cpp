@@ -26,13 +26,15 @@ struct Exchange {
 
 std::string lower(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return out;
 }
 
 std::optional<double> parse_seconds(std::string_view v) {
   std::string s(core::trim(v));
-  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0]))) return std::nullopt;  // HTTP-date form: not used
+  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0])))
+    return std::nullopt;  // HTTP-date form: not used
   char* end = nullptr;
   double d = std::strtod(s.c_str(), &end);
   if (end == s.c_str()) return std::nullopt;
@@ -42,7 +44,8 @@ std::optional<double> parse_seconds(std::string_view v) {
 size_t on_header(char* data, size_t size, size_t n, void* user) {
   auto* x = static_cast<Exchange*>(user);
   std::string_view line(data, size * n);
-  if (line.rfind("HTTP/", 0) == 0) {  // a new response (after 100 Continue): forget the last one's headers
+  if (line.rfind("HTTP/", 0) ==
+      0) {  // a new response (after 100 Continue): forget the last one's headers
     x->response->content_type.clear();
     x->response->retry_after_s.reset();
     return size * n;
@@ -51,7 +54,8 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
   if (colon == std::string_view::npos) return size * n;
   std::string name = lower(core::trim(line.substr(0, colon)));
   std::string_view value = core::trim(line.substr(colon + 1));
-  if (name == "content-type") x->response->content_type = lower(value);
+  if (name == "content-type")
+    x->response->content_type = lower(value);
   else if (name == "retry-after-ms") {
     if (auto ms = parse_seconds(value)) x->response->retry_after_s = *ms / 1000.0;
   } else if (name == "retry-after" && !x->response->retry_after_s) {
@@ -92,7 +96,8 @@ class CurlTransport : public HttpTransport {
     for (CURL* h : idle_) curl_easy_cleanup(h);
   }
 
-  HttpResponse post(const HttpRequest& request, const ChunkReader* on_chunk, const std::atomic<bool>* cancel) override {
+  HttpResponse post(const HttpRequest& request, const ChunkReader* on_chunk,
+                    const std::atomic<bool>* cancel) override {
     HttpResponse response;
     if (cancel && cancel->load()) {
       response.failure = TransportFailure::cancelled;
@@ -101,14 +106,17 @@ class CurlTransport : public HttpTransport {
     CURL* h = acquire();
     Exchange x{h, &response, on_chunk, cancel};
     curl_slist* headers = nullptr;
-    for (const auto& [name, value] : request.headers) headers = curl_slist_append(headers, (name + ": " + value).c_str());
-    headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip for large prompts
+    for (const auto& [name, value] : request.headers)
+      headers = curl_slist_append(headers, (name + ": " + value).c_str());
+    headers =
+        curl_slist_append(headers, "Expect:");  // no 100-continue round trip for large prompts
     curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(h, CURLOPT_POST, 1L);
     curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
     curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.connect_timeout.count()));
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+                     static_cast<long>(request.connect_timeout.count()));
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout.count()));
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
@@ -133,21 +141,28 @@ class CurlTransport : public HttpTransport {
     if (rc != CURLE_OK) {
       response.failure_detail = error_buffer[0] ? error_buffer : curl_easy_strerror(rc);
       switch (rc) {
-        case CURLE_ABORTED_BY_CALLBACK: response.failure = TransportFailure::cancelled; break;
+        case CURLE_ABORTED_BY_CALLBACK:
+          response.failure = TransportFailure::cancelled;
+          break;
         case CURLE_OPERATION_TIMEDOUT:
           // Never connected: the server is unreachable, which a retry may fix.
           response.failure = connect_s > 0 ? TransportFailure::timeout : TransportFailure::network;
           break;
         case CURLE_WRITE_ERROR:
-          response.failure = x.reader_stopped ? TransportFailure::stopped : TransportFailure::network;
+          response.failure =
+              x.reader_stopped ? TransportFailure::stopped : TransportFailure::network;
           break;
-        case CURLE_PARTIAL_FILE: response.failure = TransportFailure::truncated; break;
+        case CURLE_PARTIAL_FILE:
+          response.failure = TransportFailure::truncated;
+          break;
         case CURLE_RECV_ERROR:
         case CURLE_HTTP2_STREAM:
           // Closed in the middle of a body we had started to receive: truncated, not unreachable.
           response.failure = status > 0 ? TransportFailure::truncated : TransportFailure::network;
           break;
-        default: response.failure = TransportFailure::network; break;
+        default:
+          response.failure = TransportFailure::network;
+          break;
       }
     }
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, nullptr);
@@ -173,8 +188,10 @@ class CurlTransport : public HttpTransport {
 
   void release(CURL* h, bool healthy) {
     std::lock_guard lock(mutex_);
-    if (healthy && idle_.size() < 16) idle_.push_back(h);
-    else curl_easy_cleanup(h);
+    if (healthy && idle_.size() < 16)
+      idle_.push_back(h);
+    else
+      curl_easy_cleanup(h);
   }
 
   std::mutex mutex_;

@@ -24,7 +24,8 @@ TEST(Gemini, SendsTheGenerateContentRequest) {
   ChatRequest req = hello_request();
   req.messages.push_back({"assistant", "Hello."});
   req.messages.push_back({"user", "Again."});
-  auto r = make(t, {{"GEMINI_API_KEY", kFakeKey}, {"GEMINI_BASE_URL", server.url()}})->complete(req);
+  auto r =
+      make(t, {{"GEMINI_API_KEY", kFakeKey}, {"GEMINI_BASE_URL", server.url()}})->complete(req);
   ASSERT_TRUE(r) << r.error().message;
   auto got = server.received().at(0);
   EXPECT_EQ(got.path, "/v1beta/models/gemini-2.5-pro:generateContent");
@@ -44,7 +45,8 @@ TEST(Gemini, GoogleApiKeyIsTheFallback) {
   TestServer server;
   TestOptions t;
   server.script({status(200, gemini_profile().ok_body)});
-  auto r = make(t, {{"GOOGLE_API_KEY", "g-key"}, {"GEMINI_BASE_URL", server.url() + "/v1beta"}})->complete(hello_request());
+  auto r = make(t, {{"GOOGLE_API_KEY", "g-key"}, {"GEMINI_BASE_URL", server.url() + "/v1beta"}})
+               ->complete(hello_request());
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(server.received().at(0).header("x-goog-api-key"), "g-key");
   EXPECT_EQ(server.received().at(0).path, "/v1beta/models/gemini-2.5-pro:generateContent");
@@ -53,19 +55,27 @@ TEST(Gemini, GoogleApiKeyIsTheFallback) {
 TEST(Gemini, InvalidKeyAnsweredWith400IsAnAuthError) {
   TestServer server;
   TestOptions t;
-  server.script({status(400, R"({"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT",
+  server.script({status(
+      400,
+      R"({"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT",
                                   "details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID"}]}})")});
-  auto r = make(t, {{"GEMINI_API_KEY", kFakeKey}, {"GEMINI_BASE_URL", server.url()}})->complete(hello_request());
+  auto r = make(t, {{"GEMINI_API_KEY", kFakeKey}, {"GEMINI_BASE_URL", server.url()}})
+               ->complete(hello_request());
   ASSERT_FALSE(r);
   EXPECT_EQ(r.kind(), ErrorKind::auth);
-  EXPECT_EQ(r.error().message.rfind("400 from gemini: the API key in GEMINI_API_KEY was rejected", 0), 0u) << r.error().message;
+  EXPECT_EQ(
+      r.error().message.rfind("400 from gemini: the API key in GEMINI_API_KEY was rejected", 0), 0u)
+      << r.error().message;
 }
 
 TEST(Gemini, BlockedPromptIsABadRequest) {
   TestServer server;
   TestOptions t;
-  server.script({status(200, R"({"promptFeedback":{"blockReason":"SAFETY"},"usageMetadata":{"promptTokenCount":5}})")});
-  auto r = make(t, {{"GEMINI_API_KEY", kFakeKey}, {"GEMINI_BASE_URL", server.url()}})->complete(hello_request());
+  server.script({status(
+      200,
+      R"({"promptFeedback":{"blockReason":"SAFETY"},"usageMetadata":{"promptTokenCount":5}})")});
+  auto r = make(t, {{"GEMINI_API_KEY", kFakeKey}, {"GEMINI_BASE_URL", server.url()}})
+               ->complete(hello_request());
   ASSERT_FALSE(r);
   EXPECT_EQ(r.kind(), ErrorKind::bad_request);
   EXPECT_NE(r.error().message.find("blocked (SAFETY)"), std::string::npos) << r.error().message;
@@ -77,9 +87,11 @@ TEST(Gemini, StreamedThoughtsAreReasoning) {
   server.script({sse(gemini_profile().ok_stream)});
   std::string reasoning;
   StreamCallback cb = [&](const StreamDelta& d) { reasoning += d.reasoning; };
-  auto r = make(t, {{"GEMINI_API_KEY", kFakeKey}, {"GEMINI_BASE_URL", server.url()}})->complete(hello_request(), &cb);
+  auto r = make(t, {{"GEMINI_API_KEY", kFakeKey}, {"GEMINI_BASE_URL", server.url()}})
+               ->complete(hello_request(), &cb);
   ASSERT_TRUE(r) << r.error().message;
-  EXPECT_EQ(server.received().at(0).target, "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse");
+  EXPECT_EQ(server.received().at(0).target,
+            "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse");
   EXPECT_EQ(reasoning, "think");
   EXPECT_EQ(r->usage.reasoning_tokens, 2);
   EXPECT_EQ(r->usage.output_tokens, 7);  // 5 candidate + 2 thought tokens

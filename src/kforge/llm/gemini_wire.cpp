@@ -33,8 +33,10 @@ Usage parse_usage(const json& u) {
 
 // Adds one response's parts to the reply (and to the stream); returns its finishReason.
 std::optional<LlmError> take(const json& j, ChatReply& reply, const StreamCallback* on_delta) {
-  if (j.contains("error")) return LlmError{ErrorKind::server, "error in the reply: " + error_detail(j.dump())};
-  if (auto u = j.find("usageMetadata"); u != j.end() && u->is_object()) reply.usage = parse_usage(*u);
+  if (j.contains("error"))
+    return LlmError{ErrorKind::server, "error in the reply: " + error_detail(j.dump())};
+  if (auto u = j.find("usageMetadata"); u != j.end() && u->is_object())
+    reply.usage = parse_usage(*u);
   auto candidates = j.find("candidates");
   if (candidates == j.end() || !candidates->is_array() || candidates->empty()) {
     if (auto fb = j.find("promptFeedback"); fb != j.end())
@@ -50,9 +52,11 @@ std::optional<LlmError> take(const json& j, ChatReply& reply, const StreamCallba
         if (text.empty()) continue;
         bool thought = part.value("thought", false);
         (thought ? reply.reasoning : reply.text) += text;
-        if (on_delta) (*on_delta)(thought ? StreamDelta{.reasoning = text} : StreamDelta{.text = text});
+        if (on_delta)
+          (*on_delta)(thought ? StreamDelta{.reasoning = text} : StreamDelta{.text = text});
       }
-  if (std::string f = json_string(c, "finishReason"); !f.empty()) reply.finish_reason = normalize_finish(f);
+  if (std::string f = json_string(c, "finishReason"); !f.empty())
+    reply.finish_reason = normalize_finish(f);
   return std::nullopt;
 }
 
@@ -67,7 +71,9 @@ class GeminiStream : public StreamDecoder {
   LlmResult finish() override {
     if (reply_.finish_reason.empty())
       return LlmError{ErrorKind::truncated,
-                      fmt::format("the stream ended before the reply was complete (no finishReason; {} characters received)", reply_.text.size())};
+                      fmt::format("the stream ended before the reply was complete (no "
+                                  "finishReason; {} characters received)",
+                                  reply_.text.size())};
     return reply_;
   }
 
@@ -78,7 +84,8 @@ class GeminiStream : public StreamDecoder {
 class GeminiWire : public Wire {
  public:
   explicit GeminiWire(WireInfo info) : Wire(std::move(info)) {
-    std::string models = join_endpoint(this->info().base_url, "/v1beta", "/models/") + this->info().model;
+    std::string models =
+        join_endpoint(this->info().base_url, "/v1beta", "/models/") + this->info().model;
     url_ = models + ":generateContent";
     stream_url_ = models + ":streamGenerateContent?alt=sse";
   }
@@ -87,15 +94,21 @@ class GeminiWire : public Wire {
     std::string system;
     json contents = json::array();
     for (const auto& m : request.messages) {
-      if (m.role == "system") system += (system.empty() ? "" : "\n\n") + m.content;
-      else contents.push_back({{"role", m.role == "assistant" ? "model" : "user"}, {"parts", json::array({{{"text", m.content}}})}});
+      if (m.role == "system")
+        system += (system.empty() ? "" : "\n\n") + m.content;
+      else
+        contents.push_back({{"role", m.role == "assistant" ? "model" : "user"},
+                            {"parts", json::array({{{"text", m.content}}})}});
     }
     json body = {{"contents", std::move(contents)},
-                 {"generationConfig", {{"temperature", request.temperature}, {"maxOutputTokens", request.max_tokens}}}};
+                 {"generationConfig",
+                  {{"temperature", request.temperature}, {"maxOutputTokens", request.max_tokens}}}};
     if (!system.empty()) body["systemInstruction"] = {{"parts", json::array({{{"text", system}}})}};
     HttpRequest http;
     http.url = stream ? stream_url_ : url_;
-    http.headers = {{"Content-Type", "application/json"}, {"Accept", stream ? "text/event-stream" : "application/json"}, {"x-goog-api-key", info().key}};
+    http.headers = {{"Content-Type", "application/json"},
+                    {"Accept", stream ? "text/event-stream" : "application/json"},
+                    {"x-goog-api-key", info().key}};
     http.body = body.dump();
     return http;
   }
@@ -105,17 +118,22 @@ class GeminiWire : public Wire {
     if (!j) return j.error();
     ChatReply reply;
     if (auto e = take(*j, reply, nullptr)) return *e;
-    if (!j->contains("candidates")) return malformed(fmt::format("malformed reply: no candidates (it begins: {})", excerpt(body, 80)));
+    if (!j->contains("candidates"))
+      return malformed(
+          fmt::format("malformed reply: no candidates (it begins: {})", excerpt(body, 80)));
     if (reply.finish_reason.empty()) reply.finish_reason = "stop";
     return reply;
   }
 
-  std::unique_ptr<StreamDecoder> decoder() const override { return std::make_unique<GeminiStream>(); }
+  std::unique_ptr<StreamDecoder> decoder() const override {
+    return std::make_unique<GeminiStream>();
+  }
 
   // Gemini answers an invalid key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID.
   bool is_auth_failure(int status, std::string_view body) const override {
     if (status == 401 || status == 403) return true;
-    return status == 400 && (body.find("API_KEY_INVALID") != std::string_view::npos || body.find("API key not valid") != std::string_view::npos);
+    return status == 400 && (body.find("API_KEY_INVALID") != std::string_view::npos ||
+                             body.find("API key not valid") != std::string_view::npos);
   }
 
  private:
@@ -124,6 +142,8 @@ class GeminiWire : public Wire {
 
 }  // namespace
 
-std::unique_ptr<Wire> make_gemini_wire(WireInfo info) { return std::make_unique<GeminiWire>(std::move(info)); }
+std::unique_ptr<Wire> make_gemini_wire(WireInfo info) {
+  return std::make_unique<GeminiWire>(std::move(info));
+}
 
 }  // namespace kforge::llm

@@ -10,6 +10,7 @@
 
 namespace kforge::llm {
 
-std::unique_ptr<ModelClient> make_http_client(std::string name, std::unique_ptr<Wire> wire, const ClientOptions& options);
+std::unique_ptr<ModelClient> make_http_client(std::string name, std::unique_ptr<Wire> wire,
+                                              const ClientOptions& options);
 
 }  // namespace kforge::llm

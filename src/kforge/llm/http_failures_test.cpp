@@ -26,7 +26,9 @@ class HttpFailures : public ::testing::TestWithParam<Profile> {
     EXPECT_TRUE(c) << c.error().message;
     return std::move(*c);
   }
-  ClientOptions options() { return opts.options({{GetParam().key_env, kFakeKey}, {GetParam().base_env, server.url()}}); }
+  ClientOptions options() {
+    return opts.options({{GetParam().key_env, kFakeKey}, {GetParam().base_env, server.url()}});
+  }
 
   TestServer server;
   TestOptions opts;
@@ -65,7 +67,8 @@ TEST_P(HttpFailures, PlainAndStreamedRepliesAreTheSame) {
   expect_hello(*streamed, p);
   EXPECT_EQ(text, "Hello, world");
   EXPECT_EQ(reasoning, p.reasoning);
-  EXPECT_EQ(pieces, (std::vector<std::string>{"Hello", ", world"}));  // as written, not all at the end
+  EXPECT_EQ(pieces,
+            (std::vector<std::string>{"Hello", ", world"}));  // as written, not all at the end
   auto got = server.received();
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[0].path, p.path);
@@ -73,7 +76,8 @@ TEST_P(HttpFailures, PlainAndStreamedRepliesAreTheSame) {
 }
 
 TEST_P(HttpFailures, RateLimitedThenSuccessWaitsForRetryAfter) {
-  server.script({status(429, R"({"error": {"message": "slow down"}})", {{"Retry-After", "7"}}), status(200, GetParam().ok_body)});
+  server.script({status(429, R"({"error": {"message": "slow down"}})", {{"Retry-After", "7"}}),
+                 status(200, GetParam().ok_body)});
   auto r = client(options())->complete(hello_request());
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->text, "Hello, world");
@@ -91,7 +95,8 @@ TEST_P(HttpFailures, RetryAfterIsCapped) {
 }
 
 TEST_P(HttpFailures, ServerErrorTwiceThenSuccess) {
-  server.script({status(500, R"({"error": {"message": "boom"}})"), status(503, "upstream overloaded"), status(200, GetParam().ok_body)});
+  server.script({status(500, R"({"error": {"message": "boom"}})"),
+                 status(503, "upstream overloaded"), status(200, GetParam().ok_body)});
   auto r = client(options())->complete(hello_request());
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(server.received().size(), 3u);
@@ -109,7 +114,9 @@ TEST_P(HttpFailures, ServerErrorsExhaustTheRetries) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.kind(), ErrorKind::server);
   EXPECT_EQ(server.received().size(), 4u);  // 1 + 3 retries
-  EXPECT_EQ(r.error().message, "502 from " + GetParam().name + ": server error (the provider says: bad gateway) (gave up after 4 attempts)");
+  EXPECT_EQ(r.error().message,
+            "502 from " + GetParam().name +
+                ": server error (the provider says: bad gateway) (gave up after 4 attempts)");
 }
 
 TEST_P(HttpFailures, UnauthorizedIsNotRetriedAndNamesTheVariableNotTheKey) {
@@ -120,7 +127,10 @@ TEST_P(HttpFailures, UnauthorizedIsNotRetriedAndNamesTheVariableNotTheKey) {
   EXPECT_EQ(r.kind(), ErrorKind::auth);
   EXPECT_EQ(server.received().size(), 1u);
   EXPECT_TRUE(opts.sleeps.empty());
-  EXPECT_EQ(r.error().message.rfind("401 from " + p.name + ": the API key in " + p.key_env + " was rejected", 0), 0u) << r.error().message;
+  EXPECT_EQ(r.error().message.rfind(
+                "401 from " + p.name + ": the API key in " + p.key_env + " was rejected", 0),
+            0u)
+      << r.error().message;
   EXPECT_EQ(r.error().message.find(kFakeKey), std::string::npos) << r.error().message;
   EXPECT_NE(r.error().message.find("[redacted]"), std::string::npos) << r.error().message;
 }
@@ -130,7 +140,9 @@ TEST_P(HttpFailures, ForbiddenSaysTheKeyMayNotUseTheModel) {
   auto r = client(options())->complete(hello_request());
   ASSERT_FALSE(r);
   EXPECT_EQ(r.kind(), ErrorKind::auth);
-  EXPECT_NE(r.error().message.find("not allowed to use model '" + GetParam().model + "'"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("not allowed to use model '" + GetParam().model + "'"),
+            std::string::npos)
+      << r.error().message;
 }
 
 TEST_P(HttpFailures, BadRequestAndNotFoundAreNotRetried) {
@@ -138,12 +150,14 @@ TEST_P(HttpFailures, BadRequestAndNotFoundAreNotRetried) {
   auto r = client(options())->complete(hello_request());
   ASSERT_FALSE(r);
   EXPECT_EQ(r.kind(), ErrorKind::bad_request);
-  EXPECT_NE(r.error().message.find("max_tokens: too large"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("max_tokens: too large"), std::string::npos)
+      << r.error().message;
   server.script({status(404, R"({"error": {"message": "model not found"}})")});
   auto nf = client(options())->complete(hello_request());
   ASSERT_FALSE(nf);
   EXPECT_EQ(nf.kind(), ErrorKind::bad_request);
-  EXPECT_NE(nf.error().message.find("model '" + GetParam().model + "'"), std::string::npos) << nf.error().message;
+  EXPECT_NE(nf.error().message.find("model '" + GetParam().model + "'"), std::string::npos)
+      << nf.error().message;
   EXPECT_NE(nf.error().message.find(GetParam().base_env), std::string::npos) << nf.error().message;
   EXPECT_EQ(server.received().size(), 2u);
   EXPECT_TRUE(opts.sleeps.empty());
@@ -168,7 +182,8 @@ TEST_P(HttpFailures, StreamWithoutItsLastEventIsTruncated) {
   auto r = client(options())->complete(hello_request(), &cb);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.kind(), ErrorKind::truncated);
-  EXPECT_NE(r.error().message.find("stream ended before the reply was complete"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("stream ended before the reply was complete"), std::string::npos)
+      << r.error().message;
   EXPECT_EQ(server.received().size(), 1u);  // deltas were shown: not retried
 }
 
@@ -185,7 +200,8 @@ TEST_P(HttpFailures, MaxTokensIsTruncatedWithThePartialReply) {
   auto r = client(options())->complete(hello_request());
   ASSERT_FALSE(r);
   EXPECT_EQ(r.kind(), ErrorKind::truncated);
-  EXPECT_NE(r.error().message.find("cut off at max_tokens (100)"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("cut off at max_tokens (100)"), std::string::npos)
+      << r.error().message;
   ASSERT_TRUE(r.error().partial);
   EXPECT_EQ(r.error().partial->text, "Hello, world");
   EXPECT_EQ(r.error().partial->usage.output_tokens, 7);
@@ -204,17 +220,20 @@ TEST_P(HttpFailures, SlowerThanTheTimeoutIsATimeout) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.kind(), ErrorKind::timeout);
   EXPECT_LT(s, 0.6);
-  EXPECT_NE(r.error().message.find("no complete reply within 0.15 s"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("no complete reply within 0.15 s"), std::string::npos)
+      << r.error().message;
   EXPECT_EQ(server.received().size(), 1u);  // a timeout is not retried
 }
 
 TEST_P(HttpFailures, RefusedConnectionIsANetworkErrorAfterRetries) {
-  auto o = opts.options({{GetParam().key_env, kFakeKey}, {GetParam().base_env, "http://127.0.0.1:1"}});
+  auto o =
+      opts.options({{GetParam().key_env, kFakeKey}, {GetParam().base_env, "http://127.0.0.1:1"}});
   auto r = client(o)->complete(hello_request());
   ASSERT_FALSE(r);
   EXPECT_EQ(r.kind(), ErrorKind::network);
   EXPECT_EQ(opts.sleeps.size(), 3u);
-  EXPECT_NE(r.error().message.find("gave up after 4 attempts"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("gave up after 4 attempts"), std::string::npos)
+      << r.error().message;
 }
 
 TEST_P(HttpFailures, CancellingEndsACallInFlight) {
@@ -240,7 +259,9 @@ TEST_P(HttpFailures, CancellingEndsACallInFlight) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Providers, HttpFailures, ::testing::ValuesIn(http_profiles()),
-                         [](const ::testing::TestParamInfo<Profile>& info) { return info.param.name; });
+                         [](const ::testing::TestParamInfo<Profile>& info) {
+                           return info.param.name;
+                         });
 
 }  // namespace
 }  // namespace kforge::llm::testing

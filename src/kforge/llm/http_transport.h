@@ -39,7 +39,7 @@ struct HttpResponse {
   std::optional<double> retry_after_s;  // Retry-After (seconds form) or retry-after-ms
   std::string body;                     // everything, unless streamed to the chunk reader
   TransportFailure failure = TransportFailure::none;
-  std::string failure_detail;           // the transport's own words ("Connection refused")
+  std::string failure_detail;  // the transport's own words ("Connection refused")
 };
 
 // Receives the body of a 2xx response as it arrives; returning false stops the transfer.
@@ -50,7 +50,8 @@ class HttpTransport {
   virtual ~HttpTransport() = default;
   // Thread-safe. With on_chunk set, a 2xx body goes to on_chunk instead of HttpResponse::body
   // (an error body is still collected). `cancel`, when set, is polled during the exchange.
-  virtual HttpResponse post(const HttpRequest& request, const ChunkReader* on_chunk, const std::atomic<bool>* cancel) = 0;
+  virtual HttpResponse post(const HttpRequest& request, const ChunkReader* on_chunk,
+                            const std::atomic<bool>* cancel) = 0;
 };
 
 // libcurl, with a pool of handles so connections (and TLS sessions) are reused across calls.

@@ -5,12 +5,18 @@ namespace kforge::llm {
 namespace {
 
 constexpr std::pair<ErrorKind, std::string_view> kNames[] = {
-    {ErrorKind::config, "config"},         {ErrorKind::auth, "auth"},
-    {ErrorKind::bad_request, "bad_request"}, {ErrorKind::rate_limited, "rate_limited"},
-    {ErrorKind::server, "server"},         {ErrorKind::network, "network"},
-    {ErrorKind::timeout, "timeout"},       {ErrorKind::malformed, "malformed"},
-    {ErrorKind::truncated, "truncated"},   {ErrorKind::cancelled, "cancelled"},
-    {ErrorKind::budget_exhausted, "budget_exhausted"}, {ErrorKind::diverged, "diverged"},
+    {ErrorKind::config, "config"},
+    {ErrorKind::auth, "auth"},
+    {ErrorKind::bad_request, "bad_request"},
+    {ErrorKind::rate_limited, "rate_limited"},
+    {ErrorKind::server, "server"},
+    {ErrorKind::network, "network"},
+    {ErrorKind::timeout, "timeout"},
+    {ErrorKind::malformed, "malformed"},
+    {ErrorKind::truncated, "truncated"},
+    {ErrorKind::cancelled, "cancelled"},
+    {ErrorKind::budget_exhausted, "budget_exhausted"},
+    {ErrorKind::diverged, "diverged"},
 };
 
 }  // namespace

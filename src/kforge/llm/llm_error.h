@@ -15,16 +15,16 @@
 namespace kforge::llm {
 
 enum class ErrorKind {
-  config,            // no model for a role, bad spec, missing key, unreadable file
-  auth,              // 401/403: the key was rejected or may not use the model
-  bad_request,       // 400/404/413/…: the request or the model name is wrong; retrying will not help
-  rate_limited,      // 429 after every retry
-  server,            // 5xx after every retry; a cmd: program that failed
-  network,           // no connection, reset, DNS, after every retry
-  timeout,           // no complete reply within the total timeout
-  malformed,         // a reply kforge cannot read
-  truncated,         // cut off: max_tokens reached (see LlmError::partial) or a stream that ended early
-  cancelled,         // Ctrl-C (the cancellation flag) while the call was in flight
+  config,        // no model for a role, bad spec, missing key, unreadable file
+  auth,          // 401/403: the key was rejected or may not use the model
+  bad_request,   // 400/404/413/…: the request or the model name is wrong; retrying will not help
+  rate_limited,  // 429 after every retry
+  server,        // 5xx after every retry; a cmd: program that failed
+  network,       // no connection, reset, DNS, after every retry
+  timeout,       // no complete reply within the total timeout
+  malformed,     // a reply kforge cannot read
+  truncated,     // cut off: max_tokens reached (see LlmError::partial) or a stream that ended early
+  cancelled,     // Ctrl-C (the cancellation flag) while the call was in flight
   budget_exhausted,  // the session's budget is spent; checked before each call
   diverged,          // replay: the request differs from the recording
 };

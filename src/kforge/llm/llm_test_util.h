@@ -39,7 +39,8 @@ inline Canned sse(std::vector<std::string> events, bool cut = false) {
   return c;
 }
 
-inline Canned status(int code, std::string body, std::vector<std::pair<std::string, std::string>> headers = {}) {
+inline Canned status(int code, std::string body,
+                     std::vector<std::pair<std::string, std::string>> headers = {}) {
   Canned c;
   c.status = code;
   c.body = std::move(body);
@@ -63,14 +64,16 @@ struct Received {
 class TestServer {
  public:
   TestServer() {
-    server_.Post(".*", [this](const httplib::Request& req, httplib::Response& res) { handle(req, res); });
+    server_.Post(".*",
+                 [this](const httplib::Request& req, httplib::Response& res) { handle(req, res); });
     // Like the providers' servers: no Nagle delay between the header and body writes (with it,
     // a delayed ACK adds 40 ms to some exchanges), and connections kept alive.
     server_.set_tcp_nodelay(true);
     server_.set_keep_alive_max_count(1000);
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    for (int i = 0; i < 500 && !server_.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    for (int i = 0; i < 500 && !server_.is_running(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   ~TestServer() {
     server_.stop();
@@ -97,8 +100,10 @@ class TestServer {
     {
       std::lock_guard lock(mutex_);
       received_.push_back({req.path, req.target, req.headers, req.body});
-      if (script_.empty()) c = status(500, R"({"error": {"message": "no scripted reply"}})");
-      else c = script_[std::min(next_++, script_.size() - 1)];
+      if (script_.empty())
+        c = status(500, R"({"error": {"message": "no scripted reply"}})");
+      else
+        c = script_[std::min(next_++, script_.size() - 1)];
     }
     if (c.delay_ms) std::this_thread::sleep_for(std::chrono::milliseconds(c.delay_ms));
     res.status = c.status;
@@ -107,13 +112,14 @@ class TestServer {
       res.set_content(c.body, c.content_type.c_str());
       return;
     }
-    res.set_chunked_content_provider(c.content_type, [chunks = c.chunks, cut = c.cut](size_t, httplib::DataSink& sink) {
-      for (const auto& chunk : chunks)
-        if (!sink.write(chunk.data(), chunk.size())) return false;
-      if (cut) return false;  // the connection closes without the last chunk
-      sink.done();
-      return true;
-    });
+    res.set_chunked_content_provider(
+        c.content_type, [chunks = c.chunks, cut = c.cut](size_t, httplib::DataSink& sink) {
+          for (const auto& chunk : chunks)
+            if (!sink.write(chunk.data(), chunk.size())) return false;
+          if (cut) return false;  // the connection closes without the last chunk
+          sink.done();
+          return true;
+        });
   }
 
   httplib::Server server_;
@@ -126,7 +132,8 @@ class TestServer {
 };
 
 // A fake environment for make_client: keys and base URLs without touching the process's.
-inline std::function<std::optional<std::string>(const std::string&)> env(std::map<std::string, std::string> vars) {
+inline std::function<std::optional<std::string>(const std::string&)> env(
+    std::map<std::string, std::string> vars) {
   return [vars = std::move(vars)](const std::string& name) -> std::optional<std::string> {
     auto it = vars.find(name);
     if (it == vars.end()) return std::nullopt;
@@ -149,7 +156,9 @@ struct TestOptions {
 };
 
 inline std::string data(const nlohmann::json& j) { return "data: " + j.dump() + "\n\n"; }
-inline std::string event(const std::string& name, const nlohmann::json& j) { return "event: " + name + "\n" + data(j); }
+inline std::string event(const std::string& name, const nlohmann::json& j) {
+  return "event: " + name + "\n" + data(j);
+}
 
 // A folder of its own under /tmp, removed afterwards.
 class TempDir {
@@ -159,7 +168,8 @@ class TempDir {
     std::string name = info ? std::string(info->test_suite_name()) + "-" + info->name() : "test";
     for (char& c : name)
       if (c == '/') c = '_';
-    path_ = std::filesystem::temp_directory_path() / ("kforge-llm-" + name + "-" + std::to_string(::getpid()));
+    path_ = std::filesystem::temp_directory_path() /
+            ("kforge-llm-" + name + "-" + std::to_string(::getpid()));
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }

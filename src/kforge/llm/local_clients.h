@@ -10,6 +10,7 @@ namespace kforge::llm {
 
 std::unique_ptr<ModelClient> make_cmd_client(const ModelSpec& spec, const ClientOptions& options);
 // config when the transcript cannot be read.
-LlmResultOf<std::unique_ptr<ModelClient>> make_replay_client(const ModelSpec& spec, const ClientOptions& options);
+LlmResultOf<std::unique_ptr<ModelClient>> make_replay_client(const ModelSpec& spec,
+                                                             const ClientOptions& options);
 
 }  // namespace kforge::llm

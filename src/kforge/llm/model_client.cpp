@@ -20,8 +20,10 @@ struct EnvValue {
 EnvValue first_set(const ClientOptions& o, std::initializer_list<const char*> names) {
   for (const char* n : names) {
     std::optional<std::string> v;
-    if (o.getenv) v = o.getenv(n);
-    else if (const char* e = std::getenv(n)) v = std::string(e);
+    if (o.getenv)
+      v = o.getenv(n);
+    else if (const char* e = std::getenv(n))
+      v = std::string(e);
     if (v && !v->empty()) return {*v, n};
   }
   return {};
@@ -33,16 +35,22 @@ LlmError missing_key(const std::string& spec, const char* variables) {
 
 }  // namespace
 
-LlmResultOf<std::unique_ptr<ModelClient>> make_client(const ModelSpec& spec, const ClientOptions& options) {
+LlmResultOf<std::unique_ptr<ModelClient>> make_client(const ModelSpec& spec,
+                                                      const ClientOptions& options) {
   WireInfo w;
   w.provider = std::string(provider_name(spec.provider));
   w.model = spec.model;
   switch (spec.provider) {
-    case Provider::cmd: return make_cmd_client(spec, options);
-    case Provider::replay: return make_replay_client(spec, options);
+    case Provider::cmd:
+      return make_cmd_client(spec, options);
+    case Provider::replay:
+      return make_replay_client(spec, options);
     case Provider::openai: {
       auto key = first_set(options, {"OPENAI_API_KEY"});
-      if (key.value.empty()) return missing_key(spec.text, "OPENAI_API_KEY (or use openai-compatible:MODEL@URL for a server that needs no key)");
+      if (key.value.empty())
+        return missing_key(
+            spec.text,
+            "OPENAI_API_KEY (or use openai-compatible:MODEL@URL for a server that needs no key)");
       auto base = first_set(options, {"OPENAI_BASE_URL"});
       w.base_url = base.value.empty() ? "https://api.openai.com/v1" : base.value;
       w.base_env = "OPENAI_BASE_URL";

@@ -30,24 +30,26 @@ class ModelClient {
   // One call. With on_delta, the reply is streamed and on_delta sees it as it is written; the
   // reply returned is the same either way. Fills text, reasoning, finish_reason, usage,
   // latency, provider and model (pricing is LlmSession's). Safe to call from several threads.
-  virtual LlmResult complete(const ChatRequest& request, const StreamCallback* on_delta = nullptr) = 0;
+  virtual LlmResult complete(const ChatRequest& request,
+                             const StreamCallback* on_delta = nullptr) = 0;
   // "provider:model" as given.
   virtual std::string name() const = 0;
 };
 
 struct ClientOptions {
-  std::chrono::milliseconds timeout{600000};        // per attempt, a stream included
+  std::chrono::milliseconds timeout{600000};  // per attempt, a stream included
   std::chrono::milliseconds connect_timeout{10000};
   RetryPolicy retry;
-  const std::atomic<bool>* cancel = nullptr;        // set: calls in flight end as cancelled
+  const std::atomic<bool>* cancel = nullptr;  // set: calls in flight end as cancelled
 
   // Seams for tests; empty means the real thing.
   std::function<std::optional<std::string>(const std::string& name)> getenv;
-  std::function<void(double seconds)> sleep;        // back-off waits
-  std::shared_ptr<HttpTransport> transport;         // default: libcurl
+  std::function<void(double seconds)> sleep;  // back-off waits
+  std::shared_ptr<HttpTransport> transport;   // default: libcurl
 };
 
 // config when the spec needs something missing (a key, a readable transcript).
-LlmResultOf<std::unique_ptr<ModelClient>> make_client(const ModelSpec& spec, const ClientOptions& options);
+LlmResultOf<std::unique_ptr<ModelClient>> make_client(const ModelSpec& spec,
+                                                      const ClientOptions& options);
 
 }  // namespace kforge::llm

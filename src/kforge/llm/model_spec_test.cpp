@@ -36,7 +36,9 @@ TEST(ModelSpec, Errors) {
   EXPECT_NE(none.error().message.find("is not PROVIDER:MODEL"), std::string::npos);
   auto typo = parse_model_spec("opneai:gpt-4o");
   ASSERT_FALSE(typo);
-  EXPECT_EQ(typo.error().message, "unknown provider 'opneai' in 'opneai:gpt-4o' (providers: openai, openai-compatible, anthropic, gemini, cmd, replay)");
+  EXPECT_EQ(typo.error().message,
+            "unknown provider 'opneai' in 'opneai:gpt-4o' (providers: openai, openai-compatible, "
+            "anthropic, gemini, cmd, replay)");
   auto no_url = parse_model_spec("openai-compatible:qwen");
   ASSERT_FALSE(no_url);
   EXPECT_NE(no_url.error().message.find("MODEL@BASE_URL"), std::string::npos);

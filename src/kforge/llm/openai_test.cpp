@@ -22,7 +22,9 @@ TEST(OpenAi, SendsTheChatCompletionsRequest) {
   TestServer server;
   TestOptions t;
   server.script({status(200, openai_profile().ok_body)});
-  auto r = make("openai:gpt-4o", t.options({{"OPENAI_API_KEY", kFakeKey}, {"OPENAI_BASE_URL", server.url()}}))->complete(hello_request());
+  auto r = make("openai:gpt-4o",
+                t.options({{"OPENAI_API_KEY", kFakeKey}, {"OPENAI_BASE_URL", server.url()}}))
+               ->complete(hello_request());
   ASSERT_TRUE(r) << r.error().message;
   auto got = server.received().at(0);
   EXPECT_EQ(got.path, "/v1/chat/completions");
@@ -30,7 +32,10 @@ TEST(OpenAi, SendsTheChatCompletionsRequest) {
   EXPECT_EQ(got.header("Content-Type"), "application/json");
   auto body = got.json();
   EXPECT_EQ(body["model"], "gpt-4o");
-  EXPECT_EQ(body["messages"], nlohmann::json::parse(R"([{"role":"system","content":"You are terse."},{"role":"user","content":"Say hello."}])"));
+  EXPECT_EQ(
+      body["messages"],
+      nlohmann::json::parse(
+          R"([{"role":"system","content":"You are terse."},{"role":"user","content":"Say hello."}])"));
   EXPECT_EQ(body["max_completion_tokens"], 100);
   EXPECT_FALSE(body.contains("max_tokens"));
   EXPECT_DOUBLE_EQ(body["temperature"].get<double>(), 0.3);
@@ -41,7 +46,10 @@ TEST(OpenAi, BaseUrlMayIncludeV1AsTheSdkDoes) {
   TestServer server;
   TestOptions t;
   server.script({status(200, openai_profile().ok_body)});
-  auto r = make("openai:gpt-4o", t.options({{"OPENAI_API_KEY", kFakeKey}, {"OPENAI_BASE_URL", server.url() + "/v1/"}}))->complete(hello_request());
+  auto r =
+      make("openai:gpt-4o",
+           t.options({{"OPENAI_API_KEY", kFakeKey}, {"OPENAI_BASE_URL", server.url() + "/v1/"}}))
+          ->complete(hello_request());
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(server.received().at(0).path, "/v1/chat/completions");
 }
@@ -50,7 +58,9 @@ TEST(OpenAi, ReasoningModelsGetNoTemperature) {
   TestServer server;
   TestOptions t;
   server.script({status(200, openai_profile().ok_body)});
-  auto r = make("openai:o4-mini", t.options({{"OPENAI_API_KEY", kFakeKey}, {"OPENAI_BASE_URL", server.url()}}))->complete(hello_request());
+  auto r = make("openai:o4-mini",
+                t.options({{"OPENAI_API_KEY", kFakeKey}, {"OPENAI_BASE_URL", server.url()}}))
+               ->complete(hello_request());
   ASSERT_TRUE(r) << r.error().message;
   auto body = server.received().at(0).json();
   EXPECT_FALSE(body.contains("temperature"));
@@ -62,7 +72,9 @@ TEST(OpenAi, StreamAsksForUsage) {
   TestOptions t;
   server.script({sse(openai_profile().ok_stream)});
   StreamCallback cb = [](const StreamDelta&) {};
-  auto r = make("openai:gpt-4o", t.options({{"OPENAI_API_KEY", kFakeKey}, {"OPENAI_BASE_URL", server.url()}}))->complete(hello_request(), &cb);
+  auto r = make("openai:gpt-4o",
+                t.options({{"OPENAI_API_KEY", kFakeKey}, {"OPENAI_BASE_URL", server.url()}}))
+               ->complete(hello_request(), &cb);
   ASSERT_TRUE(r) << r.error().message;
   auto got = server.received().at(0);
   auto body = got.json();
@@ -84,7 +96,8 @@ TEST(OpenAiCompatible, UsesTheUrlAfterTheAtSignAndMaxTokens) {
   TestServer server;
   TestOptions t;
   server.script({status(200, openai_profile().ok_body)});
-  auto r = make("openai-compatible:qwen2.5-coder@" + server.url() + "/v1", t.options({}))->complete(hello_request());
+  auto r = make("openai-compatible:qwen2.5-coder@" + server.url() + "/v1", t.options({}))
+               ->complete(hello_request());
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->provider, "openai-compatible");
   EXPECT_EQ(r->model, "qwen2.5-coder");
@@ -101,7 +114,9 @@ TEST(OpenAiCompatible, OwnKeyWinsOverTheOpenAiKey) {
   TestServer server;
   TestOptions t;
   server.script({status(200, openai_profile().ok_body)});
-  auto r = make("openai-compatible:m@" + server.url(), t.options({{"OPENAI_API_KEY", "sk-openai"}, {"KFORGE_OPENAI_COMPATIBLE_KEY", "local-key"}}))
+  auto r = make("openai-compatible:m@" + server.url(),
+                t.options({{"OPENAI_API_KEY", "sk-openai"},
+                           {"KFORGE_OPENAI_COMPATIBLE_KEY", "local-key"}}))
                ->complete(hello_request());
   ASSERT_TRUE(r);
   EXPECT_EQ(server.received().at(0).header("Authorization"), "Bearer local-key");
@@ -114,13 +129,17 @@ TEST(OpenAiCompatible, UnauthorizedWithoutAKeySaysWhichVariableToSet) {
   auto r = make("openai-compatible:m@" + server.url(), t.options({}))->complete(hello_request());
   ASSERT_FALSE(r);
   EXPECT_EQ(r.kind(), ErrorKind::auth);
-  EXPECT_NE(r.error().message.find("wants an API key: set KFORGE_OPENAI_COMPATIBLE_KEY"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("wants an API key: set KFORGE_OPENAI_COMPATIBLE_KEY"),
+            std::string::npos)
+      << r.error().message;
 }
 
 TEST(OpenAiCompatible, ReadsReasoningFieldAndToleratesNullContent) {
   TestServer server;
   TestOptions t;
-  server.script({status(200, R"({"choices":[{"index":0,"message":{"role":"assistant","content":null,"reasoning":"hmm"},"finish_reason":"stop"}],
+  server.script({status(
+      200,
+      R"({"choices":[{"index":0,"message":{"role":"assistant","content":null,"reasoning":"hmm"},"finish_reason":"stop"}],
                                  "usage":{"prompt_tokens":3,"completion_tokens":2}})")});
   auto r = make("openai-compatible:m@" + server.url(), t.options({}))->complete(hello_request());
   ASSERT_TRUE(r) << r.error().message;
@@ -135,7 +154,8 @@ TEST(OpenAiCompatible, ServerThatIgnoresStreamStillAnswers) {
   server.script({status(200, openai_profile().ok_body)});
   std::string seen;
   StreamCallback cb = [&](const StreamDelta& d) { seen += d.text; };
-  auto r = make("openai-compatible:m@" + server.url(), t.options({}))->complete(hello_request(), &cb);
+  auto r =
+      make("openai-compatible:m@" + server.url(), t.options({}))->complete(hello_request(), &cb);
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->text, "Hello, world");
   EXPECT_EQ(seen, "Hello, world");
@@ -146,7 +166,9 @@ TEST(OpenAi, ErrorInsideAStreamIsAServerError) {
   TestOptions t;
   server.script({sse({data({{"error", {{"message", "model overloaded"}}}})})});
   StreamCallback cb = [](const StreamDelta&) {};
-  auto r = make("openai:gpt-4o", t.options({{"OPENAI_API_KEY", kFakeKey}, {"OPENAI_BASE_URL", server.url()}}))->complete(hello_request(), &cb);
+  auto r = make("openai:gpt-4o",
+                t.options({{"OPENAI_API_KEY", kFakeKey}, {"OPENAI_BASE_URL", server.url()}}))
+               ->complete(hello_request(), &cb);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.kind(), ErrorKind::server);
   EXPECT_NE(r.error().message.find("model overloaded"), std::string::npos) << r.error().message;

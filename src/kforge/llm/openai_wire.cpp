@@ -23,8 +23,10 @@ Usage parse_usage(const json& u) {
   if (!u.is_object()) return usage;
   usage.input_tokens = json_int(u, "prompt_tokens");
   usage.output_tokens = json_int(u, "completion_tokens");
-  if (auto d = u.find("prompt_tokens_details"); d != u.end()) usage.cached_tokens = json_int(*d, "cached_tokens");
-  if (auto d = u.find("completion_tokens_details"); d != u.end()) usage.reasoning_tokens = json_int(*d, "reasoning_tokens");
+  if (auto d = u.find("prompt_tokens_details"); d != u.end())
+    usage.cached_tokens = json_int(*d, "cached_tokens");
+  if (auto d = u.find("completion_tokens_details"); d != u.end())
+    usage.reasoning_tokens = json_int(*d, "reasoning_tokens");
   return usage;
 }
 
@@ -42,7 +44,8 @@ class OpenAiStream : public StreamDecoder {
     }
     auto j = parse_json(event.data, "a chat.completion.chunk");
     if (!j) return j.error();
-    if (j->contains("error")) return LlmError{ErrorKind::server, "error in the stream: " + error_detail(event.data)};
+    if (j->contains("error"))
+      return LlmError{ErrorKind::server, "error in the stream: " + error_detail(event.data)};
     if (auto u = j->find("usage"); u != j->end() && u->is_object()) reply_.usage = parse_usage(*u);
     if (std::string m = json_string(*j, "model"); !m.empty()) model_ = m;
     auto choices = j->find("choices");
@@ -61,9 +64,12 @@ class OpenAiStream : public StreamDecoder {
 
   LlmResult finish() override {
     if (reply_.finish_reason.empty())
-      return LlmError{ErrorKind::truncated, fmt::format("the stream ended before the reply was complete (no finish_reason; {} characters "
-                                                        "received{})",
-                                                        reply_.text.size(), done_ ? "" : ", no [DONE]")};
+      return LlmError{
+          ErrorKind::truncated,
+          fmt::format(
+              "the stream ended before the reply was complete (no finish_reason; {} characters "
+              "received{})",
+              reply_.text.size(), done_ ? "" : ", no [DONE]")};
     return reply_;
   }
 
@@ -78,12 +84,15 @@ class OpenAiWire : public Wire {
   OpenAiWire(WireInfo info, bool compatible) : Wire(std::move(info)), compatible_(compatible) {
     // A full endpoint URL is taken as is; otherwise "/v1" is added unless the base has it.
     const std::string& base = this->info().base_url;
-    url_ = base.size() > 17 && base.ends_with("/chat/completions") ? base : join_endpoint(base, "/v1", "/chat/completions");
+    url_ = base.size() > 17 && base.ends_with("/chat/completions")
+               ? base
+               : join_endpoint(base, "/v1", "/chat/completions");
   }
 
   HttpRequest build(const ChatRequest& request, bool stream) const override {
     json messages = json::array();
-    for (const auto& m : request.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
+    for (const auto& m : request.messages)
+      messages.push_back({{"role", m.role}, {"content", m.content}});
     json body = {{"model", info().model}, {"messages", std::move(messages)}};
     // OpenAI's own API wants max_completion_tokens (reasoning models refuse max_tokens);
     // compatible servers know max_tokens.
@@ -95,7 +104,8 @@ class OpenAiWire : public Wire {
     }
     HttpRequest http;
     http.url = url_;
-    http.headers = {{"Content-Type", "application/json"}, {"Accept", stream ? "text/event-stream" : "application/json"}};
+    http.headers = {{"Content-Type", "application/json"},
+                    {"Accept", stream ? "text/event-stream" : "application/json"}};
     if (!info().key.empty()) http.headers.emplace_back("Authorization", "Bearer " + info().key);
     http.body = body.dump();
     return http;
@@ -104,13 +114,16 @@ class OpenAiWire : public Wire {
   LlmResult parse(std::string_view body) const override {
     auto j = parse_json(body, "a chat.completion");
     if (!j) return j.error();
-    if (j->contains("error")) return LlmError{ErrorKind::server, "error in the reply: " + error_detail(body)};
+    if (j->contains("error"))
+      return LlmError{ErrorKind::server, "error in the reply: " + error_detail(body)};
     auto choices = j->find("choices");
     if (choices == j->end() || !choices->is_array() || choices->empty())
-      return malformed(fmt::format("malformed reply: no choices (it begins: {})", excerpt(body, 80)));
+      return malformed(
+          fmt::format("malformed reply: no choices (it begins: {})", excerpt(body, 80)));
     const json& choice = (*choices)[0];
     auto message = choice.find("message");
-    if (message == choice.end() || !message->is_object()) return malformed("malformed reply: choices[0] has no message");
+    if (message == choice.end() || !message->is_object())
+      return malformed("malformed reply: choices[0] has no message");
     ChatReply reply;
     reply.text = json_string(*message, "content");
     reply.reasoning = reasoning_of(*message);
@@ -120,7 +133,9 @@ class OpenAiWire : public Wire {
     return reply;
   }
 
-  std::unique_ptr<StreamDecoder> decoder() const override { return std::make_unique<OpenAiStream>(); }
+  std::unique_ptr<StreamDecoder> decoder() const override {
+    return std::make_unique<OpenAiStream>();
+  }
 
  private:
   bool compatible_;
@@ -129,6 +144,8 @@ class OpenAiWire : public Wire {
 
 }  // namespace
 
-std::unique_ptr<Wire> make_openai_wire(WireInfo info, bool compatible) { return std::make_unique<OpenAiWire>(std::move(info), compatible); }
+std::unique_ptr<Wire> make_openai_wire(WireInfo info, bool compatible) {
+  return std::make_unique<OpenAiWire>(std::move(info), compatible);
+}
 
 }  // namespace kforge::llm

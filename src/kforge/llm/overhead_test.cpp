@@ -23,7 +23,9 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-double ms_since(clock_type::time_point t) { return std::chrono::duration<double, std::milli>(clock_type::now() - t).count(); }
+double ms_since(clock_type::time_point t) {
+  return std::chrono::duration<double, std::milli>(clock_type::now() - t).count();
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -69,7 +71,9 @@ TEST(Overhead, PerCall) {
   server.script({status(200, reply_body)});
   LlmConfig config;
   config.models["default"] = "openai:gpt-4o";
-  auto session = LlmSession::open(config, {.state_dir = dir.path() / "live", .getenv = env({{"OPENAI_API_KEY", kFakeKey}, {"OPENAI_BASE_URL", server.url()}})});
+  auto session = LlmSession::open(
+      config, {.state_dir = dir.path() / "live",
+               .getenv = env({{"OPENAI_API_KEY", kFakeKey}, {"OPENAI_BASE_URL", server.url()}})});
   ASSERT_TRUE(session) << session.error().message;
   ChatRequest req = typical_request();
   ASSERT_TRUE((*session)->complete(req));
@@ -77,7 +81,9 @@ TEST(Overhead, PerCall) {
   // (1) Against the local server.
   HttpRequest raw;
   raw.url = server.url() + "/v1/chat/completions";
-  raw.headers = {{"Content-Type", "application/json"}, {"Accept", "application/json"}, {"Authorization", "Bearer " + kFakeKey}};
+  raw.headers = {{"Content-Type", "application/json"},
+                 {"Accept", "application/json"},
+                 {"Authorization", "Bearer " + kFakeKey}};
   raw.body = server.received().at(0).body;
   auto transport = make_curl_transport();
   std::vector<double> full, bare;
@@ -97,7 +103,8 @@ TEST(Overhead, PerCall) {
   }
 
   // (2) No network: the transport answers at once.
-  SessionOptions o{.state_dir = dir.path() / "instant", .getenv = env({{"OPENAI_API_KEY", kFakeKey}})};
+  SessionOptions o{.state_dir = dir.path() / "instant",
+                   .getenv = env({{"OPENAI_API_KEY", kFakeKey}})};
   o.client.transport = std::make_shared<InstantTransport>(reply_body);
   auto instant = LlmSession::open(config, o);
   ASSERT_TRUE(instant);
@@ -132,7 +139,8 @@ TEST(Overhead, PerCall) {
     t = clock_type::now();
     ASSERT_TRUE((*writer)->append(e));
     append.push_back(ms_since(t));
-    store::LlmCallRecord row{"bench", i + 1, e.time, "coder", "openai", "gpt-4o", 10, 7, 4, 2, 5.0, 0.001};
+    store::LlmCallRecord row{"bench", i + 1, e.time, "coder", "openai", "gpt-4o",
+                             10,      7,     4,      2,       5.0,      0.001};
     row.request_key = k;
     t = clock_type::now();
     ASSERT_TRUE(store::insert_llm_call(**db, row));
@@ -140,11 +148,15 @@ TEST(Overhead, PerCall) {
   }
 
   std::printf("[ overhead ] %d calls, 16 KiB prompt, 4 KiB reply (medians)\n", kCalls);
-  std::printf("[ overhead ] local server: bare HTTP exchange %.3f ms, full session call %.3f ms: kforge adds %.3f ms\n", median(bare), median(full),
-              median(full) - median(bare));
+  std::printf(
+      "[ overhead ] local server: bare HTTP exchange %.3f ms, full session call %.3f ms: kforge "
+      "adds %.3f ms\n",
+      median(bare), median(full), median(full) - median(bare));
   std::printf("[ overhead ] no network:   full session call %.3f ms\n", median(own));
-  std::printf("[ overhead ]   build request %.3f, parse reply %.3f, cache key %.3f, transcript line %.3f, store row %.3f ms\n", median(build),
-              median(parse), median(key), median(append), median(insert));
+  std::printf(
+      "[ overhead ]   build request %.3f, parse reply %.3f, cache key %.3f, transcript line %.3f, "
+      "store row %.3f ms\n",
+      median(build), median(parse), median(key), median(append), median(insert));
   RecordProperty("own_ms", std::to_string(median(own)));
   EXPECT_LT(median(own), 5.0);
 }

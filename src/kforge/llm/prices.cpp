@@ -50,7 +50,8 @@ constexpr DefaultPrice kDefaults[] = {
 };
 
 bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
 // "gpt-4o-2024-08-06" → "gpt-4o"; "claude-3-5-haiku-20241022" → "claude-3-5-haiku";
@@ -63,7 +64,8 @@ std::string_view without_snapshot(std::string_view model) {
   // YYYY-MM-DD: three numeric parts.
   if (tail.size() == 2 && all_digits(tail) && model.size() >= 11) {
     std::string_view date = model.substr(model.size() - 11);  // "-2024-08-06"
-    if (date[0] == '-' && date[5] == '-' && date[8] == '-' && all_digits(date.substr(1, 4)) && all_digits(date.substr(6, 2)))
+    if (date[0] == '-' && date[5] == '-' && date[8] == '-' && all_digits(date.substr(1, 4)) &&
+        all_digits(date.substr(6, 2)))
       return model.substr(0, model.size() - 11);
   }
   return model;
@@ -80,17 +82,20 @@ PriceTable PriceTable::defaults() {
 void PriceTable::set(const std::string& key, Price price) { prices_[key] = price; }
 
 std::optional<Price> PriceTable::find(std::string_view provider, std::string_view model) const {
-  if (auto it = prices_.find(fmt::format("{}:{}", provider, model)); it != prices_.end()) return it->second;
+  if (auto it = prices_.find(fmt::format("{}:{}", provider, model)); it != prices_.end())
+    return it->second;
   std::string_view base = without_snapshot(model);
   if (base != model)
-    if (auto it = prices_.find(fmt::format("{}:{}", provider, base)); it != prices_.end()) return it->second;
+    if (auto it = prices_.find(fmt::format("{}:{}", provider, base)); it != prices_.end())
+      return it->second;
   return std::nullopt;
 }
 
 double cost_usd(const Price& price, const Usage& usage) {
   std::int64_t cached = std::clamp<std::int64_t>(usage.cached_tokens, 0, usage.input_tokens);
   double uncached = static_cast<double>(usage.input_tokens - cached);
-  return (uncached * price.input + static_cast<double>(cached) * price.cached_input + static_cast<double>(usage.output_tokens) * price.output) /
+  return (uncached * price.input + static_cast<double>(cached) * price.cached_input +
+          static_cast<double>(usage.output_tokens) * price.output) /
          1e6;
 }
 

@@ -10,10 +10,17 @@ namespace {
 
 TEST(Prices, DefaultsCoverCommonModels) {
   auto t = PriceTable::defaults();
-  for (auto [provider, model] : std::vector<std::pair<const char*, const char*>>{
-           {"openai", "gpt-4o"}, {"openai", "gpt-4o-mini"}, {"openai", "gpt-4.1"}, {"openai", "o3"}, {"openai", "gpt-5"},
-           {"anthropic", "claude-sonnet-4-5"}, {"anthropic", "claude-opus-4-1"}, {"anthropic", "claude-3-5-haiku"},
-           {"gemini", "gemini-2.5-pro"}, {"gemini", "gemini-2.5-flash"}}) {
+  for (auto [provider, model] :
+       std::vector<std::pair<const char*, const char*>>{{"openai", "gpt-4o"},
+                                                        {"openai", "gpt-4o-mini"},
+                                                        {"openai", "gpt-4.1"},
+                                                        {"openai", "o3"},
+                                                        {"openai", "gpt-5"},
+                                                        {"anthropic", "claude-sonnet-4-5"},
+                                                        {"anthropic", "claude-opus-4-1"},
+                                                        {"anthropic", "claude-3-5-haiku"},
+                                                        {"gemini", "gemini-2.5-pro"},
+                                                        {"gemini", "gemini-2.5-flash"}}) {
     auto p = t.find(provider, model);
     ASSERT_TRUE(p) << provider << ":" << model;
     EXPECT_GT(p->input, 0);

@@ -7,7 +7,8 @@ std::string redact(std::string_view text, const std::vector<std::string>& secret
   std::string out(text);
   for (const auto& secret : secrets) {
     if (secret.size() < 4) continue;
-    for (auto pos = out.find(secret); pos != std::string::npos; pos = out.find(secret, pos + 10)) out.replace(pos, secret.size(), "[redacted]");
+    for (auto pos = out.find(secret); pos != std::string::npos; pos = out.find(secret, pos + 10))
+      out.replace(pos, secret.size(), "[redacted]");
   }
   return out;
 }

@@ -29,52 +29,68 @@ std::string around(const std::string& s, std::size_t pos) {
   return out;
 }
 
-std::string first_difference(const std::vector<ChatMessage>& recorded, const std::vector<ChatMessage>& now) {
+std::string first_difference(const std::vector<ChatMessage>& recorded,
+                             const std::vector<ChatMessage>& now) {
   std::size_t n = std::min(recorded.size(), now.size());
   for (std::size_t i = 0; i < n; ++i) {
     const auto &r = recorded[i], &q = now[i];
-    if (r.role != q.role) return fmt::format("message {} is a '{}' message now, '{}' in the recording", i + 1, q.role, r.role);
+    if (r.role != q.role)
+      return fmt::format("message {} is a '{}' message now, '{}' in the recording", i + 1, q.role,
+                         r.role);
     if (r.content == q.content) continue;
     std::size_t pos = 0;
-    while (pos < r.content.size() && pos < q.content.size() && r.content[pos] == q.content[pos]) ++pos;
-    return fmt::format("message {} ({}) differs at character {}:\n  recorded: \"{}\"\n  now:      \"{}\"", i + 1, q.role, pos + 1,
-                       around(r.content, pos), around(q.content, pos));
+    while (pos < r.content.size() && pos < q.content.size() && r.content[pos] == q.content[pos])
+      ++pos;
+    return fmt::format(
+        "message {} ({}) differs at character {}:\n  recorded: \"{}\"\n  now:      \"{}\"", i + 1,
+        q.role, pos + 1, around(r.content, pos), around(q.content, pos));
   }
   if (now.size() > recorded.size())
-    return fmt::format("the request has {} messages, the recording {}; message {} ({}) is new: \"{}\"", now.size(), recorded.size(), n + 1,
-                       now[n].role, around(now[n].content, 0));
-  return fmt::format("the request has {} messages, the recording {}; message {} ({}) is missing: \"{}\"", now.size(), recorded.size(), n + 1,
-                     recorded[n].role, around(recorded[n].content, 0));
+    return fmt::format(
+        "the request has {} messages, the recording {}; message {} ({}) is new: \"{}\"", now.size(),
+        recorded.size(), n + 1, now[n].role, around(now[n].content, 0));
+  return fmt::format(
+      "the request has {} messages, the recording {}; message {} ({}) is missing: \"{}\"",
+      now.size(), recorded.size(), n + 1, recorded[n].role, around(recorded[n].content, 0));
 }
 
 class ReplayClient : public ModelClient {
  public:
   ReplayClient(ModelSpec spec, std::vector<TranscriptEntry> entries, const ClientOptions& options)
-      : spec_(std::move(spec)), entries_(std::move(entries)), used_(entries_.size(), false), options_(options) {}
+      : spec_(std::move(spec)),
+        entries_(std::move(entries)),
+        used_(entries_.size(), false),
+        options_(options) {}
 
   std::string name() const override { return spec_.text; }
 
   LlmResult complete(const ChatRequest& request, const StreamCallback* on_delta) override {
-    if (options_.cancel && options_.cancel->load()) return LlmError{ErrorKind::cancelled, fmt::format("replay {}: cancelled", spec_.model)};
+    if (options_.cancel && options_.cancel->load())
+      return LlmError{ErrorKind::cancelled, fmt::format("replay {}: cancelled", spec_.model)};
     const TranscriptEntry* entry = nullptr;
     {
       std::lock_guard lock(mutex_);
       std::int64_t call = ++calls_;
       while (next_ < entries_.size() && used_[next_]) ++next_;
       if (next_ >= entries_.size())
-        return LlmError{ErrorKind::diverged,
-                        fmt::format("replay {}: call {} ({}) has no recorded reply: the recording holds {} calls", spec_.model, call,
-                                    request.agent_role, entries_.size())};
+        return LlmError{
+            ErrorKind::diverged,
+            fmt::format(
+                "replay {}: call {} ({}) has no recorded reply: the recording holds {} calls",
+                spec_.model, call, request.agent_role, entries_.size())};
       std::size_t pick = next_;
       if (!same(entries_[pick].request.messages, request.messages)) {
         pick = entries_.size();
         for (std::size_t i = next_ + 1; i < entries_.size() && pick == entries_.size(); ++i)
           if (!used_[i] && same(entries_[i].request.messages, request.messages)) pick = i;
         if (pick == entries_.size())
-          return LlmError{ErrorKind::diverged,
-                          fmt::format("replay {}: call {} ({}) diverged from the recording (recorded call {}, {}): {}", spec_.model, call,
-                                      request.agent_role, entries_[next_].call, entries_[next_].request.agent_role,
-                                      first_difference(entries_[next_].request.messages, request.messages))};
+          return LlmError{
+              ErrorKind::diverged,
+              fmt::format(
+                  "replay {}: call {} ({}) diverged from the recording (recorded call {}, {}): {}",
+                  spec_.model, call, request.agent_role, entries_[next_].call,
+                  entries_[next_].request.agent_role,
+                  first_difference(entries_[next_].request.messages, request.messages))};
       }
       used_[pick] = true;
       entry = &entries_[pick];
@@ -107,10 +123,12 @@ class ReplayClient : public ModelClient {
 
 }  // namespace
 
-LlmResultOf<std::unique_ptr<ModelClient>> make_replay_client(const ModelSpec& spec, const ClientOptions& options) {
+LlmResultOf<std::unique_ptr<ModelClient>> make_replay_client(const ModelSpec& spec,
+                                                             const ClientOptions& options) {
   auto entries = read_transcript(spec.model);
   if (!entries) return LlmError{ErrorKind::config, "replay: " + entries.error().message};
-  return std::unique_ptr<ModelClient>(std::make_unique<ReplayClient>(spec, std::move(*entries), options));
+  return std::unique_ptr<ModelClient>(
+      std::make_unique<ReplayClient>(spec, std::move(*entries), options));
 }
 
 }  // namespace kforge::llm

@@ -24,7 +24,9 @@ ChatRequest ask(const std::string& role, const std::string& text) {
 // Records three calls (the last one failing) with cmd:, returns the transcript.
 std::filesystem::path record(const TempDir& dir) {
   LlmConfig config;
-  config.models["default"] = "cmd:in=$(cat); case \"$in\" in *crash*) exit 2;; *tiling*) printf 'tile by 64';; *) printf 'void k() {}';; esac";
+  config.models["default"] =
+      "cmd:in=$(cat); case \"$in\" in *crash*) exit 2;; *tiling*) printf 'tile by 64';; *) printf "
+      "'void k() {}';; esac";
   auto s = LlmSession::open(config, {.state_dir = dir.path() / "rec"});
   EXPECT_TRUE(s) << s.error().message;
   EXPECT_EQ((*s)->complete(ask("planner", "plan the tiling"))->text, "tile by 64");
@@ -34,7 +36,8 @@ std::filesystem::path record(const TempDir& dir) {
 }
 
 std::unique_ptr<LlmSession> replayer(const TempDir& dir, const std::filesystem::path& transcript) {
-  auto s = LlmSession::open(LlmConfig{}, {.model = "replay:" + transcript.string(), .state_dir = dir.path() / "replay"});
+  auto s = LlmSession::open(
+      LlmConfig{}, {.model = "replay:" + transcript.string(), .state_dir = dir.path() / "replay"});
   EXPECT_TRUE(s) << s.error().message;
   return std::move(*s);
 }
@@ -61,7 +64,10 @@ TEST(Replay, ServesTheRecordedReplies) {
   auto d = s->complete(ask("coder", "one more"));
   ASSERT_FALSE(d);
   EXPECT_EQ(d.kind(), ErrorKind::diverged);
-  EXPECT_NE(d.error().message.find("call 4 (coder) has no recorded reply: the recording holds 3 calls"), std::string::npos) << d.error().message;
+  EXPECT_NE(
+      d.error().message.find("call 4 (coder) has no recorded reply: the recording holds 3 calls"),
+      std::string::npos)
+      << d.error().message;
 }
 
 TEST(Replay, OutOfOrderCallsFindTheirRecording) {
@@ -83,7 +89,9 @@ TEST(Replay, DivergenceNamesTheCallAndShowsTheFirstDifference) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.kind(), ErrorKind::diverged);
   std::string m = r.error().message;
-  EXPECT_NE(m.find("call 2 (coder) diverged from the recording (recorded call 2, coder): message 2 (user) differs at character 11"), std::string::npos)
+  EXPECT_NE(m.find("call 2 (coder) diverged from the recording (recorded call 2, coder): message 2 "
+                   "(user) differs at character 11"),
+            std::string::npos)
       << m;
   EXPECT_NE(m.find("recorded: \"write the kernel\""), std::string::npos) << m;
   EXPECT_NE(m.find("now:      \"write the fast kernel\""), std::string::npos) << m;
@@ -96,24 +104,32 @@ TEST(Replay, ExtraMessageIsShown) {
   req.messages.push_back({"user", "and vectorize"});
   auto r = s->complete(req);
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message.find("the request has 3 messages, the recording 2; message 3 (user) is new: \"and vectorize\""), std::string::npos)
+  EXPECT_NE(r.error().message.find("the request has 3 messages, the recording 2; message 3 (user) "
+                                   "is new: \"and vectorize\""),
+            std::string::npos)
       << r.error().message;
 }
 
 TEST(Replay, UnreadableTranscriptIsAConfigErrorWithTheLine) {
   TempDir dir;
   auto bad = dir.path() / "bad.jsonl";
-  std::ofstream(bad) << R"({"messages": [], "text": "a"})" << "\n" << "not json\n";
-  auto s = LlmSession::open(LlmConfig{}, {.model = "replay:" + bad.string(), .state_dir = dir.path()});
+  std::ofstream(bad) << R"({"messages": [], "text": "a"})"
+                     << "\n"
+                     << "not json\n";
+  auto s =
+      LlmSession::open(LlmConfig{}, {.model = "replay:" + bad.string(), .state_dir = dir.path()});
   ASSERT_TRUE(s);
   auto r = (*s)->complete(ask("planner", "x"));
   ASSERT_FALSE(r);
   EXPECT_EQ(r.kind(), ErrorKind::config);
-  EXPECT_NE(r.error().message.find(bad.string() + ":2: not valid JSON"), std::string::npos) << r.error().message;
-  auto missing = LlmSession::open(LlmConfig{}, {.model = "replay:/nonexistent.jsonl", .state_dir = dir.path()});
+  EXPECT_NE(r.error().message.find(bad.string() + ":2: not valid JSON"), std::string::npos)
+      << r.error().message;
+  auto missing = LlmSession::open(LlmConfig{},
+                                  {.model = "replay:/nonexistent.jsonl", .state_dir = dir.path()});
   auto r2 = (*missing)->complete(ask("planner", "x"));
   ASSERT_FALSE(r2);
-  EXPECT_NE(r2.error().message.find("/nonexistent.jsonl: cannot read"), std::string::npos) << r2.error().message;
+  EXPECT_NE(r2.error().message.find("/nonexistent.jsonl: cannot read"), std::string::npos)
+      << r2.error().message;
 }
 
 }  // namespace

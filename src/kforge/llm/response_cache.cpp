@@ -15,9 +15,12 @@ using nlohmann::json;
 
 std::string cache_key(const std::string& model_spec, const ChatRequest& request) {
   core::Hasher h;
-  h.add("kforge-llm-cache-v1").add(model_spec).add(static_cast<std::uint64_t>(request.messages.size()));
+  h.add("kforge-llm-cache-v1")
+      .add(model_spec)
+      .add(static_cast<std::uint64_t>(request.messages.size()));
   for (const auto& m : request.messages) h.add(m.role).add(m.content);
-  h.add(fmt::format("{:.17g}", request.temperature)).add(static_cast<std::uint64_t>(request.max_tokens));
+  h.add(fmt::format("{:.17g}", request.temperature))
+      .add(static_cast<std::uint64_t>(request.max_tokens));
   return h.hex();
 }
 

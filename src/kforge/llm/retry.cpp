@@ -9,7 +9,8 @@
 
 namespace kforge::llm {
 
-double backoff_delay(const RetryPolicy& policy, int attempt, std::optional<double> retry_after_s, double jitter) {
+double backoff_delay(const RetryPolicy& policy, int attempt, std::optional<double> retry_after_s,
+                     double jitter) {
   if (retry_after_s) return std::clamp(*retry_after_s, 0.0, policy.retry_after_cap_s);
   double base = std::min(policy.max_backoff_s, policy.initial_backoff_s * std::pow(2.0, attempt));
   return base * (0.5 + 0.5 * std::clamp(jitter, 0.0, 1.0));
@@ -22,7 +23,8 @@ double random_jitter() {
 
 bool sleep_unless_cancelled(double seconds, const std::atomic<bool>* cancel) {
   using clock = std::chrono::steady_clock;
-  auto end = clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(seconds));
+  auto end = clock::now() +
+             std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(seconds));
   while (clock::now() < end) {
     if (cancel && cancel->load()) return false;
     auto left = end - clock::now();

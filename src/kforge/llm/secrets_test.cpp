@@ -27,7 +27,8 @@ TEST_P(Secrets, KeyNeverLeavesInText) {
   TestServer server;
   TempDir dir;
   std::string echo = R"({"error": {"message": "key )" + kFakeKey + R"( is bad"}})";
-  server.script({status(200, p.ok_body), sse(p.ok_stream), status(401, p.unauthorized_body), status(500, echo), status(400, echo)});
+  server.script({status(200, p.ok_body), sse(p.ok_stream), status(401, p.unauthorized_body),
+                 status(500, echo), status(400, echo)});
 
   LlmConfig config;
   config.models["default"] = p.spec;
@@ -57,7 +58,9 @@ TEST_P(Secrets, KeyNeverLeavesInText) {
 
   auto got = server.received();
   ASSERT_EQ(got.size(), 5u);
-  std::string sent_header = got[0].header(p.key_env == "OPENAI_API_KEY" ? "Authorization" : p.key_env == "ANTHROPIC_API_KEY" ? "x-api-key" : "x-goog-api-key");
+  std::string sent_header = got[0].header(p.key_env == "OPENAI_API_KEY"      ? "Authorization"
+                                          : p.key_env == "ANTHROPIC_API_KEY" ? "x-api-key"
+                                                                             : "x-goog-api-key");
   EXPECT_NE(sent_header.find(kFakeKey), std::string::npos);  // it was used
 
   for (const auto& m : messages) {
@@ -75,7 +78,9 @@ TEST_P(Secrets, KeyNeverLeavesInText) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Providers, Secrets, ::testing::ValuesIn(http_profiles()),
-                         [](const ::testing::TestParamInfo<Profile>& info) { return info.param.name; });
+                         [](const ::testing::TestParamInfo<Profile>& info) {
+                           return info.param.name;
+                         });
 
 }  // namespace
 }  // namespace kforge::llm::testing

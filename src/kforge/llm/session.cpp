@@ -40,7 +40,8 @@ void complete_reply(const ChatRequest& request, ChatReply& reply) {
 
 }  // namespace
 
-std::filesystem::path transcript_path(const std::filesystem::path& state_dir, const std::string& session_id) {
+std::filesystem::path transcript_path(const std::filesystem::path& state_dir,
+                                      const std::string& session_id) {
   return state_dir / "sessions" / session_id / "transcript.jsonl";
 }
 
@@ -59,7 +60,8 @@ struct LlmSession::Impl {
   std::mutex db_mutex;
   bool warned = false;
 
-  Impl(LlmConfig c, SessionOptions o) : config(std::move(c)), options(std::move(o)), budget(options.budget) {}
+  Impl(LlmConfig c, SessionOptions o)
+      : config(std::move(c)), options(std::move(o)), budget(options.budget) {}
 
   std::optional<std::string> env(const std::string& name) const {
     if (options.getenv) return options.getenv(name);
@@ -72,7 +74,8 @@ struct LlmSession::Impl {
     if (auto it = clients.find(spec.text); it != clients.end()) return it->second;
     ClientOptions co = options.client;
     co.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(config.timeout_s * 1000));
-    co.connect_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(config.connect_timeout_s * 1000));
+    co.connect_timeout =
+        std::chrono::milliseconds(static_cast<std::int64_t>(config.connect_timeout_s * 1000));
     co.retry.retries = config.retries;
     co.cancel = options.cancel;
     if (!co.getenv && options.getenv) co.getenv = options.getenv;
@@ -90,20 +93,25 @@ struct LlmSession::Impl {
     r.priced = true;
     if (r.cached) return;
     auto p = config.prices.find(provider_name(spec.provider), spec.model);
-    if (p) r.cost_usd = cost_usd(*p, r.usage);
-    else if (!is_free(spec.provider)) r.priced = false;
+    if (p)
+      r.cost_usd = cost_usd(*p, r.usage);
+    else if (!is_free(spec.provider))
+      r.priced = false;
   }
 
   void warn(const Error& e) {
     if (warned) return;
     warned = true;
-    fmt::print(stderr, "kforge: warning: session {}: recording a model call failed (later failures not shown): {}\n", id, e.message);
+    fmt::print(stderr,
+               "kforge: warning: session {}: recording a model call failed (later failures not "
+               "shown): {}\n",
+               id, e.message);
   }
 
   // Transcript line and store row for one call (reply, or partial reply, or neither).
   // failed_ms: how long a call that failed without a reply took.
-  void record(const ChatRequest& request, const ModelSpec& spec, const ChatReply* reply, const LlmError* error, const std::string& key,
-              double failed_ms = 0) {
+  void record(const ChatRequest& request, const ModelSpec& spec, const ChatReply* reply,
+              const LlmError* error, const std::string& key, double failed_ms = 0) {
     std::int64_t call;
     {
       std::lock_guard lock(mutex);
@@ -127,7 +135,8 @@ struct LlmSession::Impl {
     e.session = id;
     e.call = call;
     e.request = request;
-    if (reply) e.reply = *reply;
+    if (reply)
+      e.reply = *reply;
     else {
       e.reply.provider = std::string(provider_name(spec.provider));
       e.reply.model = spec.model;
@@ -167,20 +176,25 @@ struct LlmSession::Impl {
 LlmSession::LlmSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 LlmSession::~LlmSession() = default;
 
-LlmResultOf<std::unique_ptr<LlmSession>> LlmSession::open(LlmConfig config, SessionOptions options) {
+LlmResultOf<std::unique_ptr<LlmSession>> LlmSession::open(LlmConfig config,
+                                                          SessionOptions options) {
   auto impl = std::make_unique<Impl>(std::move(config), std::move(options));
   Impl& s = *impl;
   s.id = s.options.id.empty() ? new_session_id() : s.options.id;
   if (!s.options.model.empty())
-    if (auto spec = parse_model_spec(s.options.model); !spec) return LlmError{ErrorKind::config, "--model: " + spec.error().message};
+    if (auto spec = parse_model_spec(s.options.model); !spec)
+      return LlmError{ErrorKind::config, "--model: " + spec.error().message};
   if (s.options.record) {
-    std::filesystem::path state = s.options.state_dir.empty() ? core::state_dir() : s.options.state_dir;
+    std::filesystem::path state =
+        s.options.state_dir.empty() ? core::state_dir() : s.options.state_dir;
     auto db = store::open_store(store::store_path(state));
     if (!db) return LlmError{ErrorKind::config, "opening the store: " + db.error().message};
     s.db = std::move(*db);
     std::error_code ec;
     auto cwd = std::filesystem::current_path(ec);
-    if (auto r = store::insert_session(*s.db, {s.id, utc_timestamp(), s.options.command, cwd.string()}); !r)
+    if (auto r =
+            store::insert_session(*s.db, {s.id, utc_timestamp(), s.options.command, cwd.string()});
+        !r)
       return LlmError{ErrorKind::config, "registering the session: " + r.error().message};
     auto last = store::last_llm_call(*s.db, s.id);
     if (!last) return LlmError{ErrorKind::config, last.error().message};
@@ -210,17 +224,21 @@ LlmResultOf<ModelSpec> LlmSession::model_for(const std::string& role) const {
   if (!s.options.model.empty()) return parse(s.options.model, "--model");
   if (auto env = s.env("KFORGE_MODEL"); env && !env->empty()) return parse(*env, "KFORGE_MODEL");
   std::string from = s.config.file.empty() ? "kforge.toml" : s.config.file.string();
-  if (auto it = s.config.models.find(role); it != s.config.models.end()) return parse(it->second, from + ": models." + role);
-  if (auto it = s.config.models.find("default"); it != s.config.models.end()) return parse(it->second, from + ": models.default");
+  if (auto it = s.config.models.find(role); it != s.config.models.end())
+    return parse(it->second, from + ": models." + role);
+  if (auto it = s.config.models.find("default"); it != s.config.models.end())
+    return parse(it->second, from + ": models.default");
   return LlmError{ErrorKind::config,
-                  fmt::format("no model for role '{}': pass --model PROVIDER:MODEL, set KFORGE_MODEL, or add [models] default = \"…\" "
+                  fmt::format("no model for role '{}': pass --model PROVIDER:MODEL, set "
+                              "KFORGE_MODEL, or add [models] default = \"…\" "
                               "(or {} = \"…\") to kforge.toml",
                               role.empty() ? "(none)" : role, role.empty() ? "planner" : role)};
 }
 
 LlmResult LlmSession::complete(const ChatRequest& request, const StreamCallback* on_delta) {
   Impl& s = *impl_;
-  if (s.options.cancel && s.options.cancel->load()) return LlmError{ErrorKind::cancelled, "cancelled before the model call"};
+  if (s.options.cancel && s.options.cancel->load())
+    return LlmError{ErrorKind::cancelled, "cancelled before the model call"};
   if (auto b = s.budget.check(); !b) return b.error();
   auto spec = model_for(request.agent_role);
   if (!spec) return spec.error();
@@ -241,7 +259,9 @@ LlmResult LlmSession::complete(const ChatRequest& request, const StreamCallback*
       reply.cached = true;
       reply.cost_usd = 0;
       reply.priced = true;
-      reply.latency_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      reply.latency_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
       if (on_delta && !reply.reasoning.empty()) (*on_delta)({.reasoning = reply.reasoning});
       if (on_delta && !reply.text.empty()) (*on_delta)({.text = reply.text});
       s.record(request, *spec, &reply, nullptr, key);
@@ -253,7 +273,8 @@ LlmResult LlmSession::complete(const ChatRequest& request, const StreamCallback*
   auto start = std::chrono::steady_clock::now();
   LlmResult result = (*client)->complete(request, on_delta);
   if (result) complete_reply(request, *result);
-  double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  double wall_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (result) {
     s.price(*result, *spec);
     s.budget.charge(result->cost_usd, result->usage.input_tokens + result->usage.output_tokens);
@@ -268,7 +289,8 @@ LlmResult LlmSession::complete(const ChatRequest& request, const StreamCallback*
   if (error.partial) {
     complete_reply(request, *error.partial);
     s.price(*error.partial, *spec);
-    s.budget.charge(error.partial->cost_usd, error.partial->usage.input_tokens + error.partial->usage.output_tokens);
+    s.budget.charge(error.partial->cost_usd,
+                    error.partial->usage.input_tokens + error.partial->usage.output_tokens);
   }
   s.record(request, *spec, error.partial ? &*error.partial : nullptr, &error, key, wall_ms);
   return error;
@@ -285,6 +307,8 @@ SessionTotals LlmSession::totals() const {
 
 const std::string& LlmSession::id() const { return impl_->id; }
 
-std::filesystem::path LlmSession::transcript_path() const { return impl_->transcript ? impl_->transcript->path() : std::filesystem::path(); }
+std::filesystem::path LlmSession::transcript_path() const {
+  return impl_->transcript ? impl_->transcript->path() : std::filesystem::path();
+}
 
 }  // namespace kforge::llm

@@ -22,25 +22,26 @@ namespace kforge::llm {
 
 struct SessionTotals {
   std::int64_t calls = 0, cached_calls = 0, failed_calls = 0;
-  Usage usage;            // tokens of calls that reached a model (not cache hits)
+  Usage usage;  // tokens of calls that reached a model (not cache hits)
   double cost_usd = 0;
-  bool unpriced = false;  // some call used a model without a known price
-  bool estimated = false; // some call's tokens were estimated (its provider reported none)
+  bool unpriced = false;   // some call used a model without a known price
+  bool estimated = false;  // some call's tokens were estimated (its provider reported none)
 };
 
 struct SessionOptions {
-  std::string id;                     // empty: a new id ("20250601-120000-3f2a"); an existing id resumes
-  std::string command;                // what started the session, kept in the store
-  std::string model;                  // --model PROVIDER:MODEL: every role uses it
-  BudgetLimits budget;                // --max-usd, --max-tokens
-  std::filesystem::path state_dir;    // empty: core::state_dir()
-  bool record = true;                 // false: no transcript, no store, no cache
+  std::string id;       // empty: a new id ("20250601-120000-3f2a"); an existing id resumes
+  std::string command;  // what started the session, kept in the store
+  std::string model;    // --model PROVIDER:MODEL: every role uses it
+  BudgetLimits budget;  // --max-usd, --max-tokens
+  std::filesystem::path state_dir;            // empty: core::state_dir()
+  bool record = true;                         // false: no transcript, no store, no cache
   const std::atomic<bool>* cancel = nullptr;  // install_interrupt_handler()'s flag, or a test's
 
   // Seams for tests; empty means the real thing. Timeouts and retries come from the config.
-  ClientOptions client;  // transport, sleep
+  ClientOptions client;                                                       // transport, sleep
   std::function<std::optional<std::string>(const std::string& name)> getenv;  // KFORGE_MODEL, keys
-  std::function<LlmResultOf<std::unique_ptr<ModelClient>>(const ModelSpec&, const ClientOptions&)> make_client;
+  std::function<LlmResultOf<std::unique_ptr<ModelClient>>(const ModelSpec&, const ClientOptions&)>
+      make_client;
 };
 
 class LlmSession {
@@ -62,7 +63,8 @@ class LlmSession {
   LlmStatus check_role(const std::string& role) const;
   // For loops that want to stop before starting an expensive step (not only before a call).
   LlmStatus check_budget() const;
-  const Budget& budget() const;  // its limits and what was spent, for telling the agents what is left
+  const Budget& budget()
+      const;  // its limits and what was spent, for telling the agents what is left
   SessionTotals totals() const;
   const std::string& id() const;
   std::filesystem::path transcript_path() const;  // empty when not recording
@@ -74,6 +76,7 @@ class LlmSession {
 };
 
 // sessions/<id>/transcript.jsonl under a state folder.
-std::filesystem::path transcript_path(const std::filesystem::path& state_dir, const std::string& session_id);
+std::filesystem::path transcript_path(const std::filesystem::path& state_dir,
+                                      const std::string& session_id);
 
 }  // namespace kforge::llm

@@ -39,7 +39,8 @@ class ScriptedClient : public ModelClient {
     r.provider = std::string(provider_name(spec_.provider));
     r.model = spec_.model;
     r.usage = {1000, 500, 200, 0};
-    if (last.rfind("unmetered", 0) == 0) r.usage = {};  // a provider that reports no usage (a cmd: program)
+    if (last.rfind("unmetered", 0) == 0)
+      r.usage = {};  // a provider that reports no usage (a cmd: program)
     r.latency_ms = 12;
     if (on_delta) (*on_delta)({.text = r.text});
     if (last == "long") {
@@ -65,7 +66,8 @@ struct Harness {
       auto it = env.find(n);
       return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
     };
-    o.make_client = [this](const ModelSpec& spec, const ClientOptions&) -> LlmResultOf<std::unique_ptr<ModelClient>> {
+    o.make_client = [this](const ModelSpec& spec,
+                           const ClientOptions&) -> LlmResultOf<std::unique_ptr<ModelClient>> {
       auto c = std::make_unique<ScriptedClient>(spec);
       clients[spec.text] = c.get();
       return std::unique_ptr<ModelClient>(std::move(c));
@@ -99,7 +101,8 @@ std::vector<nlohmann::json> lines(const std::filesystem::path& path) {
 
 TEST(Session, ModelPrecedence) {
   Harness h;
-  auto s = h.open(config_with({{"default", "openai:gpt-4o"}, {"planner", "anthropic:claude-sonnet-4-5"}}));
+  auto s = h.open(
+      config_with({{"default", "openai:gpt-4o"}, {"planner", "anthropic:claude-sonnet-4-5"}}));
   EXPECT_EQ(s->model_for("planner")->text, "anthropic:claude-sonnet-4-5");
   EXPECT_EQ(s->model_for("coder")->text, "openai:gpt-4o");
   h.env["KFORGE_MODEL"] = "gemini:gemini-2.5-pro";
@@ -115,7 +118,8 @@ TEST(Session, NoModelSaysHowToChooseOne) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.kind(), ErrorKind::config);
   EXPECT_EQ(r.error().message,
-            "no model for role 'planner': pass --model PROVIDER:MODEL, set KFORGE_MODEL, or add [models] default = \"…\" (or planner = \"…\") to "
+            "no model for role 'planner': pass --model PROVIDER:MODEL, set KFORGE_MODEL, or add "
+            "[models] default = \"…\" (or planner = \"…\") to "
             "kforge.toml");
 }
 
@@ -124,12 +128,14 @@ TEST(Session, BadModelOverrideIsRefusedAtOpen) {
   auto s = LlmSession::open(LlmConfig{}, {.model = "gpt4", .state_dir = h.dir.path()});
   ASSERT_FALSE(s);
   EXPECT_EQ(s.kind(), ErrorKind::config);
-  EXPECT_EQ(s.error().message.rfind("--model: 'gpt4' is not PROVIDER:MODEL", 0), 0u) << s.error().message;
+  EXPECT_EQ(s.error().message.rfind("--model: 'gpt4' is not PROVIDER:MODEL", 0), 0u)
+      << s.error().message;
 }
 
 TEST(Session, RecordsEveryCallInTheTranscriptAndTheStore) {
   Harness h;
-  auto s = h.open(config_with({{"default", "openai:gpt-4o"}, {"coder", "openai:unknown-model"}}), {.command = "kforge test"});
+  auto s = h.open(config_with({{"default", "openai:gpt-4o"}, {"coder", "openai:unknown-model"}}),
+                  {.command = "kforge test"});
   auto a = s->complete(ask("planner", "plan it"));
   ASSERT_TRUE(a) << a.error().message;
   EXPECT_EQ(a->text, "echo: plan it");
@@ -234,8 +240,10 @@ TEST(Session, BudgetStopsTheNextCall) {
 // the reply, the transcript, the store and the totals, and charged to a --max-tokens budget.
 TEST(Session, EstimatesTokensWhenTheProviderReportsNone) {
   Harness h;
-  auto s = h.open(config_with({{"default", "cmd:python3 model.py"}}), {.budget = {.max_tokens = 200}});
-  std::string prompt = "unmetered " + std::string(400, 'x') + " for (int i = 0; i < n; ++i) y[i] = x[i];";
+  auto s =
+      h.open(config_with({{"default", "cmd:python3 model.py"}}), {.budget = {.max_tokens = 200}});
+  std::string prompt =
+      "unmetered " + std::string(400, 'x') + " for (int i = 0; i < n; ++i) y[i] = x[i];";
   auto a = s->complete(ask("coder", prompt));
   ASSERT_TRUE(a) << a.error().message;
   EXPECT_TRUE(a->usage.estimated);
@@ -267,7 +275,8 @@ TEST(Session, PricedCommandIsChargedForEstimatedTokens) {
   auto a = s->complete(ask("coder", "unmetered hello there"));
   ASSERT_TRUE(a) << a.error().message;
   EXPECT_TRUE(a->usage.estimated);
-  EXPECT_NEAR(a->cost_usd, (a->usage.input_tokens * 1.0 + a->usage.output_tokens * 2.0) / 1e6, 1e-12);
+  EXPECT_NEAR(a->cost_usd, (a->usage.input_tokens * 1.0 + a->usage.output_tokens * 2.0) / 1e6,
+              1e-12);
 }
 
 // The words of prose come out near 4 characters a token; code's punctuation counts more.
@@ -278,8 +287,10 @@ TEST(TokenEstimate, ProseAndCode) {
   EXPECT_EQ(estimate_tokens("x[i] = 12345;"), 1 + 1 + 1 + 1 + 1 + 2 + 1);
   EXPECT_EQ(estimate_tokens("line\nnext"), 3);
   EXPECT_EQ(estimate_tokens("≤ ±"), 2);  // one token per non-ASCII character
-  std::string prose = "Fusing the elementwise tail into the producer removes whole passes over memory. ";
-  double per_token = static_cast<double>(prose.size()) / static_cast<double>(estimate_tokens(prose));
+  std::string prose =
+      "Fusing the elementwise tail into the producer removes whole passes over memory. ";
+  double per_token =
+      static_cast<double>(prose.size()) / static_cast<double>(estimate_tokens(prose));
   EXPECT_GT(per_token, 3.0);
   EXPECT_LT(per_token, 6.0);
 }

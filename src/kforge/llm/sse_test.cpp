@@ -15,13 +15,16 @@ std::vector<SseEvent> parse_in_chunks(const std::string& text, std::size_t chunk
     out.push_back(e);
     return true;
   };
-  for (std::size_t i = 0; i < text.size(); i += chunk) p.feed(std::string_view(text).substr(i, chunk), collect);
+  for (std::size_t i = 0; i < text.size(); i += chunk)
+    p.feed(std::string_view(text).substr(i, chunk), collect);
   p.finish(collect);
   return out;
 }
 
 TEST(Sse, SameEventsWhateverTheChunking) {
-  std::string text = ": keep-alive\n\nevent: message_start\ndata: {\"a\":1}\n\ndata: one\ndata: two\n\ndata: [DONE]\n\n";
+  std::string text =
+      ": keep-alive\n\nevent: message_start\ndata: {\"a\":1}\n\ndata: one\ndata: two\n\ndata: "
+      "[DONE]\n\n";
   for (std::size_t chunk : {1u, 2u, 7u, 1000u}) {
     auto ev = parse_in_chunks(text, chunk);
     ASSERT_EQ(ev.size(), 3u) << chunk;
@@ -51,7 +54,8 @@ TEST(Sse, UnterminatedLastEventIsDeliveredAtTheEnd) {
 TEST(Sse, ReaderCanStop) {
   SseParser p;
   int seen = 0;
-  bool more = p.feed("data: 1\n\ndata: 2\n\ndata: 3\n\n", [&](const SseEvent&) { return ++seen < 2; });
+  bool more =
+      p.feed("data: 1\n\ndata: 2\n\ndata: 3\n\n", [&](const SseEvent&) { return ++seen < 2; });
   EXPECT_FALSE(more);
   EXPECT_EQ(seen, 2);
 }

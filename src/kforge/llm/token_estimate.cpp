@@ -49,7 +49,8 @@ std::int64_t estimate_tokens(std::string_view text) {
 
 Usage estimate_usage(const ChatRequest& request, const ChatReply& reply) {
   Usage u;
-  for (const auto& m : request.messages) u.input_tokens += kFramingPerMessage + estimate_tokens(m.content);
+  for (const auto& m : request.messages)
+    u.input_tokens += kFramingPerMessage + estimate_tokens(m.content);
   u.reasoning_tokens = estimate_tokens(reply.reasoning);
   u.output_tokens = estimate_tokens(reply.text) + u.reasoning_tokens;
   u.estimated = true;
@@ -58,7 +59,8 @@ Usage estimate_usage(const ChatRequest& request, const ChatReply& reply) {
 
 bool reports_no_usage(const ChatReply& reply) {
   const Usage& u = reply.usage;
-  return u.input_tokens == 0 && u.output_tokens == 0 && (!reply.text.empty() || !reply.reasoning.empty());
+  return u.input_tokens == 0 && u.output_tokens == 0 &&
+         (!reply.text.empty() || !reply.reasoning.empty());
 }
 
 }  // namespace kforge::llm

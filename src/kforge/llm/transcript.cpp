@@ -20,7 +20,8 @@ using nlohmann::json;
 std::string utc_timestamp() {
   auto now = std::chrono::system_clock::now();
   std::time_t t = std::chrono::system_clock::to_time_t(now);
-  int ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000);
+  int ms = static_cast<int>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000);
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[32];
@@ -30,7 +31,8 @@ std::string utc_timestamp() {
 
 json to_json(const TranscriptEntry& e) {
   json messages = json::array();
-  for (const auto& m : e.request.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
+  for (const auto& m : e.request.messages)
+    messages.push_back({{"role", m.role}, {"content", m.content}});
   const ChatReply& r = e.reply;
   json j = {
       {"time", e.time},
@@ -56,7 +58,8 @@ json to_json(const TranscriptEntry& e) {
       {"cached", r.cached},
       {"error", nullptr},
   };
-  if (e.error) j["error"] = {{"kind", error_kind_name(e.error->kind)}, {"message", e.error->message}};
+  if (e.error)
+    j["error"] = {{"kind", error_kind_name(e.error->kind)}, {"message", e.error->message}};
   return j;
 }
 
@@ -71,7 +74,9 @@ Result<TranscriptEntry> entry_from_json(const json& j, const std::string& where)
     e.request.agent_role = j.value("role", "");
     auto messages = j.find("messages");
     if (messages == j.end() || !messages->is_array()) return fail("no \"messages\" array");
-    for (const auto& m : *messages) e.request.messages.push_back({m.at("role").get<std::string>(), m.at("content").get<std::string>()});
+    for (const auto& m : *messages)
+      e.request.messages.push_back(
+          {m.at("role").get<std::string>(), m.at("content").get<std::string>()});
     if (auto p = j.find("params"); p != j.end() && p->is_object()) {
       e.request.temperature = p->value("temperature", e.request.temperature);
       e.request.max_tokens = p->value("max_tokens", e.request.max_tokens);
@@ -105,11 +110,14 @@ Result<TranscriptEntry> entry_from_json(const json& j, const std::string& where)
   return e;
 }
 
-Result<std::unique_ptr<TranscriptWriter>> TranscriptWriter::open(const std::filesystem::path& path) {
+Result<std::unique_ptr<TranscriptWriter>> TranscriptWriter::open(
+    const std::filesystem::path& path) {
   if (path.has_parent_path())
     if (auto made = core::ensure_dir(path.parent_path()); !made) return made.error();
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return Error{fmt::format("{}: cannot open for appending: {}", path.string(), std::strerror(errno))};
+  if (fd < 0)
+    return Error{
+        fmt::format("{}: cannot open for appending: {}", path.string(), std::strerror(errno))};
   return std::unique_ptr<TranscriptWriter>(new TranscriptWriter(fd, path));
 }
 
@@ -120,7 +128,8 @@ Status TranscriptWriter::append(const TranscriptEntry& entry) {
   std::lock_guard lock(mutex_);
   ssize_t n = ::write(fd_, line.data(), line.size());
   if (n != static_cast<ssize_t>(line.size()))
-    return Error{fmt::format("{}: cannot append: {}", path_.string(), n < 0 ? std::strerror(errno) : "short write")};
+    return Error{fmt::format("{}: cannot append: {}", path_.string(),
+                             n < 0 ? std::strerror(errno) : "short write")};
   return ok_status();
 }
 
@@ -134,7 +143,8 @@ Result<std::vector<TranscriptEntry>> read_transcript(const std::filesystem::path
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     std::string where = fmt::format("{}:{}", path.string(), number);
     auto j = json::parse(line, nullptr, false);
-    if (j.is_discarded()) return Error{where + ": not valid JSON (is this a kforge transcript.jsonl?)"};
+    if (j.is_discarded())
+      return Error{where + ": not valid JSON (is this a kforge transcript.jsonl?)"};
     auto e = entry_from_json(j, where);
     if (!e) return e.error();
     entries.push_back(std::move(*e));

@@ -27,7 +27,7 @@
 namespace kforge::llm {
 
 struct TranscriptEntry {
-  std::string time;     // ISO 8601, UTC
+  std::string time;  // ISO 8601, UTC
   std::string session;
   std::int64_t call = 0;
   ChatRequest request;  // agent_role is the "role"

@@ -8,7 +8,9 @@ namespace kforge::llm {
 std::string join_endpoint(std::string_view base, std::string_view version, std::string_view path) {
   std::string b(base);
   while (!b.empty() && b.back() == '/') b.pop_back();
-  if (b.size() >= version.size() && std::string_view(b).substr(b.size() - version.size()) == version) return b + std::string(path);
+  if (b.size() >= version.size() &&
+      std::string_view(b).substr(b.size() - version.size()) == version)
+    return b + std::string(path);
   return b + std::string(version) + std::string(path);
 }
 
@@ -41,15 +43,21 @@ std::string error_detail(std::string_view body) {
   return excerpt(body);
 }
 
-LlmError malformed(std::string message) { return LlmError{ErrorKind::malformed, std::move(message)}; }
+LlmError malformed(std::string message) {
+  return LlmError{ErrorKind::malformed, std::move(message)};
+}
 
 LlmResultOf<nlohmann::json> parse_json(std::string_view body, std::string_view what) {
   auto j = nlohmann::json::parse(body, nullptr, false);
   if (j.is_discarded()) {
-    if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) return malformed(fmt::format("malformed reply: empty body, expected {}", what));
-    return malformed(fmt::format("malformed reply: not JSON, expected {} (it begins: {})", what, excerpt(body, 80)));
+    if (body.find_first_not_of(" \t\r\n") == std::string_view::npos)
+      return malformed(fmt::format("malformed reply: empty body, expected {}", what));
+    return malformed(fmt::format("malformed reply: not JSON, expected {} (it begins: {})", what,
+                                 excerpt(body, 80)));
   }
-  if (!j.is_object()) return malformed(fmt::format("malformed reply: expected {} as a JSON object (it begins: {})", what, excerpt(body, 80)));
+  if (!j.is_object())
+    return malformed(fmt::format("malformed reply: expected {} as a JSON object (it begins: {})",
+                                 what, excerpt(body, 80)));
   return j;
 }
 

@@ -33,7 +33,8 @@ class StreamDecoder {
  public:
   virtual ~StreamDecoder() = default;
   // One event. Text and reasoning deltas go to on_delta (which may be null).
-  virtual std::optional<LlmError> on_event(const SseEvent& event, const StreamCallback* on_delta) = 0;
+  virtual std::optional<LlmError> on_event(const SseEvent& event,
+                                           const StreamCallback* on_delta) = 0;
   // The stream ended: the reply, or truncated when its final event never came.
   virtual LlmResult finish() = 0;
 };
@@ -50,7 +51,9 @@ class Wire {
   virtual std::unique_ptr<StreamDecoder> decoder() const = 0;
   // A refusal that means the key is bad even when the status says otherwise (Gemini answers an
   // invalid key with 400).
-  virtual bool is_auth_failure(int status, std::string_view body) const { return status == 401 || status == 403; }
+  virtual bool is_auth_failure(int status, std::string_view body) const {
+    return status == 401 || status == 403;
+  }
 
  private:
   WireInfo info_;

@@ -10,16 +10,18 @@
 namespace kforge::modes {
 
 struct AutoExpanderSetup {
-  AutoEnv env;                       // run_id, journal, agents, eval options; `say` prefixed per expansion
-  AutoOptions expansion;             // debug attempts, tuning, timing budget, baseline, iterations
+  AutoEnv env;            // run_id, journal, agents, eval options; `say` prefixed per expansion
+  AutoOptions expansion;  // debug attempts, tuning, timing budget, baseline, iterations
   std::vector<Strategy> strategies;  // a strategy id's text
 };
 
 class AutoExpander : public Expander {
  public:
   explicit AutoExpander(AutoExpanderSetup setup) : setup_(std::move(setup)) {}
-  ExpansionResult expand(const Expansion& x, const store::NodeRecord& parent, const store::NodeRecord* partner) override;
-  eval::PairedDecision compare(const std::string& challenger, const std::string& incumbent, const std::string& incumbent_label) override;
+  ExpansionResult expand(const Expansion& x, const store::NodeRecord& parent,
+                         const store::NodeRecord* partner) override;
+  eval::PairedDecision compare(const std::string& challenger, const std::string& incumbent,
+                               const std::string& incumbent_label) override;
 
  private:
   AutoExpanderSetup setup_;

@@ -16,7 +16,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 llm::SessionTotals minus(const llm::SessionTotals& a, const llm::SessionTotals& b) {
   llm::SessionTotals d;
@@ -37,9 +39,10 @@ store::RunState run_state_for(const llm::LlmError& e) {
   return store::RunState::failed;
 }
 
-// The node row for an iteration as it stands (`finished`: the iteration has ended, whatever it gave).
-store::NodeRecord node_record(const AutoEnv& env, const AutoOptions& o, const IterationRecord& rec, std::optional<std::int64_t> parent, int depth,
-                              bool finished) {
+// The node row for an iteration as it stands (`finished`: the iteration has ended, whatever it
+// gave).
+store::NodeRecord node_record(const AutoEnv& env, const AutoOptions& o, const IterationRecord& rec,
+                              std::optional<std::int64_t> parent, int depth, bool finished) {
   store::NodeRecord n;
   n.id = rec.node;
   n.run_id = env.run_id;
@@ -56,7 +59,8 @@ store::NodeRecord node_record(const AutoEnv& env, const AutoOptions& o, const It
     n.finished_at = store::now_iso8601();
   }
   if (rec.diagnosis) {
-    n.diagnosis = fmt::format("{} (bottleneck: {}); next: {}", rec.diagnosis->diagnosis, rec.diagnosis->bottleneck, rec.diagnosis->suggestion);
+    n.diagnosis = fmt::format("{} (bottleneck: {}); next: {}", rec.diagnosis->diagnosis,
+                              rec.diagnosis->bottleneck, rec.diagnosis->suggestion);
     n.needs_improvement = rec.diagnosis->needs_improvement;
   }
   n.tokens_in = rec.tokens.usage.input_tokens;
@@ -70,37 +74,49 @@ store::NodeRecord node_record(const AutoEnv& env, const AutoOptions& o, const It
   if (rec.decision) n.decision = rec.decision->to_json().dump();
   n.extra = nlohmann::json{{"fixes", rec.fixes},
                            {"tuning", rec.tuning},
-                           {"seconds", {{"model", rec.clock.model_s}, {"compile", rec.clock.compile_s}, {"check", rec.clock.check_s},
-                                        {"tune", rec.clock.tune_s}, {"time", rec.clock.time_s}, {"wall", rec.wall_s}}}}
+                           {"seconds",
+                            {{"model", rec.clock.model_s},
+                             {"compile", rec.clock.compile_s},
+                             {"check", rec.clock.check_s},
+                             {"tune", rec.clock.tune_s},
+                             {"time", rec.clock.time_s},
+                             {"wall", rec.wall_s}}}}
                 .dump();
   return n;
 }
 
 // An auto run started by a search, as one of its expansions.
-bool in_search(const AutoOptions& o) { return o.parent_node.has_value() || o.expansion.has_value(); }
+bool in_search(const AutoOptions& o) {
+  return o.parent_node.has_value() || o.expansion.has_value();
+}
 
 // An auto run's files go by iteration; a search's by node (all its expansions are iteration 1,
 // and each wrote over the last one's iter-1/).
-void write_iteration_files(const AutoEnv& env, const AutoOptions& o, const IterationRecord& rec, const std::function<void(const std::string&)>& say) {
+void write_iteration_files(const AutoEnv& env, const AutoOptions& o, const IterationRecord& rec,
+                           const std::function<void(const std::string&)>& say) {
   const bool search = in_search(o);
-  std::string dir = search && rec.node ? fmt::format("node-{}/", rec.node) : fmt::format("iter-{}/", rec.iteration);
+  std::string dir = search && rec.node ? fmt::format("node-{}/", rec.node)
+                                       : fmt::format("iter-{}/", rec.iteration);
   std::vector<std::pair<std::string, std::string>> files;
   if (!rec.plan.empty()) files.emplace_back("plan.md", rec.plan);
   if (!rec.source.empty()) files.emplace_back("kernel.cpp", rec.source);
   if (rec.evaluation) files.emplace_back("evaluation.json", eval::to_json(*rec.evaluation).dump(2));
   if (rec.diagnosis)
-    files.emplace_back("diagnosis.md", fmt::format("BOTTLENECK: {}\nDIAGNOSIS: {}\nNEEDS_IMPROVEMENT: {}\nSUGGESTION: {}\n", rec.diagnosis->bottleneck,
-                                                   rec.diagnosis->diagnosis, rec.diagnosis->needs_improvement ? "yes" : "no",
-                                                   rec.diagnosis->suggestion));
+    files.emplace_back(
+        "diagnosis.md",
+        fmt::format("BOTTLENECK: {}\nDIAGNOSIS: {}\nNEEDS_IMPROVEMENT: {}\nSUGGESTION: {}\n",
+                    rec.diagnosis->bottleneck, rec.diagnosis->diagnosis,
+                    rec.diagnosis->needs_improvement ? "yes" : "no", rec.diagnosis->suggestion));
   if (!rec.debug.empty()) {
     std::string log;
     for (std::size_t i = 0; i < rec.debug.size(); ++i)
-      log += fmt::format("## Fix {}\n### Failure\n{}\n### Cause\n{}\n### Fix\n{}\n\n", i + 1, rec.debug[i].failure, rec.debug[i].fix.cause,
-                         rec.debug[i].fix.fix);
+      log += fmt::format("## Fix {}\n### Failure\n{}\n### Cause\n{}\n### Fix\n{}\n\n", i + 1,
+                         rec.debug[i].failure, rec.debug[i].fix.cause, rec.debug[i].fix.fix);
     files.emplace_back("debug.md", log);
   }
   for (const auto& [name, content] : files)
-    if (auto st = env.journal->write(dir + name, content); !st) say("could not write " + dir + name + ": " + st.error().message);
+    if (auto st = env.journal->write(dir + name, content); !st)
+      say("could not write " + dir + name + ": " + st.error().message);
 }
 
 // " Last fix tried: <cause> → <fix>." when the debugger tried one.
@@ -116,7 +132,8 @@ agents::AttemptRecord attempt_record(const IterationRecord& rec, const std::stri
   agents::AttemptRecord a;
   a.iteration = rec.iteration;
   a.strategy = rec.strategy;
-  a.verdict = rec.evaluation ? std::string(eval::verdict_name(rec.evaluation->verdict)) : "no kernel";
+  a.verdict =
+      rec.evaluation ? std::string(eval::verdict_name(rec.evaluation->verdict)) : "no kernel";
   if (rec.evaluation && rec.evaluation->correct() && rec.evaluation->candidate) {
     a.median_ms = rec.evaluation->candidate->median_ms;
     a.speedup = rec.evaluation->speedup;
@@ -139,7 +156,9 @@ Result<double> measure_baseline_ms(const eval::TaskContext& ctx, const eval::Eva
   o.profile_seconds = 0;
   o.progress = nullptr;
   auto e = eval::evaluate(ctx, *text, "baseline.cpp", o);
-  if (!e.correct() || !e.candidate) return Error{fmt::format("task {}: the baseline does not pass its own check: {}", ctx.spec().id, e.reason)};
+  if (!e.correct() || !e.candidate)
+    return Error{fmt::format("task {}: the baseline does not pass its own check: {}", ctx.spec().id,
+                             e.reason)};
   return e.candidate->median_ms;
 }
 
@@ -151,7 +170,7 @@ struct IterationEnd {
   std::string failure;                 // why it gave no correct kernel, in full ("" when it did)
   std::optional<llm::LlmError> fatal;  // a model failure that stops the run
   bool improved = false;               // a new best
-  std::string at_limit;                // the profiler's diagnosis, when it judged the new best at its limit
+  std::string at_limit;  // the profiler's diagnosis, when it judged the new best at its limit
 };
 
 // Why a model failure ends the iteration, and whether it ends the run too: only a malformed or
@@ -185,7 +204,8 @@ class Loop {
       finish(std::move(rec), end);
       if (stop_rule(end)) break;
     }
-    if (result_.stop_reason.empty()) result_.stop_reason = fmt::format("reached {} iterations", o_.iterations);
+    if (result_.stop_reason.empty())
+      result_.stop_reason = fmt::format("reached {} iterations", o_.iterations);
     if (state_.best) result_.best = state_.best;
     return std::move(result_);
   }
@@ -193,9 +213,12 @@ class Loop {
  private:
   // The baseline's time and the roofline bound the prompts quote.
   bool prepare() {
-    state_.budget = {0, o_.iterations, o_.patience, 0, o_.debug_attempts, in_search(o_) ? "search expansion" : "run"};
-    state_.baseline_when = in_search(o_) ? "measured alone once for the whole search" : "measured alone before the first iteration";
-    if (o_.baseline_ms > 0) state_.baseline_ms = o_.baseline_ms;
+    state_.budget = {0, o_.iterations,     o_.patience,
+                     0, o_.debug_attempts, in_search(o_) ? "search expansion" : "run"};
+    state_.baseline_when = in_search(o_) ? "measured alone once for the whole search"
+                                         : "measured alone before the first iteration";
+    if (o_.baseline_ms > 0)
+      state_.baseline_ms = o_.baseline_ms;
     else {
       say("measuring the baseline");
       auto b = measure_baseline_ms(*env_.ctx, timed_);
@@ -207,7 +230,8 @@ class Loop {
     }
     result_.baseline_ms = state_.baseline_ms;
     const auto& task = env_.ctx->task();
-    state_.roofline_ms = 1e3 * eval::roofline_seconds(task.flops, task.bytes, *env_.machine, state_.threads);
+    state_.roofline_ms =
+        1e3 * eval::roofline_seconds(task.flops, task.bytes, *env_.machine, state_.threads);
     return true;
   }
 
@@ -221,15 +245,22 @@ class Loop {
     tokens_before_ = env_.agents->llm->totals();
     depth_ = o_.depth + it - 1;
     auto node = env_.journal->ledger().add_node(node_record(env_, o_, rec, parent_, depth_, false));
-    if (node) rec.node = *node;
-    else say("the iteration's node could not be recorded: " + node.error().message);
+    if (node)
+      rec.node = *node;
+    else
+      say("the iteration's node could not be recorded: " + node.error().message);
     return rec;
   }
 
   // plan → implement → compile → check → tune → time → diagnose → decide; a step that gives no
   // kernel to go on with ends the iteration there.
   IterationEnd iterate(IterationRecord& rec) {
-    steps_ = {env_.ctx, env_.agents, &state_, timed_, [this](std::string_view m) { say(std::string(m)); }, &rec.clock};
+    steps_ = {env_.ctx,
+              env_.agents,
+              &state_,
+              timed_,
+              [this](std::string_view m) { say(std::string(m)); },
+              &rec.clock};
     std::optional<agents::Plan> plan;
     if (auto end = plan_step(rec, plan)) return *end;
     if (auto end = implement_step(rec, *plan)) return *end;
@@ -243,7 +274,8 @@ class Loop {
 
   std::optional<IterationEnd> plan_step(IterationRecord& rec, std::optional<agents::Plan>& plan) {
     say(fmt::format("iteration {}: planning", rec.iteration));
-    auto p = timed_model_call(steps_, [&] { return agents::plan(*env_.agents, state_, o_.strategy); });
+    auto p =
+        timed_model_call(steps_, [&] { return agents::plan(*env_.agents, state_, o_.strategy); });
     if (!p) return model_failed("the planner", p.error());
     rec.plan = p->markdown;
     rec.strategy = p->strategy;
@@ -254,7 +286,9 @@ class Loop {
   std::optional<IterationEnd> implement_step(IterationRecord& rec, const agents::Plan& plan) {
     say(fmt::format("iteration {}: implementing", rec.iteration));
     std::string current = state_.best ? state_.best->source : o_.start_source;
-    auto code = timed_model_call(steps_, [&] { return agents::implement(*env_.agents, state_, plan, current, o_.coder_instruction); });
+    auto code = timed_model_call(steps_, [&] {
+      return agents::implement(*env_.agents, state_, plan, current, o_.coder_instruction);
+    });
     if (!code) return model_failed("the coder", code.error());
     rec.source = *code;
     return std::nullopt;
@@ -272,7 +306,9 @@ class Loop {
     e.reason = rec.debug.empty() ? "does not compile" : rec.debug.back().failure.substr(0, 2000);
     rec.evaluation = e;
     return IterationEnd{fmt::format("does not compile after {} fix(es)", compiled.fixes),
-                        fmt::format("does not compile after {} fix(es): {}{}", compiled.fixes, e.reason, last_fix(rec)), compiled.model_error};
+                        fmt::format("does not compile after {} fix(es): {}{}", compiled.fixes,
+                                    e.reason, last_fix(rec)),
+                        compiled.model_error};
   }
 
   std::optional<IterationEnd> check_step(IterationRecord& rec) {
@@ -283,8 +319,10 @@ class Loop {
     rec.evaluation = checked.evaluation;
     if (checked.ok) return std::nullopt;
     const auto verdict = eval::verdict_name(checked.evaluation->verdict);
-    return IterationEnd{fmt::format("{} after {} fix(es): {}", verdict, checked.fixes, checked.evaluation->reason.substr(0, 200)),
-                        fmt::format("{} after {} fix(es): {}{}", verdict, checked.fixes, checked.evaluation->reason, last_fix(rec)),
+    return IterationEnd{fmt::format("{} after {} fix(es): {}", verdict, checked.fixes,
+                                    checked.evaluation->reason.substr(0, 200)),
+                        fmt::format("{} after {} fix(es): {}{}", verdict, checked.fixes,
+                                    checked.evaluation->reason, last_fix(rec)),
                         checked.model_error};
   }
 
@@ -295,7 +333,8 @@ class Loop {
     auto t = Clock::now();
     eval::EvalOptions tune_base = timed_;
     tune_base.profile_seconds = o_.profile_seconds;
-    auto tuned = agents::tune(*env_.ctx, rec.source, "kernel.cpp", tune_base, o_.tune, [this](std::string_view m) { say(std::string(m)); });
+    auto tuned = agents::tune(*env_.ctx, rec.source, "kernel.cpp", tune_base, o_.tune,
+                              [this](std::string_view m) { say(std::string(m)); });
     rec.clock.tune_s += seconds_since(t);
     if (!tuned) {
       rec.tuning = "tunables not usable: " + tuned.error().message;
@@ -312,29 +351,37 @@ class Loop {
   }
 
   std::optional<IterationEnd> time_step(IterationRecord& rec) {
-    if (tuned_eval_) rec.evaluation = tuned_eval_;
+    if (tuned_eval_)
+      rec.evaluation = tuned_eval_;
     else {
       say(fmt::format("iteration {}: timing and profiling", rec.iteration));
       rec.evaluation = time_and_profile(steps_, rec.source, o_.profile_seconds);
     }
     const auto& e = *rec.evaluation;
     if (!e.correct())
-      return IterationEnd{fmt::format("{} while timing: {}", eval::verdict_name(e.verdict), e.reason.substr(0, 200)),
-                          fmt::format("{} while timing: {}", eval::verdict_name(e.verdict), e.reason)};
-    // Each timed evaluation measured the baseline again, beside this kernel: the latest is the one to quote.
+      return IterationEnd{
+          fmt::format("{} while timing: {}", eval::verdict_name(e.verdict),
+                      e.reason.substr(0, 200)),
+          fmt::format("{} while timing: {}", eval::verdict_name(e.verdict), e.reason)};
+    // Each timed evaluation measured the baseline again, beside this kernel: the latest is the one
+    // to quote.
     if (e.baseline) {
       state_.baseline_ms = e.baseline->median_ms;
-      state_.baseline_when = fmt::format("measured beside iteration {}'s kernel, the latest measurement", rec.iteration);
+      state_.baseline_when = fmt::format(
+          "measured beside iteration {}'s kernel, the latest measurement", rec.iteration);
     }
     return std::nullopt;
   }
 
   void diagnose_step(IterationRecord& rec) {
     say(fmt::format("iteration {}: profiler's diagnosis", rec.iteration));
-    auto diagnosis =
-        timed_model_call(steps_, [&] { return agents::diagnose(*env_.agents, state_, rec.source, *rec.evaluation, rec.tuning_table); });
-    if (diagnosis) rec.diagnosis = *diagnosis;
-    else if (stops_the_run(diagnosis.error())) diagnosis_error_ = diagnosis.error();
+    auto diagnosis = timed_model_call(steps_, [&] {
+      return agents::diagnose(*env_.agents, state_, rec.source, *rec.evaluation, rec.tuning_table);
+    });
+    if (diagnosis)
+      rec.diagnosis = *diagnosis;
+    else if (stops_the_run(diagnosis.error()))
+      diagnosis_error_ = diagnosis.error();
   }
 
   // A kernel becomes the best only by beating the current best side by side in one run (see
@@ -345,23 +392,31 @@ class Loop {
     const auto& e = *rec.evaluation;
     end.improved = !state_.best;
     if (state_.best) {
-      say(fmt::format("iteration {}: timing against the best (iteration {}) side by side", rec.iteration, state_.best->iteration));
+      say(fmt::format("iteration {}: timing against the best (iteration {}) side by side",
+                      rec.iteration, state_.best->iteration));
       auto t = Clock::now();
-      rec.decision = eval::decide_paired(*env_.ctx, rec.source, state_.best->source, fmt::format("iteration {}", state_.best->iteration), timed_);
+      rec.decision =
+          eval::decide_paired(*env_.ctx, rec.source, state_.best->source,
+                              fmt::format("iteration {}", state_.best->iteration), timed_);
       rec.clock.time_s += seconds_since(t);
       end.improved = rec.decision->challenger_won();
     }
-    end.outcome = fmt::format("correct, {:.4g} ms, {:.2f}x the baseline, {:.0f}% of the roofline{}", e.candidate->median_ms,
-                              e.speedup ? e.speedup->median : 0.0, 100 * e.roofline, e.roofline_note.empty() ? "" : " (" + e.roofline_note + ")");
+    end.outcome =
+        fmt::format("correct, {:.4g} ms, {:.2f}x the baseline, {:.0f}% of the roofline{}",
+                    e.candidate->median_ms, e.speedup ? e.speedup->median : 0.0, 100 * e.roofline,
+                    e.roofline_note.empty() ? "" : " (" + e.roofline_note + ")");
     if (rec.decision) end.outcome += "; " + rec.decision->describe();
     if (end.improved) {
       end.outcome += in_search(o_) ? " — best of this expansion" : " — new best";
-      state_.best = agents::BestKernel{rec.source, e, rec.diagnosis, rec.iteration, rec.tuning_table};
+      state_.best =
+          agents::BestKernel{rec.source, e, rec.diagnosis, rec.iteration, rec.tuning_table};
       result_.best_node = rec.node;
-      if (auto st = env_.journal->write("best.cpp", rec.source); !st) say("could not write best.cpp: " + st.error().message);
+      if (auto st = env_.journal->write("best.cpp", rec.source); !st)
+        say("could not write best.cpp: " + st.error().message);
     }
     if (rec.diagnosis) end.outcome += ". Profiler: " + rec.diagnosis->diagnosis;
-    if (end.improved && rec.diagnosis && !rec.diagnosis->needs_improvement) end.at_limit = rec.diagnosis->diagnosis;
+    if (end.improved && rec.diagnosis && !rec.diagnosis->needs_improvement)
+      end.at_limit = rec.diagnosis->diagnosis;
     return end;
   }
 
@@ -371,7 +426,8 @@ class Loop {
     rec.wall_s = seconds_since(start_);
     rec.tokens = minus(env_.agents->llm->totals(), tokens_before_);
     auto node = node_record(env_, o_, rec, parent_, depth_, true);
-    if (auto st = env_.journal->ledger().update_node(node); !st) say("the iteration's node could not be updated: " + st.error().message);
+    if (auto st = env_.journal->ledger().update_node(node); !st)
+      say("the iteration's node could not be updated: " + st.error().message);
     result_.nodes.push_back(std::move(node));
     write_iteration_files(env_, o_, rec, [this](const std::string& m) { say(m); });
     state_.history.push_back(attempt_record(rec, end.failure));
@@ -390,16 +446,20 @@ class Loop {
   // the search decides its own best (side by side), so it does not touch the run row.
   void record_best() {
     if (in_search(o_)) return;
-    if (auto st = env_.journal->ledger().set_best(env_.run_id, result_.best_node); !st) say("the run's best could not be recorded: " + st.error().message);
+    if (auto st = env_.journal->ledger().set_best(env_.run_id, result_.best_node); !st)
+      say("the run's best could not be recorded: " + st.error().message);
   }
 
   // The stop rule, the same after every iteration: a fatal model failure, the profiler's limit,
   // then patience.
   bool stop_rule(const IterationEnd& end) {
     if (end.fatal) return stop(run_state_for(*end.fatal), end.fatal->message);
-    if (!end.at_limit.empty()) return stop(store::RunState::finished, "the profiler judged the best kernel at its limit: " + end.at_limit);
+    if (!end.at_limit.empty())
+      return stop(store::RunState::finished,
+                  "the profiler judged the best kernel at its limit: " + end.at_limit);
     if (without_improvement_ >= o_.patience)
-      return stop(store::RunState::finished, fmt::format("{} iterations without improvement", without_improvement_));
+      return stop(store::RunState::finished,
+                  fmt::format("{} iterations without improvement", without_improvement_));
     return false;
   }
 
@@ -434,9 +494,12 @@ class Loop {
 AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) { return Loop(env, o).run(); }
 
 std::string auto_report(const AutoEnv& env, const AutoResult& r) {
-  std::string s = fmt::format("# kforge auto: {} (size {})\n\n", env.ctx->spec().id, env.ctx->task().size);
-  s += fmt::format("Baseline (PyTorch eager): {:.4g} ms with {} thread(s). Stopped: {}.\n\n", r.baseline_ms, env.eval.threads, r.stop_reason);
-  s += "| iter | verdict | time ms | speedup | roofline | fixes | tokens in/out | cost $ | model s | compile s | check s | tune s | time s | "
+  std::string s =
+      fmt::format("# kforge auto: {} (size {})\n\n", env.ctx->spec().id, env.ctx->task().size);
+  s += fmt::format("Baseline (PyTorch eager): {:.4g} ms with {} thread(s). Stopped: {}.\n\n",
+                   r.baseline_ms, env.eval.threads, r.stop_reason);
+  s += "| iter | verdict | time ms | speedup | roofline | fixes | tokens in/out | cost $ | model s "
+       "| compile s | check s | tune s | time s | "
        "what was tried |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& it : r.iterations) {
     const auto* e = it.evaluation ? &*it.evaluation : nullptr;
@@ -444,25 +507,37 @@ std::string auto_report(const AutoEnv& env, const AutoResult& r) {
     std::string strategy = it.strategy;
     for (auto& c : strategy)
       if (c == '\n' || c == '|') c = ' ';
-    s += fmt::format("| {} | {} | {} | {} | {} | {} | {}/{} | {:.4f} | {:.1f} | {:.1f} | {:.1f} | {:.1f} | {:.1f} | {} |\n", it.iteration,
-                     e ? std::string(eval::verdict_name(e->verdict)) : "—", cell(e && e->candidate, e && e->candidate ? fmt::format("{:.4g}", e->candidate->median_ms) : ""),
-                     cell(e && e->speedup, e && e->speedup ? fmt::format("{:.2f}x{}", e->speedup->median, e->machine_busy ? " (busy)" : "") : ""),
-                     cell(e && e->candidate, e ? fmt::format("{:.0f}%", 100 * e->roofline) : ""), it.fixes, it.tokens.usage.input_tokens,
-                     it.tokens.usage.output_tokens, it.tokens.cost_usd, it.clock.model_s, it.clock.compile_s, it.clock.check_s, it.clock.tune_s,
-                     it.clock.time_s, strategy.substr(0, 160));
+    s += fmt::format(
+        "| {} | {} | {} | {} | {} | {} | {}/{} | {:.4f} | {:.1f} | {:.1f} | {:.1f} | {:.1f} | "
+        "{:.1f} | {} |\n",
+        it.iteration, e ? std::string(eval::verdict_name(e->verdict)) : "—",
+        cell(e && e->candidate,
+             e && e->candidate ? fmt::format("{:.4g}", e->candidate->median_ms) : ""),
+        cell(e && e->speedup, e && e->speedup ? fmt::format("{:.2f}x{}", e->speedup->median,
+                                                            e->machine_busy ? " (busy)" : "")
+                                              : ""),
+        cell(e && e->candidate, e ? fmt::format("{:.0f}%", 100 * e->roofline) : ""), it.fixes,
+        it.tokens.usage.input_tokens, it.tokens.usage.output_tokens, it.tokens.cost_usd,
+        it.clock.model_s, it.clock.compile_s, it.clock.check_s, it.clock.tune_s, it.clock.time_s,
+        strategy.substr(0, 160));
   }
   if (r.best) {
     const auto& e = r.best->evaluation;
     // A speedup timed busy is not a figure to quote: said as such, with what it read.
-    std::string speedup = !e.speedup        ? "no speedup measured"
-                          : e.machine_busy ? fmt::format("no speedup to quote (timed on a busy machine: {}; it read {:.2f}x, 95% CI "
-                                                         "{:.2f}–{:.2f}; `kforge eval` it on a quiet machine)",
-                                                         e.busy_reason, e.speedup->median, e.speedup->ci_low, e.speedup->ci_high)
-                                           : fmt::format("{:.2f}x the baseline (95% CI {:.2f}–{:.2f})", e.speedup->median, e.speedup->ci_low,
-                                                         e.speedup->ci_high);
-    s += fmt::format("\n## Best kernel (iteration {})\n\n{:.4g} ms, {}, {:.0f}% of the roofline{}. `best.cpp` in this folder.\n",
-                     r.best->iteration, e.candidate->median_ms, speedup, 100 * e.roofline,
-                     e.roofline_note.empty() ? "" : " (" + e.roofline_note + ")");
+    std::string speedup =
+        !e.speedup ? "no speedup measured"
+        : e.machine_busy
+            ? fmt::format(
+                  "no speedup to quote (timed on a busy machine: {}; it read {:.2f}x, 95% CI "
+                  "{:.2f}–{:.2f}; `kforge eval` it on a quiet machine)",
+                  e.busy_reason, e.speedup->median, e.speedup->ci_low, e.speedup->ci_high)
+            : fmt::format("{:.2f}x the baseline (95% CI {:.2f}–{:.2f})", e.speedup->median,
+                          e.speedup->ci_low, e.speedup->ci_high);
+    s += fmt::format(
+        "\n## Best kernel (iteration {})\n\n{:.4g} ms, {}, {:.0f}% of the roofline{}. `best.cpp` "
+        "in this folder.\n",
+        r.best->iteration, e.candidate->median_ms, speedup, 100 * e.roofline,
+        e.roofline_note.empty() ? "" : " (" + e.roofline_note + ")");
   } else {
     s += "\nNo correct kernel was found.\n";
   }
@@ -470,26 +545,43 @@ std::string auto_report(const AutoEnv& env, const AutoResult& r) {
   // the best of its time; the speedups in the table come from different runs and decide nothing.
   std::string decisions;
   for (const auto& it : r.iterations)
-    if (it.decision) decisions += fmt::format("- iteration {}: {}\n", it.iteration, it.decision->describe());
+    if (it.decision)
+      decisions += fmt::format("- iteration {}: {}\n", it.iteration, it.decision->describe());
   if (!decisions.empty())
-    s += "\n## How the best was chosen\n\nEach correct kernel against the best so far, side by side in one run (a tie keeps the best; "
-         "on a busy machine the comparison is timed twice and decides only when both runs agree):\n\n" + decisions;
+    s += "\n## How the best was chosen\n\nEach correct kernel against the best so far, side by "
+         "side in one run (a tie keeps the best; "
+         "on a busy machine the comparison is timed twice and decides only when both runs "
+         "agree):\n\n" +
+         decisions;
   return s;
 }
 
 nlohmann::json to_json(const AutoResult& r) {
   nlohmann::json its = nlohmann::json::array();
   for (const auto& it : r.iterations) {
-    nlohmann::json j = {{"iteration", it.iteration}, {"node", it.node},          {"strategy", it.strategy}, {"outcome", it.outcome},
-                        {"fixes", it.fixes},         {"tuning", it.tuning},      {"wall_s", it.wall_s},
-                        {"tokens_in", it.tokens.usage.input_tokens},             {"tokens_out", it.tokens.usage.output_tokens},
+    nlohmann::json j = {{"iteration", it.iteration},
+                        {"node", it.node},
+                        {"strategy", it.strategy},
+                        {"outcome", it.outcome},
+                        {"fixes", it.fixes},
+                        {"tuning", it.tuning},
+                        {"wall_s", it.wall_s},
+                        {"tokens_in", it.tokens.usage.input_tokens},
+                        {"tokens_out", it.tokens.usage.output_tokens},
                         {"cost_usd", it.tokens.cost_usd},
-                        {"seconds", {{"model", it.clock.model_s}, {"compile", it.clock.compile_s}, {"check", it.clock.check_s},
-                                     {"tune", it.clock.tune_s}, {"time", it.clock.time_s}}}};
+                        {"seconds",
+                         {{"model", it.clock.model_s},
+                          {"compile", it.clock.compile_s},
+                          {"check", it.clock.check_s},
+                          {"tune", it.clock.tune_s},
+                          {"time", it.clock.time_s}}}};
     // How this iteration was judged against the best: by a side-by-side run, or as the first.
     j["decision"] = it.decision ? it.decision->to_json() : nlohmann::json(nullptr);
-    j["verdict"] = it.evaluation ? nlohmann::json(eval::verdict_name(it.evaluation->verdict)) : nlohmann::json(nullptr);
-    j["speedup"] = it.evaluation && it.evaluation->speedup ? nlohmann::json(it.evaluation->speedup->median) : nlohmann::json(nullptr);
+    j["verdict"] = it.evaluation ? nlohmann::json(eval::verdict_name(it.evaluation->verdict))
+                                 : nlohmann::json(nullptr);
+    j["speedup"] = it.evaluation && it.evaluation->speedup
+                       ? nlohmann::json(it.evaluation->speedup->median)
+                       : nlohmann::json(nullptr);
     its.push_back(j);
   }
   nlohmann::json best = nullptr;
@@ -497,17 +589,24 @@ nlohmann::json to_json(const AutoResult& r) {
     // A speedup timed busy is kept under busy_speedup, never as the best's speedup.
     const auto& e = r.best->evaluation;
     nlohmann::json speedup = nullptr;
-    if (e.speedup) speedup = {{"median", e.speedup->median}, {"ci95", {e.speedup->ci_low, e.speedup->ci_high}}};
-    best = {{"iteration", r.best->iteration},
-            {"median_ms", e.candidate->median_ms},
-            {"speedup", e.speedup && !e.machine_busy ? nlohmann::json(e.speedup->median) : nlohmann::json(nullptr)},
-            {"speedup_ci95", e.speedup && !e.machine_busy ? speedup["ci95"] : nlohmann::json(nullptr)},
-            {"busy", e.machine_busy},
-            {"busy_reason", e.busy_reason},
-            {"busy_speedup", e.machine_busy ? speedup : nlohmann::json(nullptr)},
-            {"roofline", e.roofline}};
+    if (e.speedup)
+      speedup = {{"median", e.speedup->median}, {"ci95", {e.speedup->ci_low, e.speedup->ci_high}}};
+    best = {
+        {"iteration", r.best->iteration},
+        {"median_ms", e.candidate->median_ms},
+        {"speedup", e.speedup && !e.machine_busy ? nlohmann::json(e.speedup->median)
+                                                 : nlohmann::json(nullptr)},
+        {"speedup_ci95", e.speedup && !e.machine_busy ? speedup["ci95"] : nlohmann::json(nullptr)},
+        {"busy", e.machine_busy},
+        {"busy_reason", e.busy_reason},
+        {"busy_speedup", e.machine_busy ? speedup : nlohmann::json(nullptr)},
+        {"roofline", e.roofline}};
   }
-  return {{"state", store::run_state_name(r.state)}, {"stop_reason", r.stop_reason}, {"baseline_ms", r.baseline_ms}, {"iterations", its}, {"best", best}};
+  return {{"state", store::run_state_name(r.state)},
+          {"stop_reason", r.stop_reason},
+          {"baseline_ms", r.baseline_ms},
+          {"iterations", its},
+          {"best", best}};
 }
 
 }  // namespace kforge::modes

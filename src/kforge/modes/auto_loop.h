@@ -19,8 +19,8 @@
 
 #include "kforge/agents/agents.h"
 #include "kforge/agents/tuner.h"
-#include "kforge/modes/iteration_steps.h"
 #include "kforge/eval/paired_decision.h"
+#include "kforge/modes/iteration_steps.h"
 #include "kforge/modes/run_journal.h"
 
 namespace kforge::modes {
@@ -37,14 +37,16 @@ struct AutoOptions {
   int patience = 2;        // P: stop after this many iterations without a faster correct kernel
   int debug_attempts = 3;  // K: fixes per debug loop
   std::string strategy;    // a hint for the planner, every iteration
-  std::string start_source;  // start from this kernel (a search expansion's parent); "" = from scratch
+  std::string
+      start_source;  // start from this kernel (a search expansion's parent); "" = from scratch
   std::optional<std::int64_t> parent_node;  // the node start_source came from (search)
-  int depth = 0;           // depth of the first node (search)
+  int depth = 0;                            // depth of the first node (search)
   agents::TuneOptions tune;
   double profile_seconds = 0.5;
   double time_budget_s = 1.0;
-  double baseline_ms = 0;          // > 0: already measured (a search measures it once)
-  std::string coder_instruction;   // passed to the coder on every iteration (e.g. a crossover's second parent)
+  double baseline_ms = 0;         // > 0: already measured (a search measures it once)
+  std::string coder_instruction;  // passed to the coder on every iteration (e.g. a crossover's
+                                  // second parent)
   std::optional<ExpansionTag> expansion;  // set when a search runs this as one of its expansions
 };
 
@@ -56,15 +58,16 @@ struct IterationRecord {
   std::string source;
   std::optional<eval::Evaluation> evaluation;  // the final one (timed and profiled when correct)
   std::optional<agents::Diagnosis> diagnosis;
-  std::string tuning;       // the tuner's summary
+  std::string tuning;        // the tuner's summary
   std::string tuning_table;  // its variants and times ("" without tunables)
   int fixes = 0;
   std::vector<agents::DebugAttempt> debug;
   PhaseClock clock;
   double wall_s = 0;
   llm::SessionTotals tokens;  // spent during this iteration
-  std::string outcome;      // one line: what this iteration gave
-  std::optional<eval::PairedDecision> decision;  // against the best so far, side by side (none for the first correct kernel)
+  std::string outcome;        // one line: what this iteration gave
+  std::optional<eval::PairedDecision>
+      decision;  // against the best so far, side by side (none for the first correct kernel)
 };
 
 struct AutoResult {
@@ -74,7 +77,8 @@ struct AutoResult {
   std::string stop_reason;
   store::RunState state = store::RunState::finished;  // finished | stopped | interrupted | failed
   double baseline_ms = 0;
-  std::vector<store::NodeRecord> nodes;  // each iteration's node as last written (a search keeps them in memory)
+  std::vector<store::NodeRecord>
+      nodes;  // each iteration's node as last written (a search keeps them in memory)
 };
 
 struct AutoEnv {

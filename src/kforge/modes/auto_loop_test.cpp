@@ -16,8 +16,8 @@
 
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
-#include "kforge/eval/eval_test_util.h"
 #include "kforge/core/subprocess.h"
+#include "kforge/eval/eval_test_util.h"
 #include "kforge/store/store.h"
 
 namespace kforge::modes {
@@ -43,7 +43,9 @@ UNROLL = {1, 2}
 Several times the baseline.
 )";
 
-std::string kernel_block(const std::string& body) { return "```cpp\n#include \"kforge_task.h\"\n#include <cmath>\n" + body + "```\n"; }
+std::string kernel_block(const std::string& body) {
+  return "```cpp\n#include \"kforge_task.h\"\n#include <cmath>\n" + body + "```\n";
+}
 
 const char* kBroken = R"(extern "C" void kernel(const float* x, const float* scale, float* y) {
   y[0] = undeclared_thing;
@@ -93,17 +95,23 @@ const char* kSlow = R"(extern "C" void kernel(const float* x, const float* scale
 )";
 
 std::string fix(const std::string& body, const std::string& cause) {
-  return kernel_block(body) + "FIX_SUMMARY:\nerror: see above\ncause: " + cause + "\nfix: rewrote it\n";
+  return kernel_block(body) + "FIX_SUMMARY:\nerror: see above\ncause: " + cause +
+         "\nfix: rewrote it\n";
 }
 
-const char* kProfileMore = "BOTTLENECK: memory bandwidth\nDIAGNOSIS: scalar reduction at 40% of the roofline\nNEEDS_IMPROVEMENT: yes\nSUGGESTION: AVX2\n";
-const char* kProfileDone = "BOTTLENECK: memory bandwidth\nDIAGNOSIS: at the bandwidth limit\nNEEDS_IMPROVEMENT: no\nSUGGESTION: none\n";
+const char* kProfileMore =
+    "BOTTLENECK: memory bandwidth\nDIAGNOSIS: scalar reduction at 40% of the "
+    "roofline\nNEEDS_IMPROVEMENT: yes\nSUGGESTION: AVX2\n";
+const char* kProfileDone =
+    "BOTTLENECK: memory bandwidth\nDIAGNOSIS: at the bandwidth limit\nNEEDS_IMPROVEMENT: "
+    "no\nSUGGESTION: none\n";
 
 class AutoLoopTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
-           ("kforge-auto-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           ("kforge-auto-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
@@ -111,17 +119,21 @@ class AutoLoopTest : public ::testing::Test {
   // Runs `kforge auto` with the script; returns its --json summary.
   nlohmann::json run(const nlohmann::json& script, const std::vector<std::string>& extra) {
     EXPECT_TRUE(core::write_atomic(dir_ / "script.json", script.dump()).ok());
-    std::string model = "cmd:python3 " + (core::source_dir() / "tests" / "scripted_model.py").string() + " " + (dir_ / "script.json").string() +
-                        " " + (dir_ / "log.jsonl").string();
-    std::string bin = std::getenv("KFORGE_BIN_DIR") ? std::getenv("KFORGE_BIN_DIR") : core::executable_dir().string();
-    std::vector<std::string> argv = {bin + "/kforge", "auto", "12p_rmsnorm", "--size", "ci", "--model", model, "--tune-budget", "2",
-                                     "--budget", "0.2", "--json"};
+    std::string model = "cmd:python3 " +
+                        (core::source_dir() / "tests" / "scripted_model.py").string() + " " +
+                        (dir_ / "script.json").string() + " " + (dir_ / "log.jsonl").string();
+    std::string bin = std::getenv("KFORGE_BIN_DIR") ? std::getenv("KFORGE_BIN_DIR")
+                                                    : core::executable_dir().string();
+    std::vector<std::string> argv = {
+        bin + "/kforge", "auto",          "12p_rmsnorm", "--size",   "ci",  "--model",
+        model,           "--tune-budget", "2",           "--budget", "0.2", "--json"};
     argv.insert(argv.end(), extra.begin(), extra.end());
-    auto r = core::run_process(argv, {.timeout = std::chrono::seconds(600),
-                                      .cwd = dir_,
-                                      .extra_env = {"KFORGE_DIR=" + (dir_ / "state").string(),
-                                                    "KFORGE_CACHE_DIR=" + eval::test_user_cache().string(),
-                                                    "KFORGE_PEAK_BUDGET_S=3", "KFORGE_QUIET_WAIT_S=1"}});
+    auto r = core::run_process(
+        argv, {.timeout = std::chrono::seconds(600),
+               .cwd = dir_,
+               .extra_env = {"KFORGE_DIR=" + (dir_ / "state").string(),
+                             "KFORGE_CACHE_DIR=" + eval::test_user_cache().string(),
+                             "KFORGE_PEAK_BUDGET_S=3", "KFORGE_QUIET_WAIT_S=1"}});
     output_ = r.err;
     auto j = nlohmann::json::parse(r.out, nullptr, false);
     EXPECT_FALSE(j.is_discarded()) << "stdout: " << r.out << "\nstderr: " << r.err;
@@ -149,10 +161,11 @@ class AutoLoopTest : public ::testing::Test {
 }  // namespace
 
 TEST_F(AutoLoopTest, DebugsCompileAndCheckFailuresTunesAndStopsWithoutImprovement) {
-  nlohmann::json script = {{"planner", {kPlan}},
-                           {"coder", {kernel_block(kBroken), kernel_block(kSlow)}},
-                           {"debugger", {fix(kWrong, "an undeclared name"), fix(kTunable, "the scale was not applied")}},
-                           {"profiler", {kProfileMore}}};
+  nlohmann::json script = {
+      {"planner", {kPlan}},
+      {"coder", {kernel_block(kBroken), kernel_block(kSlow)}},
+      {"debugger", {fix(kWrong, "an undeclared name"), fix(kTunable, "the scale was not applied")}},
+      {"profiler", {kProfileMore}}};
   auto j = run(script, {"--iterations", "4", "--patience", "1"});
   ASSERT_TRUE(j.is_object()) << output_;
 
@@ -175,7 +188,9 @@ TEST_F(AutoLoopTest, DebugsCompileAndCheckFailuresTunesAndStopsWithoutImprovemen
   // The tuner timed UNROLL=2 side by side against the declared default, UNROLL=1, and kept the
   // default unless the variant's whole interval lay above 1.
   const std::string tuning = its[0]["tuning"].get<std::string>();
-  EXPECT_THAT(tuning, HasSubstr("tuned UNROLL over 1 side-by-side trials"));  // the table itself reaches the profiler (below)
+  EXPECT_THAT(tuning,
+              HasSubstr("tuned UNROLL over 1 side-by-side trials"));  // the table itself reaches
+                                                                      // the profiler (below)
   const bool tuned = tuning.find("beat the defaults") != std::string::npos;
   if (tuned) {
     EXPECT_THAT(tuning, HasSubstr("re-check: correct"));
@@ -220,7 +235,11 @@ TEST_F(AutoLoopTest, DebugsCompileAndCheckFailuresTunesAndStopsWithoutImprovemen
   auto best = core::read_text(session / "best.cpp");
   ASSERT_TRUE(best.ok());
   if (tuned) {
-    EXPECT_THAT(*best, HasSubstr("  // kforge: chosen by the tuner (declared default 1)"));  // a default, not pinned ahead of the guard
+    EXPECT_THAT(
+        *best,
+        HasSubstr(
+            "  // kforge: chosen by the tuner (declared default 1)"));  // a default, not pinned
+                                                                        // ahead of the guard
   }
   auto report = core::read_text(session / "report.md");
   ASSERT_TRUE(report.ok());
@@ -235,7 +254,7 @@ TEST_F(AutoLoopTest, DebugsCompileAndCheckFailuresTunesAndStopsWithoutImprovemen
   auto nodes = store::nodes_of_run(**db, j["session"]);
   ASSERT_TRUE(nodes.ok());
   ASSERT_EQ(nodes->size(), 2u);
-  EXPECT_FALSE((*nodes)[0].parent_id.has_value());  // the first iteration starts the line
+  EXPECT_FALSE((*nodes)[0].parent_id.has_value());   // the first iteration starts the line
   EXPECT_EQ((*nodes)[1].parent_id, (*nodes)[0].id);  // the second grows from the best so far
   auto run = store::find_run(**db, j["session"]);
   ASSERT_TRUE(run.ok() && run->has_value());
@@ -253,10 +272,12 @@ TEST_F(AutoLoopTest, MalformedPlanGetsOneCorrectiveRetryAndTheProfilersDecisionS
   ASSERT_TRUE(j.is_object()) << output_;
   auto plans = prompts("planner");
   ASSERT_EQ(plans.size(), 2u);
-  EXPECT_THAT(plans[1], HasSubstr("Your reply could not be used: the plan is missing these sections"));
+  EXPECT_THAT(plans[1],
+              HasSubstr("Your reply could not be used: the plan is missing these sections"));
   EXPECT_EQ(j["iterations"].size(), 1u);
   EXPECT_EQ(j["iterations"][0]["verdict"], "correct");
-  EXPECT_THAT(j["stop_reason"].get<std::string>(), HasSubstr("profiler judged the best kernel at its limit"));
+  EXPECT_THAT(j["stop_reason"].get<std::string>(),
+              HasSubstr("profiler judged the best kernel at its limit"));
   EXPECT_TRUE(prompts("debugger").empty());
 }
 
@@ -295,6 +316,5 @@ TEST_F(AutoLoopTest, AFasterKernelWinsSideBySideAndTheIterationLimitStopsTheRun)
     EXPECT_EQ(j["best"]["iteration"], 2);
   }
 }
-
 
 }  // namespace kforge::modes

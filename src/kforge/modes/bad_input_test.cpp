@@ -30,16 +30,20 @@ std::vector<std::string> listed_commands(const std::string& help) {
   std::istringstream in(help.substr(help.find("Subcommands:")));
   std::string line;
   std::getline(in, line);
-  while (std::getline(in, line) && line.rfind("  ", 0) == 0) out.push_back(line.substr(2, line.find(' ', 2) - 2));
+  while (std::getline(in, line) && line.rfind("  ", 0) == 0)
+    out.push_back(line.substr(2, line.find(' ', 2) - 2));
   return out;
 }
 
 }  // namespace
 
 TEST_F(BadInputTest, MistypedCommandsSuggestTheClosest) {
-  expect_usage_error(run({"evl", "12p_rmsnorm", "k.cpp"}), "kforge: unknown command 'evl' (did you mean 'eval'?)");
-  expect_usage_error(run({"llm", "pnig"}), "kforge llm: unknown command 'pnig' (did you mean 'ping'?)");
-  expect_usage_error(run({"frobnicate"}), "kforge: unknown command 'frobnicate' (see `kforge --help`)");
+  expect_usage_error(run({"evl", "12p_rmsnorm", "k.cpp"}),
+                     "kforge: unknown command 'evl' (did you mean 'eval'?)");
+  expect_usage_error(run({"llm", "pnig"}),
+                     "kforge llm: unknown command 'pnig' (did you mean 'ping'?)");
+  expect_usage_error(run({"frobnicate"}),
+                     "kforge: unknown command 'frobnicate' (see `kforge --help`)");
   // Every command, each with one letter dropped.
   auto help = run({"--help"});
   const auto commands = listed_commands(help.out);
@@ -47,27 +51,37 @@ TEST_F(BadInputTest, MistypedCommandsSuggestTheClosest) {
   for (const auto& name : commands) {
     std::string typo = name;
     typo.erase(typo.size() >= 3 ? typo.size() - 2 : 0, 1);
-    expect_usage_error(run({typo}), "kforge: unknown command '" + typo + "' (did you mean '" + name + "'?)");
+    expect_usage_error(run({typo}),
+                       "kforge: unknown command '" + typo + "' (did you mean '" + name + "'?)");
   }
 }
 
 TEST_F(BadInputTest, MistypedOptionsSuggestTheClosest) {
-  expect_usage_error(run({"eval", "--jsn", "x"}), "kforge eval: unknown option '--jsn' (did you mean '--json'?)");
-  expect_usage_error(run({"eval", "12p_rmsnorm", "k.cpp", "--sise=ci"}), "kforge eval: unknown option '--sise' (did you mean '--size'?)");
-  expect_usage_error(run({"llm", "ping", "--jsno"}), "kforge llm ping: unknown option '--jsno' (did you mean '--json'?)");
-  expect_usage_error(run({"list", "--quite"}), "kforge list: unknown option '--quite' (did you mean '--quiet'?)");
+  expect_usage_error(run({"eval", "--jsn", "x"}),
+                     "kforge eval: unknown option '--jsn' (did you mean '--json'?)");
+  expect_usage_error(run({"eval", "12p_rmsnorm", "k.cpp", "--sise=ci"}),
+                     "kforge eval: unknown option '--sise' (did you mean '--size'?)");
+  expect_usage_error(run({"llm", "ping", "--jsno"}),
+                     "kforge llm ping: unknown option '--jsno' (did you mean '--json'?)");
+  expect_usage_error(run({"list", "--quite"}),
+                     "kforge list: unknown option '--quite' (did you mean '--quiet'?)");
   // Every command that takes --json, with it misspelt.
   for (const auto& name : listed_commands(run({"--help"}).out)) {
     if (run({name, "--help"}).out.find("--json") == std::string::npos) continue;
-    expect_usage_error(run({name, "--jsn"}), "kforge " + name + ": unknown option '--jsn' (did you mean '--json'?)");
+    expect_usage_error(run({name, "--jsn"}),
+                       "kforge " + name + ": unknown option '--jsn' (did you mean '--json'?)");
   }
 }
 
 TEST_F(BadInputTest, BenchRefusesUnknownTasksAndSizes) {
-  expect_usage_error(run({"bench", "--tasks", "12p_rmsnorm,foo", "--quiet"}), "--tasks: no task 'foo'");
-  expect_usage_error(run({"bench", "--tasks", "12p_rmsnrm", "--quiet"}), "did you mean '12p_rmsnorm'?");
-  expect_usage_error(run({"bench", "--size", "small", "--quiet"}), "--size: no selected task has a size 'small' (they have: ci, cpu, full)");
-  expect_usage_error(run({"bench", "--tasks", "12p_rmsnorm", "--size", "cpuu", "--quiet"}), "did you mean 'cpu'?");
+  expect_usage_error(run({"bench", "--tasks", "12p_rmsnorm,foo", "--quiet"}),
+                     "--tasks: no task 'foo'");
+  expect_usage_error(run({"bench", "--tasks", "12p_rmsnrm", "--quiet"}),
+                     "did you mean '12p_rmsnorm'?");
+  expect_usage_error(run({"bench", "--size", "small", "--quiet"}),
+                     "--size: no selected task has a size 'small' (they have: ci, cpu, full)");
+  expect_usage_error(run({"bench", "--tasks", "12p_rmsnorm", "--size", "cpuu", "--quiet"}),
+                     "did you mean 'cpu'?");
 }
 
 TEST_F(BadInputTest, UnknownTaskIdSuggestsTheClosest) {
@@ -77,11 +91,16 @@ TEST_F(BadInputTest, UnknownTaskIdSuggestsTheClosest) {
 
 TEST_F(BadInputTest, EvalRefusesAFolderOrABinaryAsTheKernel) {
   std::filesystem::create_directories(dir_ / "kernels");
-  expect_usage_error(run({"eval", "12p_rmsnorm", "kernels"}), "kernels: is a folder, not a source file");
-  std::ofstream(dir_ / "kernel.o", std::ios::binary) << std::string("\x7f" "ELF\x02\x01\x01\0\0\0\xff\xfe", 12);
+  expect_usage_error(run({"eval", "12p_rmsnorm", "kernels"}),
+                     "kernels: is a folder, not a source file");
+  std::ofstream(dir_ / "kernel.o", std::ios::binary) << std::string(
+      "\x7f"
+      "ELF\x02\x01\x01\0\0\0\xff\xfe",
+      12);
   expect_usage_error(run({"eval", "12p_rmsnorm", "kernel.o"}), "kernel.o: a binary file");
   expect_usage_error(run({"eval", "12p_rmsnorm", "missing.cpp"}), "missing.cpp: no such file");
-  expect_usage_error(run({"eval", "12p_rmsnorm", "kernel.o", "--against", "kernels"}), "binary file");
+  expect_usage_error(run({"eval", "12p_rmsnorm", "kernel.o", "--against", "kernels"}),
+                     "binary file");
 }
 
 TEST_F(BadInputTest, AKernelNamedWithALeadingDashIsAFile) {

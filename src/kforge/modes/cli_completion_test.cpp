@@ -21,15 +21,20 @@ class CliCompletion : public CliScenario {
     EXPECT_TRUE(r.success()) << r.err;
     return r.out;
   }
-  // What bash offers for `words` typed after the kforge binary (a trailing "" completes a new word).
+  // What bash offers for `words` typed after the kforge binary (a trailing "" completes a new
+  // word).
   std::vector<std::string> complete(const std::vector<std::string>& words) {
     std::string driver = script("bash") + "\nCOMP_WORDS=('" + kforge() + "'";
     for (const auto& w : words) driver += " '" + w + "'";
-    driver += ")\nCOMP_CWORD=" + std::to_string(words.size()) + "\n_kforge\nprintf '%s\\n' \"${COMPREPLY[@]}\"\n";
-    auto r = core::run_process({"bash", "-c", driver}, {.timeout = std::chrono::seconds(60), .cwd = dir_, .extra_env = env()});
+    driver += ")\nCOMP_CWORD=" + std::to_string(words.size()) +
+              "\n_kforge\nprintf '%s\\n' \"${COMPREPLY[@]}\"\n";
+    auto r =
+        core::run_process({"bash", "-c", driver},
+                          {.timeout = std::chrono::seconds(60), .cwd = dir_, .extra_env = env()});
     EXPECT_TRUE(r.success()) << r.describe() << r.err;
     std::vector<std::string> out;
-    for (std::size_t start = 0, end; (end = r.out.find('\n', start)) != std::string::npos; start = end + 1)
+    for (std::size_t start = 0, end; (end = r.out.find('\n', start)) != std::string::npos;
+         start = end + 1)
       if (end > start) out.push_back(r.out.substr(start, end - start));
     return out;
   }
@@ -56,7 +61,8 @@ TEST_F(CliCompletion, BashCompletesCommandsAndOptions) {
 TEST_F(CliCompletion, BashCompletesTaskIdsAndSizes) {
   EXPECT_THAT(complete({"show", "12p_rms"}), ElementsAre("12p_rmsnorm"));
   EXPECT_THAT(complete({"eval", "8p"}), ElementsAre("8p_gemm"));
-  EXPECT_THAT(complete({"eval", "12p_rmsnorm", "k.cpp", "--size", ""}), ElementsAre("ci", "cpu", "full"));
+  EXPECT_THAT(complete({"eval", "12p_rmsnorm", "k.cpp", "--size", ""}),
+              ElementsAre("ci", "cpu", "full"));
   EXPECT_THAT(complete({"bench", "--size", "c"}), ElementsAre("ci", "cpu"));
   EXPECT_FALSE(std::filesystem::exists(dir_ / "state")) << "completing wrote state";
 }
@@ -68,7 +74,9 @@ TEST_F(CliCompletion, CompletionNeedsAKnownShell) {
 
 TEST_F(CliCompletion, ZshAndFishScriptsParseWhereThoseShellsExist) {
   bool checked = false;
-  for (const auto& [shell, args] : {std::pair<std::string, std::vector<std::string>>{"zsh", {"zsh", "-n"}}, {"fish", {"fish", "--no-execute"}}}) {
+  for (const auto& [shell, args] :
+       {std::pair<std::string, std::vector<std::string>>{"zsh", {"zsh", "-n"}},
+        {"fish", {"fish", "--no-execute"}}}) {
     const std::string text = script(shell);
     EXPECT_THAT(text, ::testing::HasSubstr("eval"));
     if (core::run_process({"sh", "-c", "command -v " + shell}).success()) {
@@ -77,7 +85,9 @@ TEST_F(CliCompletion, ZshAndFishScriptsParseWhereThoseShellsExist) {
       checked = true;
     }
   }
-  if (!checked) GTEST_SKIP() << "neither zsh nor fish is installed: their scripts are generated but not checked";
+  if (!checked)
+    GTEST_SKIP()
+        << "neither zsh nor fish is installed: their scripts are generated but not checked";
 }
 
 }  // namespace

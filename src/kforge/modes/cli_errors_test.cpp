@@ -22,41 +22,54 @@ class CliErrors : public CliScenario {};
 
 TEST_F(CliErrors, UnusableStateFolderIsAUsageError) {
   for (const char* bad : {"/proc/kforge-nonexistent/state", "/dev/null/state"}) {
-    auto r = core::run_process({kforge(), "sessions"}, {.timeout = std::chrono::seconds(60), .cwd = dir_, .extra_env = {std::string("KFORGE_DIR=") + bad}});
+    auto r = core::run_process({kforge(), "sessions"},
+                               {.timeout = std::chrono::seconds(60),
+                                .cwd = dir_,
+                                .extra_env = {std::string("KFORGE_DIR=") + bad}});
     EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
     EXPECT_THAT(r.err, HasSubstr("cannot be used"));
     EXPECT_THAT(r.err, HasSubstr("set KFORGE_DIR"));
     EXPECT_THAT(r.err, ::testing::Not(HasSubstr("internal error")));
   }
   // Read-only commands need no state folder.
-  auto list = core::run_process({kforge(), "list"}, {.timeout = std::chrono::seconds(60), .cwd = dir_, .extra_env = {"KFORGE_DIR=/dev/null/state"}});
+  auto list = core::run_process({kforge(), "list"}, {.timeout = std::chrono::seconds(60),
+                                                     .cwd = dir_,
+                                                     .extra_env = {"KFORGE_DIR=/dev/null/state"}});
   EXPECT_EQ(list.exit_code, 0) << list.err;
 }
 
 // A model that cannot be called (no API key) is refused before anything is built, measured or
 // recorded: exit 2, the variable named, no session left behind.
 TEST_F(CliErrors, MissingApiKeyIsRefusedBeforeAnyWork) {
-  auto r = core::run_process({kforge(), "auto", "12p_rmsnorm", "--size", "ci", "--model", "anthropic:claude-test", "--iterations", "1"},
-                             {.timeout = std::chrono::seconds(60), .cwd = dir_, .extra_env = [&] {
-                               auto e = env();
-                               e.push_back("ANTHROPIC_API_KEY=");
-                               e.push_back("KFORGE_CACHE_DIR=" + (dir_ / "cache").string());  // a cache of its own, to see no peaks land
-                               return e;
-                             }()});
+  auto r = core::run_process(
+      {kforge(), "auto", "12p_rmsnorm", "--size", "ci", "--model", "anthropic:claude-test",
+       "--iterations", "1"},
+      {.timeout = std::chrono::seconds(60), .cwd = dir_, .extra_env = [&] {
+         auto e = env();
+         e.push_back("ANTHROPIC_API_KEY=");
+         e.push_back("KFORGE_CACHE_DIR=" +
+                     (dir_ / "cache").string());  // a cache of its own, to see no peaks land
+         return e;
+       }()});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr("ANTHROPIC_API_KEY"));
-  EXPECT_FALSE(std::filesystem::exists(dir_ / "state" / "sessions")) << "a failed start left a session folder";
-  EXPECT_FALSE(std::filesystem::exists(dir_ / "cache" / "peaks")) << "the machine was measured before the key was checked";
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "state" / "sessions"))
+      << "a failed start left a session folder";
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "cache" / "peaks"))
+      << "the machine was measured before the key was checked";
 
   // The same for `llm ping`: a request never sent leaves no session.
-  auto ping = core::run_process({kforge(), "llm", "ping", "--model", "openai:gpt-test"}, {.timeout = std::chrono::seconds(60), .cwd = dir_, .extra_env = [&] {
-                                  auto e = env();
-                                  e.push_back("OPENAI_API_KEY=");
-                                  return e;
-                                }()});
+  auto ping =
+      core::run_process({kforge(), "llm", "ping", "--model", "openai:gpt-test"},
+                        {.timeout = std::chrono::seconds(60), .cwd = dir_, .extra_env = [&] {
+                           auto e = env();
+                           e.push_back("OPENAI_API_KEY=");
+                           return e;
+                         }()});
   EXPECT_EQ(ping.exit_code, 2) << ping.out << ping.err;
   EXPECT_THAT(ping.err, HasSubstr("OPENAI_API_KEY"));
-  EXPECT_FALSE(std::filesystem::exists(dir_ / "state" / "sessions")) << "a ping that sent nothing left a session folder";
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "state" / "sessions"))
+      << "a ping that sent nothing left a session folder";
 }
 
 // A task whose own baseline fails its check is the suite's fault, not the command's: an internal
@@ -71,9 +84,11 @@ TEST_F(CliErrors, ABaselineThatFailsItsOwnCheckIsAnInternalError) {
 extern "C" void kernel(const float* x, const float* scale, float* y) {
   for (std::int64_t i = 0; i < task::B * task::S * task::D; ++i) y[i] = x[i];
 }
-)").ok());
+)")
+                  .ok());
   script(nlohmann::json::object());  // no model call is reached
-  auto r = run({"hitl", task.string(), "--size", "ci", "--model", model(), "--budget", "0.2"}, "quit\n");
+  auto r =
+      run({"hitl", task.string(), "--size", "ci", "--model", model(), "--budget", "0.2"}, "quit\n");
   EXPECT_EQ(r.exit_code, 70) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr("internal error"));
   EXPECT_THAT(r.err, HasSubstr("the baseline does not pass its own check"));
@@ -82,20 +97,30 @@ extern "C" void kernel(const float* x, const float* scale, float* y) {
 // Progress goes to stderr in a pipe as on a terminal, each line with the seconds since the start;
 // --quiet (before or after the command's name) silences it.
 TEST_F(CliErrors, ProgressShowsInAPipeAndQuietSilencesIt) {
-  const std::string kernel = (core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm" / "expert.cpp").string();
+  const std::string kernel =
+      (core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm" / "expert.cpp").string();
   auto no_progress_override = [&] {
     auto e = env();
-    e.erase(std::remove_if(e.begin(), e.end(), [](const std::string& v) { return v.rfind("KFORGE_PROGRESS=", 0) == 0; }), e.end());
+    e.erase(
+        std::remove_if(e.begin(), e.end(),
+                       [](const std::string& v) { return v.rfind("KFORGE_PROGRESS=", 0) == 0; }),
+        e.end());
     e.push_back("KFORGE_PROGRESS=");  // unset in effect: the default applies
     return e;
   }();
-  auto loud = core::run_process({kforge(), "eval", "12p_rmsnorm", kernel, "--size", "ci", "--no-time"},
-                                {.timeout = std::chrono::seconds(300), .cwd = dir_, .extra_env = no_progress_override});
+  auto loud = core::run_process(
+      {kforge(), "eval", "12p_rmsnorm", kernel, "--size", "ci", "--no-time"},
+      {.timeout = std::chrono::seconds(300), .cwd = dir_, .extra_env = no_progress_override});
   ASSERT_TRUE(loud.success()) << loud.err;
-  EXPECT_THAT(loud.err, ::testing::ContainsRegex("… \\[ *[0-9]+\\.[0-9] s\\] checking on 3 secret input sets"));
-  for (auto args : {std::vector<std::string>{kforge(), "eval", "12p_rmsnorm", kernel, "--size", "ci", "--no-time", "--quiet"},
-                    std::vector<std::string>{kforge(), "--quiet", "eval", "12p_rmsnorm", kernel, "--size", "ci", "--no-time"}}) {
-    auto quiet = core::run_process(args, {.timeout = std::chrono::seconds(300), .cwd = dir_, .extra_env = no_progress_override});
+  EXPECT_THAT(loud.err, ::testing::ContainsRegex(
+                            "… \\[ *[0-9]+\\.[0-9] s\\] checking on 3 secret input sets"));
+  for (auto args : {std::vector<std::string>{kforge(), "eval", "12p_rmsnorm", kernel, "--size",
+                                             "ci", "--no-time", "--quiet"},
+                    std::vector<std::string>{kforge(), "--quiet", "eval", "12p_rmsnorm", kernel,
+                                             "--size", "ci", "--no-time"}}) {
+    auto quiet = core::run_process(
+        args,
+        {.timeout = std::chrono::seconds(300), .cwd = dir_, .extra_env = no_progress_override});
     ASSERT_TRUE(quiet.success()) << quiet.err;
     EXPECT_THAT(quiet.err, ::testing::Not(HasSubstr("…")));
   }
@@ -107,21 +132,31 @@ TEST_F(CliErrors, ListFiltersByTag) {
   ASSERT_TRUE(r.success()) << r.err;
   auto j = nlohmann::json::parse(r.out);
   ASSERT_GE(j.size(), 5u);
-  for (const auto& t : j) EXPECT_NE(std::find(t["tags"].begin(), t["tags"].end(), "attention"), t["tags"].end()) << t["id"];
-  auto none = nlohmann::json::parse(run({"list", "--tag", "attention", "--tag", "no-such-tag", "--json"}).out);
+  for (const auto& t : j)
+    EXPECT_NE(std::find(t["tags"].begin(), t["tags"].end(), "attention"), t["tags"].end())
+        << t["id"];
+  auto none = nlohmann::json::parse(
+      run({"list", "--tag", "attention", "--tag", "no-such-tag", "--json"}).out);
   EXPECT_TRUE(none.empty());
 }
 
 // kforge compare: per task the ratio of speedups, whether the intervals overlap, verdict changes.
 TEST_F(CliErrors, CompareTwoBenchResults) {
   auto task = [](const char* id, const char* verdict, double s, double lo, double hi) {
-    return nlohmann::json{{"task", id}, {"status", "evaluated"},
-                          {"evaluation", {{"task", id}, {"verdict", verdict}, {"speedup", s}, {"speedup_ci95", {lo, hi}}}}};
+    return nlohmann::json{
+        {"task", id},
+        {"status", "evaluated"},
+        {"evaluation",
+         {{"task", id}, {"verdict", verdict}, {"speedup", s}, {"speedup_ci95", {lo, hi}}}}};
   };
-  nlohmann::json a = {{"tasks", {task("t_faster", "correct", 1.0, 0.98, 1.02), task("t_noise", "correct", 2.0, 1.9, 2.1),
-                                 task("t_broke", "correct", 1.5, 1.4, 1.6)}}};
-  nlohmann::json b = {{"tasks", {task("t_faster", "correct", 1.5, 1.45, 1.55), task("t_noise", "correct", 2.05, 1.95, 2.15),
-                                 task("t_broke", "incorrect", 0, 0, 0)}}};
+  nlohmann::json a = {
+      {"tasks",
+       {task("t_faster", "correct", 1.0, 0.98, 1.02), task("t_noise", "correct", 2.0, 1.9, 2.1),
+        task("t_broke", "correct", 1.5, 1.4, 1.6)}}};
+  nlohmann::json b = {
+      {"tasks",
+       {task("t_faster", "correct", 1.5, 1.45, 1.55), task("t_noise", "correct", 2.05, 1.95, 2.15),
+        task("t_broke", "incorrect", 0, 0, 0)}}};
   ASSERT_TRUE(core::write_atomic(dir_ / "a.json", a.dump()).ok());
   ASSERT_TRUE(core::write_atomic(dir_ / "b.json", b.dump()).ok());
   auto r = run({"compare", (dir_ / "a.json").string(), (dir_ / "b.json").string(), "--json"});
@@ -143,7 +178,8 @@ TEST_F(CliErrors, CompareTwoBenchResults) {
 // interrupted command does in a shell.
 TEST_F(CliErrors, InterruptedRunExits130) {
   script({{"latency_s", 30}, {"planner", {rms::plan("never delivered")}}});
-  std::vector<std::string> args = {kforge(), "auto", "12p_rmsnorm", "--size", "ci", "--model", model(), "--iterations", "1"};
+  std::vector<std::string> args = {kforge(),  "auto",  "12p_rmsnorm",  "--size", "ci",
+                                   "--model", model(), "--iterations", "1"};
   pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {

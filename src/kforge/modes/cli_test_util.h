@@ -22,7 +22,8 @@ class CliScenario : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
-           ("kforge-cli-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           ("kforge-cli-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override {
@@ -34,20 +35,27 @@ class CliScenario : public ::testing::Test {
     return (bin ? std::filesystem::path(bin) : core::executable_dir()).string() + "/kforge";
   }
   std::string model() const {
-    return "cmd:python3 " + (core::source_dir() / "tests" / "scripted_model.py").string() + " " + (dir_ / "script.json").string() + " " +
-           (dir_ / "log.jsonl").string();
+    return "cmd:python3 " + (core::source_dir() / "tests" / "scripted_model.py").string() + " " +
+           (dir_ / "script.json").string() + " " + (dir_ / "log.jsonl").string();
   }
   std::vector<std::string> env() const {
     // Peaks only set the roofline here: a short measurement, once per build tree's test cache.
-    return {"KFORGE_DIR=" + (dir_ / "state").string(), "KFORGE_CACHE_DIR=" + eval::test_user_cache().string(), "KFORGE_PROGRESS=0",
+    return {"KFORGE_DIR=" + (dir_ / "state").string(),
+            "KFORGE_CACHE_DIR=" + eval::test_user_cache().string(), "KFORGE_PROGRESS=0",
             "KFORGE_PEAK_BUDGET_S=3", "KFORGE_QUIET_WAIT_S=1"};
   }
-  void script(const nlohmann::json& j) { ASSERT_TRUE(core::write_atomic(dir_ / "script.json", j.dump()).ok()); }
+  void script(const nlohmann::json& j) {
+    ASSERT_TRUE(core::write_atomic(dir_ / "script.json", j.dump()).ok());
+  }
 
-  core::ProcessResult run(std::vector<std::string> args, const std::string& stdin_data = "", int timeout_s = 600) {
+  core::ProcessResult run(std::vector<std::string> args, const std::string& stdin_data = "",
+                          int timeout_s = 600) {
     args.insert(args.begin(), kforge());
-    return core::run_process(args, {.timeout = std::chrono::seconds(timeout_s), .cwd = dir_, .extra_env = env(),
-                                    .stdin_data = stdin_data.empty() ? std::optional<std::string>() : stdin_data});
+    return core::run_process(
+        args, {.timeout = std::chrono::seconds(timeout_s),
+               .cwd = dir_,
+               .extra_env = env(),
+               .stdin_data = stdin_data.empty() ? std::optional<std::string>() : stdin_data});
   }
 
   // The requests the model received for a role, each as its messages joined.
@@ -70,7 +78,9 @@ class CliScenario : public ::testing::Test {
 // Kernels and replies for 12p_rmsnorm at the ci size.
 namespace rms {
 
-inline std::string block(const std::string& body) { return "```cpp\n#include \"kforge_task.h\"\n#include <cmath>\n" + body + "```\n"; }
+inline std::string block(const std::string& body) {
+  return "```cpp\n#include \"kforge_task.h\"\n#include <cmath>\n" + body + "```\n";
+}
 
 inline const char* kFast = R"(extern "C" void kernel(const float* x, const float* scale, float* y) {
   using namespace task;
@@ -96,28 +106,34 @@ inline const char* kSlow = R"(extern "C" void kernel(const float* x, const float
 }
 )";
 
-inline const char* kWrong = R"(extern "C" void kernel(const float* x, const float* scale, float* y) {
+inline const char* kWrong =
+    R"(extern "C" void kernel(const float* x, const float* scale, float* y) {
   using namespace task;
   for (std::int64_t r = 0; r < B * S; ++r)
     for (std::int64_t d = 0; d < D; ++d) y[r * D + d] = x[r * D + d];
 }
 )";
 
-inline const char* kBroken = R"(extern "C" void kernel(const float* x, const float* scale, float* y) {
+inline const char* kBroken =
+    R"(extern "C" void kernel(const float* x, const float* scale, float* y) {
   y[0] = undeclared_thing;
 }
 )";
 
 inline std::string plan(const std::string& strategy) {
-  return "## Analysis\nRMSNorm, memory-bound.\n## Bottleneck\nBandwidth.\n## Strategy\n" + strategy +
-         "\n## Blocking\nNone.\n## Vectorization\nThe D loop.\n## Threading\nRows.\n## Tunables\nnone\n## Expected gain\n2x.\n";
+  return "## Analysis\nRMSNorm, memory-bound.\n## Bottleneck\nBandwidth.\n## Strategy\n" +
+         strategy +
+         "\n## Blocking\nNone.\n## Vectorization\nThe D loop.\n## Threading\nRows.\n## "
+         "Tunables\nnone\n## Expected gain\n2x.\n";
 }
 
 inline std::string fix(const std::string& body, const std::string& cause) {
   return block(body) + "FIX_SUMMARY:\nerror: see above\ncause: " + cause + "\nfix: rewrote it\n";
 }
 
-inline const char* kProfiled = "BOTTLENECK: memory bandwidth\nDIAGNOSIS: scalar loop\nNEEDS_IMPROVEMENT: yes\nSUGGESTION: AVX2\n";
+inline const char* kProfiled =
+    "BOTTLENECK: memory bandwidth\nDIAGNOSIS: scalar loop\nNEEDS_IMPROVEMENT: yes\nSUGGESTION: "
+    "AVX2\n";
 
 }  // namespace rms
 }  // namespace kforge::modes

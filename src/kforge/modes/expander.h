@@ -15,7 +15,7 @@
 namespace kforge::modes {
 
 struct Expansion {
-  std::string key;                      // deterministic: identifies the expansion across resumes
+  std::string key;  // deterministic: identifies the expansion across resumes
   std::int64_t parent = 0;
   std::string strategy;                 // a catalogue id, or "crossover"
   std::optional<std::int64_t> partner;  // crossover's second parent
@@ -26,7 +26,7 @@ struct ExpansionResult {
   std::string stop_reason;
   std::vector<store::NodeRecord> nodes;  // every node it recorded (in the ledger), as last written
   std::optional<std::int64_t> node;      // the node it finished with: its best, else its last
-  std::string best_source;               // the best's kernel ("" when the expansion found no correct one)
+  std::string best_source;  // the best's kernel ("" when the expansion found no correct one)
   std::optional<eval::Evaluation> best;  // the best's evaluation
 };
 
@@ -35,9 +35,11 @@ class Expander {
   virtual ~Expander() = default;
   // Grows `parent` with the expansion's strategy (`partner`: crossover's second parent), recording
   // each node it makes as it goes. Called from several threads at once.
-  virtual ExpansionResult expand(const Expansion& x, const store::NodeRecord& parent, const store::NodeRecord* partner) = 0;
+  virtual ExpansionResult expand(const Expansion& x, const store::NodeRecord& parent,
+                                 const store::NodeRecord* partner) = 0;
   // Times `challenger` against `incumbent` side by side in one run (paired_decision.h).
-  virtual eval::PairedDecision compare(const std::string& challenger, const std::string& incumbent, const std::string& incumbent_label) = 0;
+  virtual eval::PairedDecision compare(const std::string& challenger, const std::string& incumbent,
+                                       const std::string& incumbent_label) = 0;
 };
 
 }  // namespace kforge::modes

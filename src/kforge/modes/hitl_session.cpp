@@ -34,36 +34,54 @@ bool yes(const std::optional<std::string>& answer) {
 std::string timing_text(const eval::Evaluation& e) {
   std::string s;
   if (e.candidate)
-    s += fmt::format("kernel    median {:.4g} ms  (p10 {:.4g}, p90 {:.4g}; {} paired runs)\n", e.candidate->median_ms, e.candidate->p10_ms,
-                     e.candidate->p90_ms, e.candidate->samples);
+    s += fmt::format("kernel    median {:.4g} ms  (p10 {:.4g}, p90 {:.4g}; {} paired runs)\n",
+                     e.candidate->median_ms, e.candidate->p10_ms, e.candidate->p90_ms,
+                     e.candidate->samples);
   if (e.baseline)
-    s += fmt::format("{:<9} median {:.4g} ms  (p10 {:.4g}, p90 {:.4g})\n", e.partner, e.baseline->median_ms, e.baseline->p10_ms, e.baseline->p90_ms);
-  if (e.speedup) s += fmt::format("speedup   {:.2f}x  (p10 {:.2f}x, p90 {:.2f}x)\n", e.speedup->median, e.speedup->p10, e.speedup->p90);
+    s += fmt::format("{:<9} median {:.4g} ms  (p10 {:.4g}, p90 {:.4g})\n", e.partner,
+                     e.baseline->median_ms, e.baseline->p10_ms, e.baseline->p90_ms);
+  if (e.speedup)
+    s += fmt::format("speedup   {:.2f}x  (p10 {:.2f}x, p90 {:.2f}x)\n", e.speedup->median,
+                     e.speedup->p10, e.speedup->p90);
   if (e.candidate)
-    s += fmt::format("roofline  {:.1f}%  ({:.2f} GFLOP/s, {:.2f} GB/s){}\n", 100 * e.roofline, e.gflops, e.gbps,
-                     e.roofline_note.empty() ? "" : "  " + e.roofline_note);
-  if (e.machine_busy) s += fmt::format("busy      {} (load {:.1f}): absolute times are unreliable\n", e.busy_reason, e.load_average);
+    s += fmt::format("roofline  {:.1f}%  ({:.2f} GFLOP/s, {:.2f} GB/s){}\n", 100 * e.roofline,
+                     e.gflops, e.gbps, e.roofline_note.empty() ? "" : "  " + e.roofline_note);
+  if (e.machine_busy)
+    s += fmt::format("busy      {} (load {:.1f}): absolute times are unreliable\n", e.busy_reason,
+                     e.load_average);
   return s;
 }
 
 }  // namespace
 
-std::string unified_diff(const std::string& a, const std::string& b, const std::string& label_a, const std::string& label_b,
-                         const std::filesystem::path& scratch) {
+std::string unified_diff(const std::string& a, const std::string& b, const std::string& label_a,
+                         const std::string& label_b, const std::filesystem::path& scratch) {
   if (a == b) return "";
   auto fa = scratch / ".diff-a", fb = scratch / ".diff-b";
   for (const auto& [path, text] : {std::pair{fa, &a}, std::pair{fb, &b}})
-    if (auto st = core::write_atomic(path, *text); !st) return "(the texts differ, but diff(1) could not be given them: " + st.error().message + ")\n";
-  auto r = core::run_process({"diff", "-u", "--label", label_a, "--label", label_b, fa.string(), fb.string()}, {.timeout = std::chrono::seconds(30)});
+    if (auto st = core::write_atomic(path, *text); !st)
+      return "(the texts differ, but diff(1) could not be given them: " + st.error().message +
+             ")\n";
+  auto r = core::run_process(
+      {"diff", "-u", "--label", label_a, "--label", label_b, fa.string(), fb.string()},
+      {.timeout = std::chrono::seconds(30)});
   std::error_code ec;
   std::filesystem::remove(fa, ec);
   std::filesystem::remove(fb, ec);
-  return r.out.empty() ? "(the texts differ, but diff(1) did not run: " + r.describe() + ")\n" : r.out;
+  return r.out.empty() ? "(the texts differ, but diff(1) did not run: " + r.describe() + ")\n"
+                       : r.out;
 }
 
-HitlSession::HitlSession(const eval::TaskContext& ctx, const eval::MachineProfile& machine, agents::AgentEnv& agents, RunJournal& journal,
-                         eval::EvalOptions eval, Human& human, HitlState state)
-    : ctx_(ctx), machine_(machine), agents_(agents), journal_(journal), eval_(std::move(eval)), human_(human), state_(std::move(state)) {
+HitlSession::HitlSession(const eval::TaskContext& ctx, const eval::MachineProfile& machine,
+                         agents::AgentEnv& agents, RunJournal& journal, eval::EvalOptions eval,
+                         Human& human, HitlState state)
+    : ctx_(ctx),
+      machine_(machine),
+      agents_(agents),
+      journal_(journal),
+      eval_(std::move(eval)),
+      human_(human),
+      state_(std::move(state)) {
   stream_ = [this](const llm::StreamDelta& d) {
     if (d.text.empty()) return;
     streamed_ += d.text.size();
@@ -78,11 +96,13 @@ agents::LoopState HitlSession::loop_state() const {
   s.machine = &machine_;
   s.threads = eval_.threads;
   s.baseline_ms = state_.baseline_ms;
-  s.baseline_when = state_.baseline_when.empty() ? "measured alone when the session started" : state_.baseline_when;
+  s.baseline_when = state_.baseline_when.empty() ? "measured alone when the session started"
+                                                 : state_.baseline_when;
   const auto& t = ctx_.task();
   s.roofline_ms = 1e3 * eval::roofline_seconds(t.flops, t.bytes, machine_, s.threads);
   if (state_.best && state_.best->candidate)
-    if (const auto* v = version(state_.best_version)) s.best = agents::BestKernel{v->source, *state_.best, std::nullopt, state_.best_version};
+    if (const auto* v = version(state_.best_version))
+      s.best = agents::BestKernel{v->source, *state_.best, std::nullopt, state_.best_version};
   s.events = state_.history;  // no iteration limit: s.budget stays empty
   return s;
 }
@@ -114,7 +134,8 @@ void HitlSession::record(const std::string& event) { state_.history.push_back(ev
 // A file of the session folder that could not be written is said, and the session goes on: the
 // state in memory is whole, and the next save writes it again.
 void HitlSession::keep(const std::string& relative, const std::string& content) {
-  if (auto st = journal_.write(relative, content); !st) human_.show(fmt::format("could not save {}: {}\n", relative, st.error().message));
+  if (auto st = journal_.write(relative, content); !st)
+    human_.show(fmt::format("could not save {}: {}\n", relative, st.error().message));
 }
 
 void HitlSession::save() {
@@ -131,11 +152,13 @@ void HitlSession::add_version(const std::string& source, const std::string& orig
 }
 
 void HitlSession::report_model_error(const llm::LlmError& e) {
-  human_.show(fmt::format("the model call failed ({}): {}\n", llm::error_kind_name(e.kind), e.message));
+  human_.show(
+      fmt::format("the model call failed ({}): {}\n", llm::error_kind_name(e.kind), e.message));
 }
 
 bool HitlSession::propose(const std::string& source, const std::string& origin) {
-  std::string d = unified_diff(current_source(), source, fmt::format("v{}", state_.current), "proposed", journal_.dir());
+  std::string d = unified_diff(current_source(), source, fmt::format("v{}", state_.current),
+                               "proposed", journal_.dir());
   if (d.empty()) {
     human_.show("the proposal is identical to the current kernel: nothing to keep\n");
     return false;
@@ -160,7 +183,8 @@ void HitlSession::plan(const std::string& hint) {
     }
     human_.show("planner:\n");
     streamed_ = 0;
-    auto p = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_}, [&] { return agents::plan(agents_, loop_state(), strategy); });
+    auto p = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_},
+                              [&] { return agents::plan(agents_, loop_state(), strategy); });
     if (!p) return report_model_error(p.error());
     human_.show(streamed_ ? "\n" : p->markdown + "\n");
     auto answer = human_.ask("approve, edit, or reject with a reason? [a / e / r REASON] ");
@@ -178,7 +202,8 @@ void HitlSession::plan(const std::string& hint) {
       auto edited = human_.edit(p->markdown, "plan.md");
       if (!edited) return human_.show("the editor failed: plan not changed\n");
       auto parsed = agents::parse_plan(*edited);
-      if (!parsed) return human_.show("the edited plan is not usable: " + parsed.error().message + "\n");
+      if (!parsed)
+        return human_.show("the edited plan is not usable: " + parsed.error().message + "\n");
       state_.plan = *edited;
       record("plan edited and approved");
       keep("plan.md", state_.plan);
@@ -199,12 +224,15 @@ void HitlSession::plan(const std::string& hint) {
 }
 
 void HitlSession::implement() {
-  if (state_.plan.empty()) return human_.show("no approved plan: run `plan` first (or `ask TEXT`)\n");
+  if (state_.plan.empty())
+    return human_.show("no approved plan: run `plan` first (or `ask TEXT`)\n");
   human_.show("coder:\n");
   streamed_ = 0;
   auto parsed = agents::parse_plan(state_.plan);
   agents::Plan p = parsed ? *parsed : agents::Plan{state_.plan, ""};
-  auto code = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_}, [&] { return agents::implement(agents_, loop_state(), p, current_source()); });
+  auto code = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_}, [&] {
+    return agents::implement(agents_, loop_state(), p, current_source());
+  });
   if (!code) return report_model_error(code.error());
   if (state_.current) {
     propose(*code, "implement");
@@ -220,16 +248,20 @@ void HitlSession::ask(const std::string& instruction) {
   if (instruction.empty()) return human_.show("usage: ask TEXT (an instruction for the coder)\n");
   agents::Plan p{state_.plan.empty() ? "(no plan: follow the instruction)" : state_.plan, ""};
   human_.show("coder:\n");
-  auto code = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_},
-                               [&] { return agents::implement(agents_, loop_state(), p, current_source(), instruction); });
+  auto code = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_}, [&] {
+    return agents::implement(agents_, loop_state(), p, current_source(), instruction);
+  });
   if (!code) return report_model_error(code.error());
-  if (state_.current) propose(*code, "ask: " + instruction);
-  else add_version(*code, "ask: " + instruction);
+  if (state_.current)
+    propose(*code, "ask: " + instruction);
+  else
+    add_version(*code, "ask: " + instruction);
 }
 
 void HitlSession::compile() {
   if (!need_kernel()) return;
-  std::string failure = compile_failure(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_}, current_source());
+  std::string failure =
+      compile_failure(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_}, current_source());
   if (failure.empty()) {
     human_.show("compiled and link-checked\n");
     record(fmt::format("v{}: compiles", state_.current));
@@ -265,59 +297,78 @@ void HitlSession::time(bool profile) {
   o.profile_seconds = profile ? 0.5 : 0;
   auto e = eval::evaluate(ctx_, current_source(), "kernel.cpp", o);
   if (!e.correct()) {
-    human_.show(fmt::format("verdict   {}\nreason    {}\n", eval::verdict_name(e.verdict), e.reason));
+    human_.show(
+        fmt::format("verdict   {}\nreason    {}\n", eval::verdict_name(e.verdict), e.reason));
     if (e.mismatch) human_.show(e.mismatch->summary());
     state_.last_failure = agents::describe_failure(e);
     record(fmt::format("v{}: {}", state_.current, eval::verdict_name(e.verdict)));
     return;
   }
   state_.passed_version = state_.current;
-  if (e.baseline) {  // the baseline was measured again beside this version: the latest is the one to quote
+  if (e.baseline) {  // the baseline was measured again beside this version: the latest is the one
+                     // to quote
     state_.baseline_ms = e.baseline->median_ms;
-    state_.baseline_when = fmt::format("measured beside v{}, the latest measurement", state_.current);
+    state_.baseline_when =
+        fmt::format("measured beside v{}, the latest measurement", state_.current);
   }
   human_.show(timing_text(e));
-  if (e.profile) human_.show(e.profile->summary() + toolchain::format_vector_remarks(e.profile->vectorization));
-  bool best = !state_.best || !state_.best->candidate || e.candidate->median_ms < state_.best->candidate->median_ms;
+  if (e.profile)
+    human_.show(e.profile->summary() + toolchain::format_vector_remarks(e.profile->vectorization));
+  bool best = !state_.best || !state_.best->candidate ||
+              e.candidate->median_ms < state_.best->candidate->median_ms;
   if (best) {
     state_.best = e;
     state_.best_version = state_.current;
     human_.show(fmt::format("v{} is the fastest correct version so far\n", state_.current));
   }
-  record(fmt::format("v{}: {:.4g} ms, {:.2f}x the baseline", state_.current, e.candidate->median_ms, e.speedup ? e.speedup->median : 0.0));
+  record(fmt::format("v{}: {:.4g} ms, {:.2f}x the baseline", state_.current, e.candidate->median_ms,
+                     e.speedup ? e.speedup->median : 0.0));
   if (!profile) return;
   human_.show("profiler:\n");
-  auto d = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_}, [&] { return agents::diagnose(agents_, loop_state(), current_source(), e, tuning_[state_.current]); });
+  auto d = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_}, [&] {
+    return agents::diagnose(agents_, loop_state(), current_source(), e, tuning_[state_.current]);
+  });
   if (!d) return report_model_error(d.error());
-  human_.show(fmt::format("bottleneck        {}\ndiagnosis         {}\nneeds improvement {}\nsuggestion        {}\n", d->bottleneck, d->diagnosis,
-                          d->needs_improvement ? "yes" : "no", d->suggestion));
+  human_.show(fmt::format(
+      "bottleneck        {}\ndiagnosis         {}\nneeds improvement {}\nsuggestion        {}\n",
+      d->bottleneck, d->diagnosis, d->needs_improvement ? "yes" : "no", d->suggestion));
   // The planner reads this history: the suggestion is kept, as in auto's.
-  record(fmt::format("profiler on v{}: {} (bottleneck: {}; needs improvement: {}). Suggested next: {}", state_.current, core::shorten(d->diagnosis, 400),
-                     d->bottleneck, d->needs_improvement ? "yes" : "no", core::shorten(d->suggestion, 400)));
+  record(
+      fmt::format("profiler on v{}: {} (bottleneck: {}; needs improvement: {}). Suggested next: {}",
+                  state_.current, core::shorten(d->diagnosis, 400), d->bottleneck,
+                  d->needs_improvement ? "yes" : "no", core::shorten(d->suggestion, 400)));
 }
 
 void HitlSession::tune() {
   if (!need_kernel()) return;
   eval::EvalOptions o = eval_;
   o.time = true;
-  auto r = agents::tune(ctx_, current_source(), "kernel.cpp", o, {}, [&](std::string_view m) { human_.show(std::string(m) + "\n"); });
+  auto r = agents::tune(ctx_, current_source(), "kernel.cpp", o, {},
+                        [&](std::string_view m) { human_.show(std::string(m) + "\n"); });
   if (!r) return human_.show("tunables not usable: " + r.error().message + "\n");
-  if (r->tunables.empty()) return human_.show("the kernel declares no tunables (`// kforge:tune NAME = {a, b, c}`)\n");
+  if (r->tunables.empty())
+    return human_.show("the kernel declares no tunables (`// kforge:tune NAME = {a, b, c}`)\n");
   human_.show(r->table() + r->summary() + "\n");
   if (!r->best || !r->recheck || !r->recheck->correct()) return;
-  if (propose(r->tuned_source, "tune: " + agents::describe(*r->best))) tuning_[state_.current] = r->table();
+  if (propose(r->tuned_source, "tune: " + agents::describe(*r->best)))
+    tuning_[state_.current] = r->table();
 }
 
 void HitlSession::fix() {
   if (!need_kernel()) return;
-  if (state_.last_failure.empty()) return human_.show("nothing to fix: no failure recorded (run `compile`, `check` or `time`)\n");
+  if (state_.last_failure.empty())
+    return human_.show("nothing to fix: no failure recorded (run `compile`, `check` or `time`)\n");
   human_.show("debugger:\n");
-  auto f = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_},
-                            [&] { return agents::fix(agents_, loop_state(), current_source(), state_.last_failure, state_.attempts); });
+  auto f = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_}, [&] {
+    return agents::fix(agents_, loop_state(), current_source(), state_.last_failure,
+                       state_.attempts);
+  });
   if (!f) return report_model_error(f.error());
-  human_.show(fmt::format("error  {}\ncause  {}\nfix    {}\n", f->summary.error, f->summary.cause, f->summary.fix));
+  human_.show(fmt::format("error  {}\ncause  {}\nfix    {}\n", f->summary.error, f->summary.cause,
+                          f->summary.fix));
   state_.attempts.push_back({state_.last_failure, f->summary});
-  if (propose(f->source, "fix: " + core::shorten(f->summary.cause, 120))) state_.last_failure.clear();
+  if (propose(f->source, "fix: " + core::shorten(f->summary.cause, 120)))
+    state_.last_failure.clear();
 }
 
 void HitlSession::edit_plan() {
@@ -346,8 +397,10 @@ void HitlSession::diff(const std::string& args) {
   if (!a) a = b - 1;
   const auto* va = version(a);
   const auto* vb = version(b);
-  if (!va || !vb) return human_.show(fmt::format("no such versions: {} and {} (see `history`)\n", a, b));
-  std::string d = unified_diff(va->source, vb->source, fmt::format("v{}", a), fmt::format("v{}", b), journal_.dir());
+  if (!va || !vb)
+    return human_.show(fmt::format("no such versions: {} and {} (see `history`)\n", a, b));
+  std::string d = unified_diff(va->source, vb->source, fmt::format("v{}", a), fmt::format("v{}", b),
+                               journal_.dir());
   human_.show(d.empty() ? "identical\n" : d);
 }
 
@@ -378,11 +431,14 @@ bool HitlSession::accept(const std::string& args) {
     path_arg = trim(path_arg);
   }
   if (state_.passed_version != state_.current && !force) {
-    human_.show(fmt::format("v{} has not passed the check (run `check` or `time`; `accept --force` writes it anyway)\n", state_.current));
+    human_.show(fmt::format(
+        "v{} has not passed the check (run `check` or `time`; `accept --force` writes it anyway)\n",
+        state_.current));
     record(fmt::format("accept refused: v{} not checked", state_.current));
     return true;
   }
-  std::filesystem::path path = path_arg.empty() ? std::filesystem::path(state_.task + ".cpp") : std::filesystem::path(path_arg);
+  std::filesystem::path path = path_arg.empty() ? std::filesystem::path(state_.task + ".cpp")
+                                                : std::filesystem::path(path_arg);
   if (auto st = core::write_atomic(path, current_source()); !st) {
     human_.show(st.error().message + "\n");
     return true;
@@ -395,17 +451,21 @@ bool HitlSession::accept(const std::string& args) {
 
 void HitlSession::status() {
   auto t = agents_.llm->totals();
-  std::string s = fmt::format("task      {} (size {}), {} thread(s); baseline {:.4g} ms\n", state_.task, state_.size, eval_.threads, state_.baseline_ms);
+  std::string s = fmt::format("task      {} (size {}), {} thread(s); baseline {:.4g} ms\n",
+                              state_.task, state_.size, eval_.threads, state_.baseline_ms);
   s += fmt::format("plan      {}\n", state_.plan.empty() ? "none approved" : "approved");
   const auto* v = version(state_.current);
   s += v ? fmt::format("kernel    v{} ({})\n", v->number, v->origin) : "kernel    none\n";
-  if (!state_.last_failure.empty()) s += "failure   " + state_.last_failure.substr(0, state_.last_failure.find('\n')) + "\n";
+  if (!state_.last_failure.empty())
+    s += "failure   " + state_.last_failure.substr(0, state_.last_failure.find('\n')) + "\n";
   if (state_.best && state_.best->candidate)
-    s += fmt::format("best      v{}: {:.4g} ms, {:.2f}x the baseline\n", state_.best_version, state_.best->candidate->median_ms,
+    s += fmt::format("best      v{}: {:.4g} ms, {:.2f}x the baseline\n", state_.best_version,
+                     state_.best->candidate->median_ms,
                      state_.best->speedup ? state_.best->speedup->median : 0.0);
   const char* est = t.estimated ? "~" : "";
-  s += fmt::format("models    {} calls, {}{} tokens in, {}{} out, ${:.4f}{}\n", t.calls, est, t.usage.input_tokens, est, t.usage.output_tokens,
-                   t.cost_usd, t.estimated ? " (~ estimated: the provider reported no usage)" : "");
+  s += fmt::format("models    {} calls, {}{} tokens in, {}{} out, ${:.4f}{}\n", t.calls, est,
+                   t.usage.input_tokens, est, t.usage.output_tokens, t.cost_usd,
+                   t.estimated ? " (~ estimated: the provider reported no usage)" : "");
   human_.show(s);
 }
 
@@ -419,23 +479,28 @@ void HitlSession::cost() {
     role_w = std::max(role_w, u.role.size());
     model_w = std::max(model_w, u.provider.size() + 1 + u.model.size());
   }
-  std::string s = fmt::format("{:<{}}  {:<{}}  {:>5}  {:>10}  {:>10}  {:>10}\n", "role", role_w, "model", model_w, "calls", "tokens in", "tokens out",
-                              "cost $");
+  std::string s = fmt::format("{:<{}}  {:<{}}  {:>5}  {:>10}  {:>10}  {:>10}\n", "role", role_w,
+                              "model", model_w, "calls", "tokens in", "tokens out", "cost $");
   bool estimated = false;
   for (const auto& u : *usage) {
     estimated = estimated || u.estimated;
     const char* est = u.estimated ? "~" : "";
-    s += fmt::format("{:<{}}  {:<{}}  {:>5}  {:>10}  {:>10}  {:>10.4f}\n", u.role, role_w, u.provider + ":" + u.model, model_w, u.calls,
-                     est + std::to_string(u.input_tokens), est + std::to_string(u.output_tokens), u.cost_usd);
+    s += fmt::format("{:<{}}  {:<{}}  {:>5}  {:>10}  {:>10}  {:>10.4f}\n", u.role, role_w,
+                     u.provider + ":" + u.model, model_w, u.calls,
+                     est + std::to_string(u.input_tokens), est + std::to_string(u.output_tokens),
+                     u.cost_usd);
   }
   auto t = agents_.llm->totals();
-  s += fmt::format("total: {} calls, ${:.4f}{}\n", t.calls, t.cost_usd, t.unpriced ? " (some unpriced)" : "");
-  if (estimated) s += "~ estimated: the provider reported no usage, so kforge counted the text's tokens\n";
+  s += fmt::format("total: {} calls, ${:.4f}{}\n", t.calls, t.cost_usd,
+                   t.unpriced ? " (some unpriced)" : "");
+  if (estimated)
+    s += "~ estimated: the provider reported no usage, so kforge counted the text's tokens\n";
   human_.show(s);
 }
 
 void HitlSession::help() {
-  human_.show(R"(plan [hint]     the planner proposes a plan; approve it, edit it, or reject it with a reason
+  human_.show(
+      R"(plan [hint]     the planner proposes a plan; approve it, edit it, or reject it with a reason
 implement       the coder writes the kernel from the approved plan
 ask TEXT        an instruction for the coder ("use an 8x16 register tile"); shown as a diff
 compile         compile and link-check the current kernel
@@ -463,29 +528,51 @@ bool HitlSession::execute(const std::string& raw) {
   std::string word = lower(line.substr(0, line.find(' ')));
   std::string rest = line.size() > word.size() ? trim(line.substr(word.size())) : "";
   bool go_on = true;
-  if (word == "plan") plan(rest);
-  else if (word == "implement") implement();
-  else if (word == "ask") ask(rest);
-  else if (word == "compile") compile();
-  else if (word == "check") check();
-  else if (word == "time") time(false);
-  else if (word == "profile") time(true);
-  else if (word == "tune") tune();
-  else if (word == "fix") fix();
-  else if (word == "edit" && lower(rest) == "plan") edit_plan();
-  else if (word == "edit") edit_kernel();
-  else if (word == "diff") diff(rest);
+  if (word == "plan")
+    plan(rest);
+  else if (word == "implement")
+    implement();
+  else if (word == "ask")
+    ask(rest);
+  else if (word == "compile")
+    compile();
+  else if (word == "check")
+    check();
+  else if (word == "time")
+    time(false);
+  else if (word == "profile")
+    time(true);
+  else if (word == "tune")
+    tune();
+  else if (word == "fix")
+    fix();
+  else if (word == "edit" && lower(rest) == "plan")
+    edit_plan();
+  else if (word == "edit")
+    edit_kernel();
+  else if (word == "diff")
+    diff(rest);
   else if (word == "history") {
-    for (const auto& v : state_.versions) human_.show(fmt::format("v{}{} {}\n", v.number, v.number == state_.current ? "*" : " ", v.origin));
+    for (const auto& v : state_.versions)
+      human_.show(
+          fmt::format("v{}{} {}\n", v.number, v.number == state_.current ? "*" : " ", v.origin));
     for (const auto& h : state_.history) human_.show("  · " + h + "\n");
-  } else if (word == "show") show_version(rest);
-  else if (word == "revert") revert(rest);
-  else if (word == "accept") go_on = accept(rest);
-  else if (word == "status") status();
-  else if (word == "cost") cost();
-  else if (word == "help" || word == "?") help();
-  else if (word == "quit" || word == "exit") go_on = false;
-  else human_.show(fmt::format("unknown command '{}': type `help`\n", word));
+  } else if (word == "show")
+    show_version(rest);
+  else if (word == "revert")
+    revert(rest);
+  else if (word == "accept")
+    go_on = accept(rest);
+  else if (word == "status")
+    status();
+  else if (word == "cost")
+    cost();
+  else if (word == "help" || word == "?")
+    help();
+  else if (word == "quit" || word == "exit")
+    go_on = false;
+  else
+    human_.show(fmt::format("unknown command '{}': type `help`\n", word));
   save();
   return go_on;
 }

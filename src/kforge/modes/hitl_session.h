@@ -28,7 +28,8 @@ class Human {
   virtual void show(std::string_view text) = 0;
   virtual std::optional<std::string> ask(const std::string& prompt) = 0;  // nullopt at end of input
   // Opens `text` in an editor; returns the edited text, or nullopt when the editor failed.
-  virtual std::optional<std::string> edit(const std::string& text, const std::string& file_name) = 0;
+  virtual std::optional<std::string> edit(const std::string& text,
+                                          const std::string& file_name) = 0;
 };
 
 struct KernelVersion {
@@ -39,19 +40,19 @@ struct KernelVersion {
 
 struct HitlState {
   std::string run_id, task, size;
-  std::string model;                     // --model the session started with ("" = from kforge.toml)
-  std::string plan;                      // the approved plan ("" = none)
-  std::vector<std::string> rejected;     // reasons given for rejected plans (for the planner)
+  std::string model;                  // --model the session started with ("" = from kforge.toml)
+  std::string plan;                   // the approved plan ("" = none)
+  std::vector<std::string> rejected;  // reasons given for rejected plans (for the planner)
   std::vector<KernelVersion> versions;
-  int current = 0;                       // version number; 0 = no kernel yet
-  std::string last_failure;              // the last failed compile/check/time, as the debugger reads it
+  int current = 0;           // version number; 0 = no kernel yet
+  std::string last_failure;  // the last failed compile/check/time, as the debugger reads it
   std::vector<agents::DebugAttempt> attempts;  // the debugger's memory since the last success
-  std::optional<eval::Evaluation> best;  // the fastest correct timed version
+  std::optional<eval::Evaluation> best;        // the fastest correct timed version
   int best_version = 0;
-  int passed_version = 0;                // the latest version that passed the check (0 = none)
-  double baseline_ms = 0;                // the latest measurement of the baseline
-  std::string baseline_when;             // which one that was ("" = measured alone at the start)
-  std::vector<std::string> history;      // one line per command and its outcome
+  int passed_version = 0;            // the latest version that passed the check (0 = none)
+  double baseline_ms = 0;            // the latest measurement of the baseline
+  std::string baseline_when;         // which one that was ("" = measured alone at the start)
+  std::vector<std::string> history;  // one line per command and its outcome
 
   nlohmann::json to_json() const;
   static HitlState from_json(const nlohmann::json& j);
@@ -59,8 +60,9 @@ struct HitlState {
 
 class HitlSession {
  public:
-  HitlSession(const eval::TaskContext& ctx, const eval::MachineProfile& machine, agents::AgentEnv& agents, RunJournal& journal,
-              eval::EvalOptions eval, Human& human, HitlState state);
+  HitlSession(const eval::TaskContext& ctx, const eval::MachineProfile& machine,
+              agents::AgentEnv& agents, RunJournal& journal, eval::EvalOptions eval, Human& human,
+              HitlState state);
 
   // Runs one command line ("plan use AVX2", "check", …). Returns false for `quit` / `accept`.
   bool execute(const std::string& line);
@@ -94,25 +96,27 @@ class HitlSession {
   bool need_kernel();
   void record(const std::string& event);
   void save();
-  void keep(const std::string& relative, const std::string& content);  // writes a session file; a failure is shown
+  void keep(const std::string& relative,
+            const std::string& content);  // writes a session file; a failure is shown
   void report_model_error(const llm::LlmError& e);
   agents::LoopState loop_state() const;
 
   const eval::TaskContext& ctx_;
   const eval::MachineProfile& machine_;
-  agents::AgentEnv agents_;           // a copy whose stream callback shows replies as they arrive
+  agents::AgentEnv agents_;  // a copy whose stream callback shows replies as they arrive
   llm::StreamCallback stream_;
-  std::size_t streamed_ = 0;          // bytes shown by stream_ during the current call
+  std::size_t streamed_ = 0;  // bytes shown by stream_ during the current call
   RunJournal& journal_;
   eval::EvalOptions eval_;
   Human& human_;
   HitlState state_;
   PhaseClock clock_;
-  std::map<int, std::string> tuning_;  // the tuner's table of each version it produced, for the profiler
+  std::map<int, std::string>
+      tuning_;  // the tuner's table of each version it produced, for the profiler
 };
 
 // A unified diff of two texts (through diff(1)); "" when they are equal.
-std::string unified_diff(const std::string& a, const std::string& b, const std::string& label_a, const std::string& label_b,
-                         const std::filesystem::path& scratch);
+std::string unified_diff(const std::string& a, const std::string& b, const std::string& label_a,
+                         const std::string& label_b, const std::filesystem::path& scratch);
 
 }  // namespace kforge::modes

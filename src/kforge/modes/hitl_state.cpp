@@ -7,14 +7,30 @@ namespace kforge::modes {
 
 nlohmann::json HitlState::to_json() const {
   nlohmann::json versions_json = nlohmann::json::array();
-  for (const auto& v : versions) versions_json.push_back({{"number", v.number}, {"source", v.source}, {"origin", v.origin}});
+  for (const auto& v : versions)
+    versions_json.push_back({{"number", v.number}, {"source", v.source}, {"origin", v.origin}});
   nlohmann::json attempts_json = nlohmann::json::array();
-  for (const auto& a : attempts) attempts_json.push_back({{"failure", a.failure}, {"error", a.fix.error}, {"cause", a.fix.cause}, {"fix", a.fix.fix}});
-  return {{"run_id", run_id},     {"task", task},           {"size", size},           {"model", model},
-          {"plan", plan},         {"rejected", rejected},   {"versions", versions_json},
-          {"current", current},   {"last_failure", last_failure}, {"attempts", attempts_json},
-          {"best", best ? eval::to_json(*best) : nlohmann::json(nullptr)}, {"best_version", best_version}, {"passed_version", passed_version},
-          {"baseline_ms", baseline_ms}, {"baseline_when", baseline_when}, {"history", history}};
+  for (const auto& a : attempts)
+    attempts_json.push_back({{"failure", a.failure},
+                             {"error", a.fix.error},
+                             {"cause", a.fix.cause},
+                             {"fix", a.fix.fix}});
+  return {{"run_id", run_id},
+          {"task", task},
+          {"size", size},
+          {"model", model},
+          {"plan", plan},
+          {"rejected", rejected},
+          {"versions", versions_json},
+          {"current", current},
+          {"last_failure", last_failure},
+          {"attempts", attempts_json},
+          {"best", best ? eval::to_json(*best) : nlohmann::json(nullptr)},
+          {"best_version", best_version},
+          {"passed_version", passed_version},
+          {"baseline_ms", baseline_ms},
+          {"baseline_when", baseline_when},
+          {"history", history}};
 }
 
 HitlState HitlState::from_json(const nlohmann::json& j) {
@@ -29,7 +45,8 @@ HitlState HitlState::from_json(const nlohmann::json& j) {
   s.current = j.value("current", 0);
   s.last_failure = j.value("last_failure", "");
   for (const auto& a : j.value("attempts", nlohmann::json::array()))
-    s.attempts.push_back({a.value("failure", ""), {a.value("error", ""), a.value("cause", ""), a.value("fix", "")}});
+    s.attempts.push_back(
+        {a.value("failure", ""), {a.value("error", ""), a.value("cause", ""), a.value("fix", "")}});
   if (j.contains("best") && j["best"].is_object()) s.best = eval::evaluation_from_json(j["best"]);
   s.best_version = j.value("best_version", 0);
   s.passed_version = j.value("passed_version", 0);

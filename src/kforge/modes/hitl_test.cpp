@@ -18,13 +18,17 @@ class HitlTest : public CliScenario {};
 }  // namespace
 
 TEST_F(HitlTest, ScriptedSessionFromPlanToAccept) {
-  script({{"planner", {rms::plan("PLAN-ONE: rows in parallel"), rms::plan("PLAN-TWO: rows in parallel, scale applied")}},
+  script({{"planner",
+           {rms::plan("PLAN-ONE: rows in parallel"),
+            rms::plan("PLAN-TWO: rows in parallel, scale applied")}},
           {"coder", {rms::block(rms::kBroken)}},
           {"debugger", {rms::fix(rms::kFast, "an undeclared name")}},
           {"profiler", {rms::kProfiled}}});
   std::string commands =
-      "plan\nr the plan forgets the scale vector\na\nimplement\naccept early.cpp\ncompile\nfix\ny\ncheck\ntime\naccept out.cpp\n";
-  auto r = run({"hitl", "12p_rmsnorm", "--size", "ci", "--model", model(), "--budget", "0.2"}, commands);
+      "plan\nr the plan forgets the scale vector\na\nimplement\naccept "
+      "early.cpp\ncompile\nfix\ny\ncheck\ntime\naccept out.cpp\n";
+  auto r =
+      run({"hitl", "12p_rmsnorm", "--size", "ci", "--model", model(), "--budget", "0.2"}, commands);
   ASSERT_TRUE(r.success()) << r.out << r.err;
   const std::string& out = r.out;
 
@@ -38,9 +42,12 @@ TEST_F(HitlTest, ScriptedSessionFromPlanToAccept) {
   EXPECT_THAT(plans[1], HasSubstr("the plan forgets the scale vector"));
   // The coder's reply is shown once (as it streamed), not again after it.
   std::size_t shown = 0;
-  for (auto at = out.find(rms::kBroken); at != std::string::npos; at = out.find(rms::kBroken, at + 1)) ++shown;
+  for (auto at = out.find(rms::kBroken); at != std::string::npos;
+       at = out.find(rms::kBroken, at + 1))
+    ++shown;
   EXPECT_EQ(shown, 1u) << out;
-  // The compile error with its source line; the debugger saw it; its fix was shown as a diff and kept.
+  // The compile error with its source line; the debugger saw it; its fix was shown as a diff and
+  // kept.
   EXPECT_THAT(out, HasSubstr("undeclared_thing"));
   EXPECT_THAT(out, HasSubstr("|   y[0] = undeclared_thing;"));
   auto debug = prompts("debugger");
@@ -63,14 +70,16 @@ TEST_F(HitlTest, ScriptedSessionFromPlanToAccept) {
 
   // The session folder holds the state; --resume restores it exactly.
   std::string id;
-  for (const auto& e : std::filesystem::directory_iterator(dir_ / "state" / "sessions")) id = e.path().filename().string();
+  for (const auto& e : std::filesystem::directory_iterator(dir_ / "state" / "sessions"))
+    id = e.path().filename().string();
   auto state = core::read_text(dir_ / "state" / "sessions" / id / "state.json");
   ASSERT_TRUE(state.ok());
   auto j = nlohmann::json::parse(*state);
   EXPECT_EQ(j["versions"].size(), 2u);
   EXPECT_EQ(j["current"], 2);
   EXPECT_THAT(j["plan"].get<std::string>(), HasSubstr("PLAN-TWO"));
-  auto resumed = run({"hitl", "--resume", id}, "status\nhistory\ncost\nquit\n");  // the session remembers its model
+  auto resumed = run({"hitl", "--resume", id},
+                     "status\nhistory\ncost\nquit\n");  // the session remembers its model
   ASSERT_TRUE(resumed.success()) << resumed.out << resumed.err;
   EXPECT_THAT(resumed.out, HasSubstr("kernel    v2 (fix: an undeclared name)"));
   EXPECT_THAT(resumed.out, HasSubstr("plan      approved"));
@@ -92,7 +101,9 @@ TEST_F(HitlTest, ScriptedSessionFromPlanToAccept) {
   ASSERT_FALSE(header.empty() || planner_row.empty()) << resumed.out;
   const auto calls_end = header.find("calls") + 5;
   ASSERT_LE(calls_end, planner_row.size());
-  EXPECT_EQ(planner_row[calls_end - 1], '2') << header << "\n" << planner_row;  // the planner's 2 calls, right-aligned under "calls"
+  EXPECT_EQ(planner_row[calls_end - 1], '2')
+      << header << "\n"
+      << planner_row;  // the planner's 2 calls, right-aligned under "calls"
   EXPECT_EQ(planner_row[calls_end - 2], ' ');
   EXPECT_THAT(planner_row, HasSubstr(" ~"));  // its tokens are marked as estimated
   EXPECT_THAT(resumed.out, HasSubstr("~ estimated"));
@@ -102,14 +113,22 @@ TEST_F(HitlTest, InteractiveTerminalWithLineEditingAndEditor) {
   if (core::run_process({"tmux", "-V"}).exit_code != 0) GTEST_SKIP() << "tmux is not installed";
   script({{"planner", {rms::plan("PLAN")}}, {"profiler", {rms::kProfiled}}});
   auto editor = dir_ / "editor.sh";
-  ASSERT_TRUE(core::write_atomic(editor, "#!/bin/sh\nprintf '// written in the editor\\n' >> \"$1\"\n").ok());
+  ASSERT_TRUE(
+      core::write_atomic(editor, "#!/bin/sh\nprintf '// written in the editor\\n' >> \"$1\"\n")
+          .ok());
   std::filesystem::permissions(editor, std::filesystem::perms::owner_all);
   std::string session = "kforge-hitl-" + std::to_string(::getpid());
   std::string command;
   for (const auto& e : env()) command += e + " ";
-  command += "EDITOR=" + editor.string() + " " + kforge() + " hitl 12p_rmsnorm --size ci --model '" + model() + "'; sleep 30";
-  ASSERT_EQ(core::run_process({"tmux", "new-session", "-d", "-s", session, "-x", "200", "-y", "50", "-c", dir_.string(), command}).exit_code, 0);
-  auto screen = [&] { return core::run_process({"tmux", "capture-pane", "-p", "-S", "-200", "-t", session}).out; };
+  command += "EDITOR=" + editor.string() + " " + kforge() +
+             " hitl 12p_rmsnorm --size ci --model '" + model() + "'; sleep 30";
+  ASSERT_EQ(core::run_process({"tmux", "new-session", "-d", "-s", session, "-x", "200", "-y", "50",
+                               "-c", dir_.string(), command})
+                .exit_code,
+            0);
+  auto screen = [&] {
+    return core::run_process({"tmux", "capture-pane", "-p", "-S", "-200", "-t", session}).out;
+  };
   auto wait_for = [&](const std::string& text) {
     for (int i = 0; i < 600; ++i) {
       if (screen().find(text) != std::string::npos) return true;
@@ -132,17 +151,22 @@ TEST_F(HitlTest, InteractiveTerminalWithLineEditingAndEditor) {
   for (int i = 0; i < 100; ++i) {
     auto s = screen();
     std::size_t count = 0;
-    for (std::size_t p = s.find("kernel    v1 (edit)"); p != std::string::npos; p = s.find("kernel    v1 (edit)", p + 1)) ++count;
+    for (std::size_t p = s.find("kernel    v1 (edit)"); p != std::string::npos;
+         p = s.find("kernel    v1 (edit)", p + 1))
+      ++count;
     if (count >= 2) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   auto s = screen();
-  EXPECT_NE(s.find("kernel    v1 (edit)"), s.rfind("kernel    v1 (edit)")) << "the history did not recall the command:\n" << s;
+  EXPECT_NE(s.find("kernel    v1 (edit)"), s.rfind("kernel    v1 (edit)"))
+      << "the history did not recall the command:\n"
+      << s;
   keys({"quit", "Enter"});
   EXPECT_TRUE(wait_for("resume with: kforge hitl --resume")) << screen();
   core::run_process({"tmux", "kill-session", "-t", session});
   std::string id;
-  for (const auto& e : std::filesystem::directory_iterator(dir_ / "state" / "sessions")) id = e.path().filename().string();
+  for (const auto& e : std::filesystem::directory_iterator(dir_ / "state" / "sessions"))
+    id = e.path().filename().string();
   auto kernel = core::read_text(dir_ / "state" / "sessions" / id / "versions" / "v1.cpp");
   ASSERT_TRUE(kernel.ok());
   EXPECT_EQ(*kernel, "// written in the editor\n");

@@ -17,14 +17,16 @@ using ::testing::HasSubstr;
 class HwCli : public CliScenario {
  protected:
   // A cache of this test's own (the shared test cache may already hold this machine's peaks).
-  core::ProcessResult hw(std::vector<std::string> args, const std::filesystem::path& cwd, const std::string& pyenv = "") {
+  core::ProcessResult hw(std::vector<std::string> args, const std::filesystem::path& cwd,
+                         const std::string& pyenv = "") {
     args.insert(args.begin(), {kforge(), "hw"});
     auto e = env();
     if (!pyenv.empty()) e.push_back("KFORGE_PYENV=" + pyenv);
     e.push_back("KFORGE_CACHE_DIR=" + (dir_ / "cache").string());
     std::erase_if(e, [](const std::string& v) { return v.rfind("KFORGE_DIR=", 0) == 0; });
     std::filesystem::create_directories(cwd);
-    return core::run_process(args, {.timeout = std::chrono::seconds(120), .cwd = cwd, .extra_env = e});
+    return core::run_process(args,
+                             {.timeout = std::chrono::seconds(120), .cwd = cwd, .extra_env = e});
   }
 };
 
@@ -33,13 +35,15 @@ TEST_F(HwCli, PeaksAreMeasuredOnceForEveryFolderAndRemeasuredOnRequest) {
   ASSERT_TRUE(first.success()) << first.err;
   auto a = nlohmann::json::parse(first.out);
   EXPECT_GT(a["peaks"]["fma_gflops_1"].get<double>(), 0);
-  EXPECT_THAT(a["peaks"]["file"].get<std::string>(), HasSubstr((dir_ / "cache" / "peaks").string()));
+  EXPECT_THAT(a["peaks"]["file"].get<std::string>(),
+              HasSubstr((dir_ / "cache" / "peaks").string()));
   EXPECT_FALSE(std::filesystem::exists(dir_ / "project-a" / ".kforge" / "hw.json"));
 
   auto second = hw({"--json"}, dir_ / "project-b");
   ASSERT_TRUE(second.success()) << second.err;
   auto b = nlohmann::json::parse(second.out);
-  EXPECT_EQ(b["peaks"]["measured_at"], a["peaks"]["measured_at"]) << "a second folder measured again";
+  EXPECT_EQ(b["peaks"]["measured_at"], a["peaks"]["measured_at"])
+      << "a second folder measured again";
   EXPECT_EQ(b["peaks"]["fma_gflops_all"], a["peaks"]["fma_gflops_all"]);
 
   auto again = hw({"--remeasure", "--budget", "3"}, dir_ / "project-b");
@@ -62,7 +66,8 @@ TEST_F(HwCli, ReportsThePythonEnvironmentOrItsAbsence) {
   {
     std::ofstream py(venv / "bin" / "python");
     py << "#!/bin/sh\necho '{\"python\": \"3.11.2\", \"numpy\": \"2.4.6\", \"jax\": \"0.10.2\", "
-          "\"jax_backends\": [\"cpu (1 device)\", \"gpu (2 devices)\"], \"torch_error\": \"ModuleNotFoundError\"}'\n";
+          "\"jax_backends\": [\"cpu (1 device)\", \"gpu (2 devices)\"], \"torch_error\": "
+          "\"ModuleNotFoundError\"}'\n";
   }
   std::filesystem::permissions(venv / "bin" / "python", std::filesystem::perms::owner_all);
   auto found = hw({"--json"}, dir_ / "project", venv.string());

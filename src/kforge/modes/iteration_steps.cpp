@@ -17,8 +17,10 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }  // namespace
 
 std::string compile_failure(const StepEnv& env, const std::string& source) {
-  toolchain::CompileRequest req{toolchain::Role::candidate, source, "kernel.cpp", env.ctx->header(), env.eval.extra_flags};
-  auto shared = env.eval.machine_lock ? env.eval.machine_lock->share() : eval::MachineLock::Shared();
+  toolchain::CompileRequest req{toolchain::Role::candidate, source, "kernel.cpp", env.ctx->header(),
+                                env.eval.extra_flags};
+  auto shared =
+      env.eval.machine_lock ? env.eval.machine_lock->share() : eval::MachineLock::Shared();
   auto r = env.ctx->compiler().compile(req);
   if (!r.ok) {
     std::string errors = toolchain::format_errors(r.diagnostics, 8);
@@ -32,23 +34,29 @@ std::string compile_failure(const StepEnv& env, const std::string& source) {
 namespace {
 
 // Asks the debugger for a fix of `failure`; records the attempt. False when the model failed.
-bool ask_for_fix(const StepEnv& env, DebugOutcome& out, const std::string& failure, std::vector<agents::DebugAttempt>& attempts) {
-  auto fix = timed_model_call(env, [&] { return agents::fix(*env.agents, *env.state, out.source, failure, attempts); });
+bool ask_for_fix(const StepEnv& env, DebugOutcome& out, const std::string& failure,
+                 std::vector<agents::DebugAttempt>& attempts) {
+  auto fix = timed_model_call(
+      env, [&] { return agents::fix(*env.agents, *env.state, out.source, failure, attempts); });
   if (!fix) {
-    if (fix.kind() != llm::ErrorKind::malformed) out.model_error = fix.error();
-    else attempts.push_back({failure, {"", "(the debugger's reply was malformed)", "none"}});
+    if (fix.kind() != llm::ErrorKind::malformed)
+      out.model_error = fix.error();
+    else
+      attempts.push_back({failure, {"", "(the debugger's reply was malformed)", "none"}});
     return false;
   }
   attempts.push_back({failure, fix->summary});
   out.source = fix->source;
   ++out.fixes;
-  env.say(fmt::format("debugger: {} → {}", fix->summary.cause.substr(0, 120), fix->summary.fix.substr(0, 120)));
+  env.say(fmt::format("debugger: {} → {}", fix->summary.cause.substr(0, 120),
+                      fix->summary.fix.substr(0, 120)));
   return true;
 }
 
 }  // namespace
 
-DebugOutcome compile_with_fixes(const StepEnv& env, std::string source, int max_fixes, std::vector<agents::DebugAttempt>& attempts) {
+DebugOutcome compile_with_fixes(const StepEnv& env, std::string source, int max_fixes,
+                                std::vector<agents::DebugAttempt>& attempts) {
   DebugOutcome out;
   out.source = std::move(source);
   for (;;) {
@@ -59,12 +67,14 @@ DebugOutcome compile_with_fixes(const StepEnv& env, std::string source, int max_
       out.ok = true;
       return out;
     }
-    env.say(fmt::format("compile failed: {}", failure.substr(0, failure.find('\n', failure.find('\n') + 1))));
+    env.say(fmt::format("compile failed: {}",
+                        failure.substr(0, failure.find('\n', failure.find('\n') + 1))));
     if (out.fixes >= max_fixes || !ask_for_fix(env, out, failure, attempts)) return out;
   }
 }
 
-DebugOutcome check_with_fixes(const StepEnv& env, std::string source, int max_fixes, std::vector<agents::DebugAttempt>& attempts) {
+DebugOutcome check_with_fixes(const StepEnv& env, std::string source, int max_fixes,
+                              std::vector<agents::DebugAttempt>& attempts) {
   DebugOutcome out;
   out.source = std::move(source);
   for (;;) {
@@ -81,11 +91,13 @@ DebugOutcome check_with_fixes(const StepEnv& env, std::string source, int max_fi
       return out;
     }
     env.say(fmt::format("check: {} — {}", eval::verdict_name(e.verdict), e.reason.substr(0, 160)));
-    if (out.fixes >= max_fixes || !ask_for_fix(env, out, agents::describe_failure(e), attempts)) return out;
+    if (out.fixes >= max_fixes || !ask_for_fix(env, out, agents::describe_failure(e), attempts))
+      return out;
   }
 }
 
-eval::Evaluation time_and_profile(const StepEnv& env, const std::string& source, double profile_seconds) {
+eval::Evaluation time_and_profile(const StepEnv& env, const std::string& source,
+                                  double profile_seconds) {
   eval::EvalOptions o = env.eval;
   o.time = true;
   o.profile_seconds = profile_seconds;

@@ -25,17 +25,18 @@ struct StepEnv {
   const eval::TaskContext* ctx = nullptr;
   agents::AgentEnv* agents = nullptr;
   agents::LoopState* state = nullptr;
-  eval::EvalOptions eval;                 // threads, budget, machine (time/profile set per step)
+  eval::EvalOptions eval;  // threads, budget, machine (time/profile set per step)
   std::function<void(std::string_view)> say;  // progress lines
   PhaseClock* clock = nullptr;
 };
 
 // The outcome of a step that may have asked the debugger for fixes.
 struct DebugOutcome {
-  std::string source;                          // the last version (fixed or not)
-  std::optional<eval::Evaluation> evaluation;  // the last verdict (the check step), or the compile's
+  std::string source;  // the last version (fixed or not)
+  std::optional<eval::Evaluation>
+      evaluation;  // the last verdict (the check step), or the compile's
   bool ok = false;
-  std::optional<llm::LlmError> model_error;    // the model failed (budget, cancel, …): stop
+  std::optional<llm::LlmError> model_error;  // the model failed (budget, cancel, …): stop
   int fixes = 0;
 };
 
@@ -44,21 +45,25 @@ std::string compile_failure(const StepEnv& env, const std::string& source);
 
 // Compiles (and link-checks); on failure asks the debugger, up to max_fixes times. `attempts`
 // keeps every failure and fix of the iteration so the debugger sees them all.
-DebugOutcome compile_with_fixes(const StepEnv& env, std::string source, int max_fixes, std::vector<agents::DebugAttempt>& attempts);
+DebugOutcome compile_with_fixes(const StepEnv& env, std::string source, int max_fixes,
+                                std::vector<agents::DebugAttempt>& attempts);
 
 // Checks on the secret inputs (no timing); on a failing verdict asks the debugger, with the
 // mismatch analysis, up to max_fixes times.
-DebugOutcome check_with_fixes(const StepEnv& env, std::string source, int max_fixes, std::vector<agents::DebugAttempt>& attempts);
+DebugOutcome check_with_fixes(const StepEnv& env, std::string source, int max_fixes,
+                              std::vector<agents::DebugAttempt>& attempts);
 
 // Times against the baseline and profiles.
-eval::Evaluation time_and_profile(const StepEnv& env, const std::string& source, double profile_seconds);
+eval::Evaluation time_and_profile(const StepEnv& env, const std::string& source,
+                                  double profile_seconds);
 
 // Wraps agent calls with the model clock.
 template <typename F>
 auto timed_model_call(const StepEnv& env, F&& f) {
   auto start = std::chrono::steady_clock::now();
   auto r = f();
-  env.clock->model_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  env.clock->model_s +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
 

@@ -9,7 +9,8 @@ RunJournal::RunJournal(RunJournal&&) noexcept = default;
 RunJournal& RunJournal::operator=(RunJournal&&) noexcept = default;
 RunJournal::~RunJournal() = default;
 
-Result<RunJournal> RunJournal::open(const std::filesystem::path& state_dir, const std::string& session_id) {
+Result<RunJournal> RunJournal::open(const std::filesystem::path& state_dir,
+                                    const std::string& session_id) {
   RunJournal j;
   j.dir_ = state_dir / "sessions" / session_id;
   if (auto st = core::ensure_dir(j.dir_); !st) return st.error();
@@ -19,6 +20,8 @@ Result<RunJournal> RunJournal::open(const std::filesystem::path& state_dir, cons
   return j;
 }
 
-Status RunJournal::write(const std::string& relative, const std::string& content) { return core::write_atomic(dir_ / relative, content); }
+Status RunJournal::write(const std::string& relative, const std::string& content) {
+  return core::write_atomic(dir_ / relative, content);
+}
 
 }  // namespace kforge::modes

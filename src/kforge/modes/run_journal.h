@@ -16,7 +16,8 @@ namespace kforge::modes {
 
 class RunJournal {
  public:
-  static Result<RunJournal> open(const std::filesystem::path& state_dir, const std::string& session_id);
+  static Result<RunJournal> open(const std::filesystem::path& state_dir,
+                                 const std::string& session_id);
   RunJournal(RunJournal&&) noexcept;
   RunJournal& operator=(RunJournal&&) noexcept;
   ~RunJournal();

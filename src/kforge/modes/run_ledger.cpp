@@ -17,17 +17,21 @@ RunLedger::RunLedger(std::unique_ptr<store::Database> db) : db_(std::move(db)) {
 
 Status RunLedger::start_run(const store::RunRecord& run) {
   std::lock_guard lock(mu_);
-  if (auto st = store::insert_run(*db_, run); !st) return with_context(st.error(), fmt::format("recording run {}", run.id));
+  if (auto st = store::insert_run(*db_, run); !st)
+    return with_context(st.error(), fmt::format("recording run {}", run.id));
   return ok_status();
 }
 
-Status RunLedger::update_run(const std::string& run_id, const std::function<void(store::RunRecord&)>& change) {
+Status RunLedger::update_run(const std::string& run_id,
+                             const std::function<void(store::RunRecord&)>& change) {
   std::lock_guard lock(mu_);
   auto run = store::find_run(*db_, run_id);
   if (!run) return with_context(run.error(), fmt::format("updating run {}", run_id));
-  if (!*run) return Error{fmt::format("updating run {}: it is not in {}", run_id, db_->path().string())};
+  if (!*run)
+    return Error{fmt::format("updating run {}: it is not in {}", run_id, db_->path().string())};
   change(**run);
-  if (auto st = store::update_run(*db_, **run); !st) return with_context(st.error(), fmt::format("updating run {}", run_id));
+  if (auto st = store::update_run(*db_, **run); !st)
+    return with_context(st.error(), fmt::format("updating run {}", run_id));
   return ok_status();
 }
 
@@ -49,14 +53,16 @@ Result<std::int64_t> RunLedger::add_node(const store::NodeRecord& node) {
 
 Status RunLedger::update_node(const store::NodeRecord& node) {
   std::lock_guard lock(mu_);
-  if (auto st = store::update_node(*db_, node); !st) return with_context(st.error(), fmt::format("updating node {}", node.id));
+  if (auto st = store::update_node(*db_, node); !st)
+    return with_context(st.error(), fmt::format("updating node {}", node.id));
   return ok_status();
 }
 
 Result<std::vector<store::NodeRecord>> RunLedger::nodes(const std::string& run_id) {
   std::lock_guard lock(mu_);
   auto nodes = store::nodes_of_run(*db_, run_id);
-  if (!nodes) return with_context(nodes.error(), fmt::format("reading the nodes of run {}", run_id));
+  if (!nodes)
+    return with_context(nodes.error(), fmt::format("reading the nodes of run {}", run_id));
   return nodes;
 }
 
@@ -94,6 +100,8 @@ std::optional<eval::Verdict> verdict_of(const store::NodeRecord& node) {
   return node.verdict ? eval::parse_verdict(*node.verdict) : std::nullopt;
 }
 
-bool is_correct(const store::NodeRecord& node) { return verdict_of(node) == eval::Verdict::correct && node.median_ms.has_value(); }
+bool is_correct(const store::NodeRecord& node) {
+  return verdict_of(node) == eval::Verdict::correct && node.median_ms.has_value();
+}
 
 }  // namespace kforge::modes

@@ -29,8 +29,10 @@ class RunLedger {
 
   // A new run, owned by this process while it runs.
   Status start_run(const store::RunRecord& run);
-  // Reads the run, lets `change` edit it and writes it back (state, best, stop reason, search state).
-  Status update_run(const std::string& run_id, const std::function<void(store::RunRecord&)>& change);
+  // Reads the run, lets `change` edit it and writes it back (state, best, stop reason, search
+  // state).
+  Status update_run(const std::string& run_id,
+                    const std::function<void(store::RunRecord&)>& change);
   Status set_best(const std::string& run_id, std::optional<std::int64_t> best);
   Result<std::optional<store::RunRecord>> run(const std::string& run_id);
 

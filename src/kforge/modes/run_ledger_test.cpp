@@ -19,8 +19,10 @@ class RunLedgerTest : public ::testing::Test {
     auto ledger = RunLedger::open(dir_.path());
     ASSERT_TRUE(ledger) << ledger.error().message;
     ledger_ = std::move(*ledger);
-    ASSERT_TRUE(store::insert_session(ledger_->db(), {"r", store::now_iso8601(), "kforge auto", "/"}));
-    ASSERT_TRUE(ledger_->start_run({"r", "auto", "12p_rmsnorm", "ci", store::RunState::running, R"({"iterations":3})"}));
+    ASSERT_TRUE(
+        store::insert_session(ledger_->db(), {"r", store::now_iso8601(), "kforge auto", "/"}));
+    ASSERT_TRUE(ledger_->start_run(
+        {"r", "auto", "12p_rmsnorm", "ci", store::RunState::running, R"({"iterations":3})"}));
   }
   store::TempDir dir_;
   std::unique_ptr<RunLedger> ledger_;
@@ -44,7 +46,8 @@ TEST_F(RunLedgerTest, ARunFromStartToEnd) {
   EXPECT_NE(missing.error().message.find("run nope"), std::string::npos) << missing.error().message;
   auto twice = ledger_->start_run({"r", "auto", "12p_rmsnorm", "ci"});
   ASSERT_FALSE(twice);
-  EXPECT_NE(twice.error().message.find("recording run r"), std::string::npos) << twice.error().message;
+  EXPECT_NE(twice.error().message.find("recording run r"), std::string::npos)
+      << twice.error().message;
 }
 
 TEST_F(RunLedgerTest, NodesFromSeveralThreadsAndTheInterruptedOnesOfAKilledRun) {
@@ -60,7 +63,8 @@ TEST_F(RunLedgerTest, NodesFromSeveralThreadsAndTheInterruptedOnesOfAKilledRun) 
         auto id = ledger_->add_node(n);
         ASSERT_TRUE(id) << id.error().message;
         n.id = *id;
-        if (i % 2 == 0) n.state = store::NodeState::done;  // odd ones are "in flight" when the process dies
+        if (i % 2 == 0)
+          n.state = store::NodeState::done;  // odd ones are "in flight" when the process dies
         ASSERT_TRUE(ledger_->update_node(n));
       }
     });

@@ -13,10 +13,14 @@ namespace kforge::modes {
 namespace {
 
 void run_algorithm(SearchDriver& d, const SearchOptions& o) {
-  if (o.algorithm == "parallel") run_parallel(d, o);
-  else if (o.algorithm == "beam") run_beam(d, o);
-  else if (o.algorithm == "evolve") run_evolve(d, o);
-  else d.stop("unknown algorithm " + o.algorithm, store::RunState::failed);
+  if (o.algorithm == "parallel")
+    run_parallel(d, o);
+  else if (o.algorithm == "beam")
+    run_beam(d, o);
+  else if (o.algorithm == "evolve")
+    run_evolve(d, o);
+  else
+    d.stop("unknown algorithm " + o.algorithm, store::RunState::failed);
 }
 
 nlohmann::json parsed_or_null(const std::string& json) {
@@ -28,9 +32,11 @@ nlohmann::json parsed_or_null(const std::string& json) {
 }  // namespace
 
 std::string code_feature(const std::string& source) {
-  std::string f = source.find("_mm256_") != std::string::npos || source.find("_mm512_") != std::string::npos ? "intrinsics"
-                : source.find("omp simd") != std::string::npos                                                ? "compiler-simd"
-                                                                                                                : "scalar";
+  std::string f =
+      source.find("_mm256_") != std::string::npos || source.find("_mm512_") != std::string::npos
+          ? "intrinsics"
+      : source.find("omp simd") != std::string::npos ? "compiler-simd"
+                                                     : "scalar";
   if (source.find("omp parallel") != std::string::npos) f += "+omp";
   return f;
 }
@@ -47,8 +53,11 @@ SearchResult run_search(const SearchEnv& env, const SearchOptions& o) {
   AutoOptions expansion = o.expansion;
   expansion.iterations = o.iterations_per_expansion;
   expansion.patience = o.iterations_per_expansion;
-  AutoExpander expander({AutoEnv{env.ctx, env.machine, env.agents, &*journal, env.run_id, env.eval, env.say}, expansion, env.strategies});
-  SearchDriver d({env.run_id, env.strategies, env.ctx->spec().tags, o.seed, o.jobs, env.say}, expander, journal->ledger());
+  AutoExpander expander(
+      {AutoEnv{env.ctx, env.machine, env.agents, &*journal, env.run_id, env.eval, env.say},
+       expansion, env.strategies});
+  SearchDriver d({env.run_id, env.strategies, env.ctx->spec().tags, o.seed, o.jobs, env.say},
+                 expander, journal->ledger());
   if (auto st = d.load(); !st) {
     r.state = store::RunState::failed;
     r.stop_reason = st.error().message;
@@ -72,14 +81,27 @@ SearchResult run_search(const SearchEnv& env, const SearchOptions& o) {
 }
 
 nlohmann::json SearchOptions::to_json() const {
-  return {{"algorithm", algorithm},     {"jobs", jobs},       {"seed", seed},
-          {"width", width},             {"beam_size", beam_size}, {"branches", branches},
-          {"depth", depth},             {"keep_factor", keep_factor}, {"generations", generations},
-          {"population", population},   {"islands", islands}, {"migrate_every", migrate_every},
-          {"exploit", exploit},         {"crossover", crossover}, {"iterations_per_expansion", iterations_per_expansion},
-          {"debug_attempts", expansion.debug_attempts},      {"tune_budget", expansion.tune.budget},
-          {"time_budget_s", expansion.time_budget_s},         {"profile_seconds", expansion.profile_seconds},
-          {"model", model},                                   {"strategies_file", strategies_file}};
+  return {{"algorithm", algorithm},
+          {"jobs", jobs},
+          {"seed", seed},
+          {"width", width},
+          {"beam_size", beam_size},
+          {"branches", branches},
+          {"depth", depth},
+          {"keep_factor", keep_factor},
+          {"generations", generations},
+          {"population", population},
+          {"islands", islands},
+          {"migrate_every", migrate_every},
+          {"exploit", exploit},
+          {"crossover", crossover},
+          {"iterations_per_expansion", iterations_per_expansion},
+          {"debug_attempts", expansion.debug_attempts},
+          {"tune_budget", expansion.tune.budget},
+          {"time_budget_s", expansion.time_budget_s},
+          {"profile_seconds", expansion.profile_seconds},
+          {"model", model},
+          {"strategies_file", strategies_file}};
 }
 
 Result<SearchOptions> SearchOptions::from_json(const nlohmann::json& j) {
@@ -114,25 +136,30 @@ Result<SearchOptions> SearchOptions::from_json(const nlohmann::json& j) {
 
 nlohmann::json to_json(const SearchResult& r) {
   nlohmann::json nodes = nlohmann::json::array();
-  auto number = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  auto number = [](const std::optional<double>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
   for (const auto& n : r.nodes) {
-    nodes.push_back({{"id", n.id},
-                     {"parent", n.parent_id ? nlohmann::json(*n.parent_id) : nlohmann::json(nullptr)},
-                     {"depth", n.depth},
-                     {"strategy", n.strategy_id.empty() ? n.strategy : n.strategy_id},
-                     {"expansion", n.expansion},
-                     {"state", store::node_state_name(n.state)},
-                     {"verdict", n.verdict ? nlohmann::json(*n.verdict) : nlohmann::json(nullptr)},
-                     {"median_ms", number(n.median_ms)},
-                     {"speedup", number(n.speedup)},
-                     {"roofline", number(n.roofline)},
-                     {"roofline_reason", n.roofline_reason},
-                     {"source_hash", n.source_hash},
-                     {"cost_usd", n.cost_usd},
-                     {"timing_window", n.timing_start && n.timing_end ? nlohmann::json{*n.timing_start, *n.timing_end} : nlohmann::json(nullptr)},
-                     // How the node was ranked: side by side with its parent and with the search's best.
-                     {"vs_parent", parsed_or_null(n.vs_parent)},
-                     {"vs_best", parsed_or_null(n.vs_best)}});
+    nodes.push_back(
+        {{"id", n.id},
+         {"parent", n.parent_id ? nlohmann::json(*n.parent_id) : nlohmann::json(nullptr)},
+         {"depth", n.depth},
+         {"strategy", n.strategy_id.empty() ? n.strategy : n.strategy_id},
+         {"expansion", n.expansion},
+         {"state", store::node_state_name(n.state)},
+         {"verdict", n.verdict ? nlohmann::json(*n.verdict) : nlohmann::json(nullptr)},
+         {"median_ms", number(n.median_ms)},
+         {"speedup", number(n.speedup)},
+         {"roofline", number(n.roofline)},
+         {"roofline_reason", n.roofline_reason},
+         {"source_hash", n.source_hash},
+         {"cost_usd", n.cost_usd},
+         {"timing_window", n.timing_start && n.timing_end
+                               ? nlohmann::json{*n.timing_start, *n.timing_end}
+                               : nlohmann::json(nullptr)},
+         // How the node was ranked: side by side with its parent and with the search's best.
+         {"vs_parent", parsed_or_null(n.vs_parent)},
+         {"vs_best", parsed_or_null(n.vs_best)}});
   }
   return {{"state", store::run_state_name(r.state)},
           {"stop_reason", r.stop_reason},

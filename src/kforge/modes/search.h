@@ -27,18 +27,21 @@ namespace kforge::modes {
 
 struct SearchOptions {
   std::string algorithm = "beam";  // parallel | beam | evolve
-  int jobs = 1;                    // expansions in flight at once (model calls and compiles overlap; timing never does)
+  int jobs =
+      1;  // expansions in flight at once (model calls and compiles overlap; timing never does)
   unsigned seed = 1;
-  int width = 4;                   // parallel: expansions from the root
+  int width = 4;  // parallel: expansions from the root
   int beam_size = 2, branches = 3, depth = 2;
-  double keep_factor = 1.2;        // beam: a child must reach ≥ 1/keep_factor of its parent's speed, side by side (the baseline's for the root)
-  int generations = 3, population = 2, islands = 2, migrate_every = 2;  // evolve (population per island per generation)
+  double keep_factor = 1.2;  // beam: a child must reach ≥ 1/keep_factor of its parent's speed, side
+                             // by side (the baseline's for the root)
+  int generations = 3, population = 2, islands = 2,
+      migrate_every = 2;  // evolve (population per island per generation)
   double exploit = 0.6, crossover = 0.2;
   int iterations_per_expansion = 1;
-  AutoOptions expansion;           // debug attempts, tuning, timing budget, … for each expansion
-  std::string start_source;        // the root's kernel ("" = start from scratch)
-  std::string model;               // --model, kept so --resume talks to the same model
-  std::string strategies_file;     // --strategies, kept for --resume
+  AutoOptions expansion;        // debug attempts, tuning, timing budget, … for each expansion
+  std::string start_source;     // the root's kernel ("" = start from scratch)
+  std::string model;            // --model, kept so --resume talks to the same model
+  std::string strategies_file;  // --strategies, kept for --resume
 
   nlohmann::json to_json() const;
   static Result<SearchOptions> from_json(const nlohmann::json& j);
@@ -57,7 +60,8 @@ struct SearchEnv {
 
 struct SearchResult {
   std::vector<store::NodeRecord> nodes;
-  std::optional<std::int64_t> best;  // the correct node that won its side-by-side comparisons; never the root, never an invalid node
+  std::optional<std::int64_t> best;  // the correct node that won its side-by-side comparisons;
+                                     // never the root, never an invalid node
   std::string stop_reason;
   store::RunState state = store::RunState::finished;
   int expansions_run = 0, expansions_replayed = 0;

@@ -24,6 +24,7 @@ void run_beam(SearchDriver& d, const SearchOptions& o);
 void run_evolve(SearchDriver& d, const SearchOptions& o);
 
 // Picks `n` distinct items in a seeded order.
-std::vector<std::string> sample(std::vector<std::string> items, std::size_t n, std::mt19937_64& rng);
+std::vector<std::string> sample(std::vector<std::string> items, std::size_t n,
+                                std::mt19937_64& rng);
 
 }  // namespace kforge::modes

@@ -31,7 +31,9 @@ double speed_of(const std::string& source) {
   return at == std::string::npos ? 1.0 : std::stod(source.substr(at + 6));
 }
 
-eval::SpeedupStats stats(double ratio) { return {ratio, ratio * 0.97, ratio * 1.03, ratio * 0.98, ratio * 1.02}; }
+eval::SpeedupStats stats(double ratio) {
+  return {ratio, ratio * 0.97, ratio * 1.03, ratio * 0.98, ratio * 1.02};
+}
 
 class FakeExpander : public Expander {
  public:
@@ -42,7 +44,8 @@ class FakeExpander : public Expander {
   // expansion reports the run interrupted.
   int kill_after = -1;
 
-  ExpansionResult expand(const Expansion& x, const store::NodeRecord& parent, const store::NodeRecord* partner) override {
+  ExpansionResult expand(const Expansion& x, const store::NodeRecord& parent,
+                         const store::NodeRecord* partner) override {
     std::lock_guard lock(mu_);
     keys.push_back(x.key);
     const Effect e = x.strategy == "crossover" ? Effect{1.1} : effects_.at(x.strategy);
@@ -61,7 +64,8 @@ class FakeExpander : public Expander {
     auto id = ledger_.add_node(n);
     EXPECT_TRUE(id) << id.error().message;
     n.id = *id;
-    if (kill_after >= 0 && static_cast<int>(keys.size()) > kill_after) return {store::RunState::interrupted, "killed", {n}, std::nullopt};
+    if (kill_after >= 0 && static_cast<int>(keys.size()) > kill_after)
+      return {store::RunState::interrupted, "killed", {n}, std::nullopt};
     eval::Evaluation ev;
     ev.verdict = e.correct ? eval::Verdict::correct : eval::Verdict::incorrect;
     if (e.correct) {
@@ -80,13 +84,15 @@ class FakeExpander : public Expander {
     return r;
   }
 
-  eval::PairedDecision compare(const std::string& challenger, const std::string& incumbent, const std::string& label) override {
+  eval::PairedDecision compare(const std::string& challenger, const std::string& incumbent,
+                               const std::string& label) override {
     std::lock_guard lock(mu_);
     ++comparisons;
     eval::PairedDecision d;
     d.against = label;
     d.ratio = stats(speed_of(challenger) / speed_of(incumbent));
-    d.busy = challenger.find(" busy") != std::string::npos || incumbent.find(" busy") != std::string::npos;
+    d.busy = challenger.find(" busy") != std::string::npos ||
+             incumbent.find(" busy") != std::string::npos;
     d.winner = d.busy ? eval::Winner::undecided : eval::read_interval(*d.ratio);
     if (d.busy) d.reason = "the machine was busy";
     return d;
@@ -104,7 +110,8 @@ class FakeExpander : public Expander {
 
 std::vector<Strategy> catalogue(const std::map<std::string, Effect>& effects) {
   std::vector<Strategy> out;
-  for (const auto& [id, e] : effects) out.push_back({id, id == "go_slow" ? "memory" : "compute", "STRATEGY " + id, {}});
+  for (const auto& [id, e] : effects)
+    out.push_back({id, id == "go_slow" ? "memory" : "compute", "STRATEGY " + id, {}});
   return out;
 }
 
@@ -114,7 +121,8 @@ class SearchAlgorithms : public ::testing::Test {
     auto ledger = RunLedger::open(dir_.path());
     ASSERT_TRUE(ledger) << ledger.error().message;
     ledger_ = std::move(*ledger);
-    ASSERT_TRUE(store::insert_session(ledger_->db(), {"run", store::now_iso8601(), "kforge search", "/"}));
+    ASSERT_TRUE(
+        store::insert_session(ledger_->db(), {"run", store::now_iso8601(), "kforge search", "/"}));
     ASSERT_TRUE(ledger_->start_run({"run", "search", "12p_rmsnorm", "ci"}));
     store::NodeRecord root;
     root.run_id = "run";
@@ -125,7 +133,8 @@ class SearchAlgorithms : public ::testing::Test {
     root_ = *id;
   }
 
-  SearchDriver driver(FakeExpander& x, const std::map<std::string, Effect>& effects, unsigned seed = 3, int jobs = 1) {
+  SearchDriver driver(FakeExpander& x, const std::map<std::string, Effect>& effects,
+                      unsigned seed = 3, int jobs = 1) {
     return SearchDriver({"run", catalogue(effects), {}, seed, jobs, nullptr}, x, *ledger_);
   }
 
@@ -134,7 +143,8 @@ class SearchAlgorithms : public ::testing::Test {
   std::int64_t root_ = 0;
 };
 
-const std::map<std::string, Effect> kThree = {{"go_fast", {2.0}}, {"go_slow", {0.5}}, {"go_wrong", {1.0, false}}};
+const std::map<std::string, Effect> kThree = {
+    {"go_fast", {2.0}}, {"go_slow", {0.5}}, {"go_wrong", {1.0, false}}};
 
 TEST_F(SearchAlgorithms, BeamAdmitsOnlyCorrectChildrenNotMuchSlowerThanTheirParent) {
   FakeExpander x(*ledger_, "run", kThree);
@@ -205,10 +215,12 @@ TEST_F(SearchAlgorithms, TheBestChangesOnlyByASideBySideWin) {
       EXPECT_EQ(vs_best["method"], "first correct kernel");
     } else {
       EXPECT_EQ(vs_best["method"], "paired");
-      EXPECT_EQ(vs_best["winner"], n.strategy_id == "go_faster" ? "challenger" : "incumbent") << n.vs_best;
+      EXPECT_EQ(vs_best["winner"], n.strategy_id == "go_faster" ? "challenger" : "incumbent")
+          << n.vs_best;
     }
   }
-  EXPECT_EQ(x.comparisons, 1) << "one side-by-side run against the best; the root's children need none against a kernelless root";
+  EXPECT_EQ(x.comparisons, 1) << "one side-by-side run against the best; the root's children need "
+                                 "none against a kernelless root";
   // The run row holds the same best, for a resume.
   auto run = ledger_->run("run");
   ASSERT_TRUE(run && *run);
@@ -241,7 +253,8 @@ TEST_F(SearchAlgorithms, ABusyComparisonKeepsTheBest) {
 }
 
 TEST_F(SearchAlgorithms, ParallelTriesDistinctStrategiesFromTheRoot) {
-  const std::map<std::string, Effect> effects = {{"s1", {1.1}}, {"s2", {1.2}}, {"s3", {1.3}}, {"s4", {1.4}}};
+  const std::map<std::string, Effect> effects = {
+      {"s1", {1.1}}, {"s2", {1.2}}, {"s3", {1.3}}, {"s4", {1.4}}};
   FakeExpander x(*ledger_, "run", effects);
   auto d = driver(x, effects, 3, 3);
   ASSERT_TRUE(d.load());
@@ -250,13 +263,17 @@ TEST_F(SearchAlgorithms, ParallelTriesDistinctStrategiesFromTheRoot) {
   run_parallel(d, o);
   std::set<std::string> keys(x.keys.begin(), x.keys.end());
   EXPECT_EQ(keys.size(), 3u);
-  for (const auto& n : d.graph().nodes())
-    if (n.depth == 1) EXPECT_EQ(n.parent_id, root_);
+  for (const auto& n : d.graph().nodes()) {
+    if (n.depth == 1) {
+      EXPECT_EQ(n.parent_id, root_);
+    }
+  }
   EXPECT_EQ(d.progress.expansions_run, 3);
 }
 
 TEST_F(SearchAlgorithms, EvolveWithAFixedSeedIsReproducible) {
-  const std::map<std::string, Effect> effects = {{"go_fast", {2.0}}, {"go_slow", {0.5}}, {"go_wrong", {1.0, false}}, {"tile", {1.3}}};
+  const std::map<std::string, Effect> effects = {
+      {"go_fast", {2.0}}, {"go_slow", {0.5}}, {"go_wrong", {1.0, false}}, {"tile", {1.3}}};
   auto sequence = [&](std::unique_ptr<RunLedger>& ledger) {
     FakeExpander x(*ledger, "run", effects);
     SearchDriver d({"run", catalogue(effects), {}, 11, 1, nullptr}, x, *ledger);
@@ -269,14 +286,17 @@ TEST_F(SearchAlgorithms, EvolveWithAFixedSeedIsReproducible) {
     run_evolve(d, o);
     std::vector<std::string> seq;
     for (const auto& n : d.graph().nodes())
-      if (n.depth > 0) seq.push_back(n.expansion + " <- " + std::to_string(n.parent_id.value_or(0) - root_) + " : " + n.strategy_id);
+      if (n.depth > 0)
+        seq.push_back(n.expansion + " <- " + std::to_string(n.parent_id.value_or(0) - root_) +
+                      " : " + n.strategy_id);
     return seq;
   };
   auto first = sequence(ledger_);
   // The same search on a fresh store.
   auto ledger = RunLedger::open(dir_.path() / "again");
   ASSERT_TRUE(ledger);
-  ASSERT_TRUE(store::insert_session((*ledger)->db(), {"run", store::now_iso8601(), "kforge search", "/"}));
+  ASSERT_TRUE(
+      store::insert_session((*ledger)->db(), {"run", store::now_iso8601(), "kforge search", "/"}));
   ASSERT_TRUE((*ledger)->start_run({"run", "search", "12p_rmsnorm", "ci"}));
   store::NodeRecord root;
   root.run_id = "run";

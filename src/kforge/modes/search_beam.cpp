@@ -22,16 +22,21 @@ void run_beam(SearchDriver& d, const SearchOptions& o) {
   for (int depth = 1; depth <= o.depth && !d.stopped(); ++depth) {
     std::vector<Expansion> wave;
     for (auto b : beam)
-      for (const auto& sid : sample(d.unused_strategies(b), static_cast<std::size_t>(o.branches), d.rng()))
+      for (const auto& sid :
+           sample(d.unused_strategies(b), static_cast<std::size_t>(o.branches), d.rng()))
         wave.push_back({fmt::format("beam/d{}/n{}/{}", depth, b, sid), b, sid, std::nullopt});
     std::vector<std::int64_t> admitted;
     for (auto c : d.run_wave(wave))
       if (admissible(d, c, o.keep_factor)) admitted.push_back(c);
-    std::stable_sort(admitted.begin(), admitted.end(), [&](auto a, auto b) { return d.score_of(a) > d.score_of(b); });
-    if (admitted.size() > static_cast<std::size_t>(o.beam_size)) admitted.resize(static_cast<std::size_t>(o.beam_size));
+    std::stable_sort(admitted.begin(), admitted.end(),
+                     [&](auto a, auto b) { return d.score_of(a) > d.score_of(b); });
+    if (admitted.size() > static_cast<std::size_t>(o.beam_size))
+      admitted.resize(static_cast<std::size_t>(o.beam_size));
     d.progress.beams.push_back(admitted);
     if (admitted.empty()) {
-      if (!d.stopped()) d.stop(fmt::format("no correct child good enough to keep at depth {}", depth), store::RunState::finished);
+      if (!d.stopped())
+        d.stop(fmt::format("no correct child good enough to keep at depth {}", depth),
+               store::RunState::finished);
       return;
     }
     beam = admitted;

@@ -10,13 +10,18 @@
 namespace kforge::modes {
 
 SearchDriver::SearchDriver(DriverSetup setup, Expander& expander, RunLedger& ledger)
-    : setup_(std::move(setup)), expander_(expander), ledger_(ledger), rng_(setup_.seed), offered_(strategies_for(setup_.strategies, setup_.task_tags)) {}
+    : setup_(std::move(setup)),
+      expander_(expander),
+      ledger_(ledger),
+      rng_(setup_.seed),
+      offered_(strategies_for(setup_.strategies, setup_.task_tags)) {}
 
 Status SearchDriver::load() {
   auto nodes = ledger_.nodes(setup_.run_id);
   if (!nodes) return nodes.error();
   for (auto& n : *nodes) {
-    if (n.state == store::NodeState::done && !n.expansion.empty() && n.expansion_result) done_[n.expansion] = n.id;
+    if (n.state == store::NodeState::done && !n.expansion.empty() && n.expansion_result)
+      done_[n.expansion] = n.id;
     graph_.put(std::move(n));
   }
   if (!graph_.root()) return Error{fmt::format("run {} has no root node", setup_.run_id)};
@@ -68,7 +73,9 @@ std::vector<std::int64_t> SearchDriver::run_wave(const std::vector<Expansion>& w
     }
   };
   std::vector<std::thread> threads;
-  for (int t = 0; t < std::max(1, std::min<int>(setup_.jobs, static_cast<int>(pending.size()))); ++t) threads.emplace_back(worker);
+  for (int t = 0; t < std::max(1, std::min<int>(setup_.jobs, static_cast<int>(pending.size())));
+       ++t)
+    threads.emplace_back(worker);
   for (auto& t : threads) t.join();
   return out;
 }
@@ -94,7 +101,8 @@ std::int64_t SearchDriver::expand(const Expansion& x) {
   {
     std::lock_guard lock(graph_mu_);
     for (auto& n : r.nodes) graph_.put(n);
-    if (r.node && !graph_.contains(*r.node)) r.node.reset();  // its row was never written: nothing to build on
+    if (r.node && !graph_.contains(*r.node))
+      r.node.reset();  // its row was never written: nothing to build on
   }
   if (!r.node) return 0;
   std::optional<eval::PairedDecision> vs_parent;
@@ -103,13 +111,16 @@ std::int64_t SearchDriver::expand(const Expansion& x) {
     vs_parent = compare_with_parent(x, parent, r);
     vs_best = contend_for_best(x, *r.node, r.best_source);
   }
-  mark_result(*r.node, r.state == store::RunState::finished || !r.nodes.empty(), vs_parent, vs_best);
+  mark_result(*r.node, r.state == store::RunState::finished || !r.nodes.empty(), vs_parent,
+              vs_best);
   return *r.node;
 }
 
 // The child against its parent, side by side. A root without a kernel is the baseline itself: the
 // child's own paired speedup over the baseline is that comparison.
-eval::PairedDecision SearchDriver::compare_with_parent(const Expansion& x, const store::NodeRecord& parent, const ExpansionResult& r) {
+eval::PairedDecision SearchDriver::compare_with_parent(const Expansion& x,
+                                                       const store::NodeRecord& parent,
+                                                       const ExpansionResult& r) {
   if (parent.source.empty()) {
     eval::PairedDecision d;
     d.against = "the baseline";
@@ -118,25 +129,30 @@ eval::PairedDecision SearchDriver::compare_with_parent(const Expansion& x, const
     d.winner = r.best->speedup ? eval::read_interval(*r.best->speedup) : eval::Winner::undecided;
     return d;
   }
-  say(fmt::format("[{}] timing the child against its parent (node {}) side by side", x.key, x.parent));
+  say(fmt::format("[{}] timing the child against its parent (node {}) side by side", x.key,
+                  x.parent));
   return expander_.compare(r.best_source, parent.source, fmt::format("node {}", x.parent));
 }
 
 // The search's best changes only when a child beats it side by side (one contender at a time, so
 // two children finishing together cannot both be compared with a best that is about to change).
-nlohmann::json SearchDriver::contend_for_best(const Expansion& x, std::int64_t child, const std::string& source) {
+nlohmann::json SearchDriver::contend_for_best(const Expansion& x, std::int64_t child,
+                                              const std::string& source) {
   std::lock_guard lock(best_mu_);
   auto crown = [&] {
     best_ = child;
     best_source_ = source;
-    // A failed write loses only a resumed search's memory of its best; the end of the run writes it again.
-    if (auto st = ledger_.set_best(setup_.run_id, child); !st) say(fmt::format("[{}] {}", x.key, st.error().message));
+    // A failed write loses only a resumed search's memory of its best; the end of the run writes it
+    // again.
+    if (auto st = ledger_.set_best(setup_.run_id, child); !st)
+      say(fmt::format("[{}] {}", x.key, st.error().message));
   };
   if (!best_) {
     crown();
     return nlohmann::json{{"method", "first correct kernel"}, {"winner", "challenger"}};
   }
-  say(fmt::format("[{}] timing the child against the search's best (node {}) side by side", x.key, *best_));
+  say(fmt::format("[{}] timing the child against the search's best (node {}) side by side", x.key,
+                  *best_));
   auto d = expander_.compare(source, best_source_, fmt::format("node {}", *best_));
   if (d.challenger_won()) {
     crown();
@@ -146,7 +162,9 @@ nlohmann::json SearchDriver::contend_for_best(const Expansion& x, std::int64_t c
 }
 
 // Flags the node that stands for the whole expansion (a resume replays it), with how it compared.
-void SearchDriver::mark_result(std::int64_t id, bool finished, const std::optional<eval::PairedDecision>& vs_parent, const nlohmann::json& vs_best) {
+void SearchDriver::mark_result(std::int64_t id, bool finished,
+                               const std::optional<eval::PairedDecision>& vs_parent,
+                               const nlohmann::json& vs_best) {
   store::NodeRecord n;
   {
     std::lock_guard lock(graph_mu_);
@@ -155,13 +173,15 @@ void SearchDriver::mark_result(std::int64_t id, bool finished, const std::option
     n.expansion_result = finished && n.state == store::NodeState::done;
     if (vs_parent) {
       n.vs_parent = vs_parent->to_json().dump();
-      n.vs_parent_ratio = vs_parent->ratio ? std::optional<double>(vs_parent->ratio->median) : std::nullopt;
+      n.vs_parent_ratio =
+          vs_parent->ratio ? std::optional<double>(vs_parent->ratio->median) : std::nullopt;
     }
     if (!vs_best.is_null()) n.vs_best = vs_best.dump();
     graph_.put(n);
     if (n.expansion_result && !n.expansion.empty()) done_[n.expansion] = id;
   }
-  if (auto st = ledger_.update_node(n); !st) say(fmt::format("node {}: {}", id, st.error().message));
+  if (auto st = ledger_.update_node(n); !st)
+    say(fmt::format("node {}: {}", id, st.error().message));
 }
 
 void SearchDriver::say(const std::string& m) const {

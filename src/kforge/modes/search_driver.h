@@ -34,7 +34,7 @@ struct SearchProgress {
 
 struct DriverSetup {
   std::string run_id;
-  std::vector<Strategy> strategies;  // the catalogue (crossover and families look up here)
+  std::vector<Strategy> strategies;    // the catalogue (crossover and families look up here)
   std::vector<std::string> task_tags;  // only the strategies for what the task computes are offered
   unsigned seed = 1;
   int jobs = 1;  // expansions in flight at once
@@ -56,7 +56,9 @@ class SearchDriver {
   std::mt19937_64& rng() { return rng_; }
   bool stopped() const { return stopped_; }
   bool correct(std::int64_t id) const { return graph_.correct(id); }
-  std::optional<double> ratio_to_parent(std::int64_t id) const { return graph_.ratio_to_parent(id); }
+  std::optional<double> ratio_to_parent(std::int64_t id) const {
+    return graph_.ratio_to_parent(id);
+  }
   double score_of(std::int64_t id) const { return graph_.score_of(id); }
   std::optional<std::int64_t> best() const { return best_; }
   // Strategies offered for the task and not yet used on the path to `id`, in catalogue order.
@@ -69,9 +71,13 @@ class SearchDriver {
 
  private:
   std::int64_t expand(const Expansion& x);
-  eval::PairedDecision compare_with_parent(const Expansion& x, const store::NodeRecord& parent, const ExpansionResult& r);
-  nlohmann::json contend_for_best(const Expansion& x, std::int64_t child, const std::string& source);
-  void mark_result(std::int64_t id, bool finished, const std::optional<eval::PairedDecision>& vs_parent, const nlohmann::json& vs_best);
+  eval::PairedDecision compare_with_parent(const Expansion& x, const store::NodeRecord& parent,
+                                           const ExpansionResult& r);
+  nlohmann::json contend_for_best(const Expansion& x, std::int64_t child,
+                                  const std::string& source);
+  void mark_result(std::int64_t id, bool finished,
+                   const std::optional<eval::PairedDecision>& vs_parent,
+                   const nlohmann::json& vs_best);
   void say(const std::string& m) const;
 
   DriverSetup setup_;
@@ -79,7 +85,8 @@ class SearchDriver {
   RunLedger& ledger_;
   std::mt19937_64 rng_;
   std::vector<Strategy> offered_;
-  mutable std::mutex graph_mu_;  // expansions add nodes from their threads; algorithms read between waves
+  mutable std::mutex
+      graph_mu_;  // expansions add nodes from their threads; algorithms read between waves
   SearchGraph graph_;
   std::map<std::string, std::int64_t> done_;  // expansion key → its result node
   std::mutex best_mu_;

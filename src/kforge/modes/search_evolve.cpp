@@ -12,7 +12,10 @@ namespace {
 class Evolution {
  public:
   Evolution(SearchDriver& d, const SearchOptions& o)
-      : d_(d), o_(o), islands_(std::max(1, o.islands)), members_(static_cast<std::size_t>(islands_), {d.root()}) {}
+      : d_(d),
+        o_(o),
+        islands_(std::max(1, o.islands)),
+        members_(static_cast<std::size_t>(islands_), {d.root()}) {}
 
   void run() {
     for (int g = 1; g <= o_.generations && !d_.stopped(); ++g) {
@@ -37,17 +40,21 @@ class Evolution {
     std::int64_t best = best_of(members_[static_cast<std::size_t>(i)]);
     if (r < o_.crossover && archive_.size() >= 2) {
       std::int64_t other = random_elite();
-      if (other != best) return Expansion{fmt::format("evolve/g{}/i{}/{}/x{}", g, i, p, other), best, "crossover", other};
+      if (other != best)
+        return Expansion{fmt::format("evolve/g{}/i{}/{}/x{}", g, i, p, other), best, "crossover",
+                         other};
     }
     std::int64_t parent = r < o_.crossover + o_.exploit ? best : random_elite();
     auto options = d_.unused_strategies(parent);
     if (options.empty()) return std::nullopt;
-    std::string sid = options[std::uniform_int_distribution<std::size_t>(0, options.size() - 1)(d_.rng())];
+    std::string sid =
+        options[std::uniform_int_distribution<std::size_t>(0, options.size() - 1)(d_.rng())];
     return Expansion{fmt::format("evolve/g{}/i{}/{}", g, i, p), parent, sid, std::nullopt};
   }
 
   // Correct children join their island and compete for their cell of the archive.
-  void admit(const std::vector<Expansion>& wave, const std::vector<int>& island_of, const std::vector<std::int64_t>& children) {
+  void admit(const std::vector<Expansion>& wave, const std::vector<int>& island_of,
+             const std::vector<std::int64_t>& children) {
     for (std::size_t k = 0; k < children.size(); ++k) {
       auto c = children[k];
       if (!c || !d_.correct(c)) continue;
@@ -61,7 +68,9 @@ class Evolution {
   void migrate() {
     std::vector<std::int64_t> emigrants;
     for (const auto& m : members_) emigrants.push_back(best_of(m));
-    for (int i = 0; i < islands_; ++i) members_[static_cast<std::size_t>((i + 1) % islands_)].push_back(emigrants[static_cast<std::size_t>(i)]);
+    for (int i = 0; i < islands_; ++i)
+      members_[static_cast<std::size_t>((i + 1) % islands_)].push_back(
+          emigrants[static_cast<std::size_t>(i)]);
   }
 
   std::int64_t best_of(const std::vector<std::int64_t>& ids) const {
@@ -74,12 +83,14 @@ class Evolution {
   std::int64_t random_elite() {
     if (archive_.empty()) return d_.root();
     auto it = archive_.begin();
-    std::advance(it, static_cast<long>(std::uniform_int_distribution<std::size_t>(0, archive_.size() - 1)(d_.rng())));
+    std::advance(it, static_cast<long>(std::uniform_int_distribution<std::size_t>(
+                         0, archive_.size() - 1)(d_.rng())));
     return it->second;
   }
 
   std::string cell_of(std::int64_t id, const std::string& sid) const {
-    std::string family = sid == "crossover" ? "crossover" : (d_.strategy(sid) ? d_.strategy(sid)->family : "other");
+    std::string family =
+        sid == "crossover" ? "crossover" : (d_.strategy(sid) ? d_.strategy(sid)->family : "other");
     return family + "×" + code_feature(d_.node(id).source);
   }
 

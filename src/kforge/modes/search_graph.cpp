@@ -19,7 +19,9 @@ std::vector<store::NodeRecord> SearchGraph::nodes() const {
 
 bool SearchGraph::correct(std::int64_t id) const { return is_correct(node(id)); }
 
-std::optional<double> SearchGraph::ratio_to_parent(std::int64_t id) const { return node(id).vs_parent_ratio; }
+std::optional<double> SearchGraph::ratio_to_parent(std::int64_t id) const {
+  return node(id).vs_parent_ratio;
+}
 
 double SearchGraph::score_of(std::int64_t id) const {
   const auto& n = node(id);
@@ -32,7 +34,8 @@ double SearchGraph::score_of(std::int64_t id) const {
 std::set<std::string> SearchGraph::path_strategies(std::int64_t id) const {
   std::set<std::string> used;
   std::set<std::int64_t> seen;
-  for (std::optional<std::int64_t> cur = id; cur && contains(*cur) && seen.insert(*cur).second; cur = node(*cur).parent_id)
+  for (std::optional<std::int64_t> cur = id; cur && contains(*cur) && seen.insert(*cur).second;
+       cur = node(*cur).parent_id)
     used.insert(node(*cur).strategy_id);
   return used;
 }

@@ -29,7 +29,8 @@ class SearchGraph {
   // that failed or were never compared.
   std::optional<double> ratio_to_parent(std::int64_t id) const;
   double score_of(std::int64_t id) const;
-  // The strategies used along the path from the root to `id` (a cycle in a damaged store ends the walk).
+  // The strategies used along the path from the root to `id` (a cycle in a damaged store ends the
+  // walk).
   std::set<std::string> path_strategies(std::int64_t id) const;
 
  private:

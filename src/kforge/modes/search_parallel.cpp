@@ -5,7 +5,8 @@
 
 namespace kforge::modes {
 
-std::vector<std::string> sample(std::vector<std::string> items, std::size_t n, std::mt19937_64& rng) {
+std::vector<std::string> sample(std::vector<std::string> items, std::size_t n,
+                                std::mt19937_64& rng) {
   std::shuffle(items.begin(), items.end(), rng);
   if (items.size() > n) items.resize(n);
   return items;
@@ -13,7 +14,8 @@ std::vector<std::string> sample(std::vector<std::string> items, std::size_t n, s
 
 void run_parallel(SearchDriver& d, const SearchOptions& o) {
   std::vector<Expansion> wave;
-  for (const auto& sid : sample(d.unused_strategies(d.root()), static_cast<std::size_t>(o.width), d.rng()))
+  for (const auto& sid :
+       sample(d.unused_strategies(d.root()), static_cast<std::size_t>(o.width), d.rng()))
     wave.push_back({"parallel/" + sid, d.root(), sid, std::nullopt});
   d.run_wave(wave);
 }

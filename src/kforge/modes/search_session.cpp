@@ -8,11 +8,15 @@
 
 namespace kforge::modes {
 
-Status start_search_run(const SearchEnv& env, const SearchOptions& o, const std::string& task, const std::string& size) {
+Status start_search_run(const SearchEnv& env, const SearchOptions& o, const std::string& task,
+                        const std::string& size) {
   auto journal = RunJournal::open(env.state_dir, env.run_id);
   if (!journal) return journal.error();
   auto& ledger = journal->ledger();
-  if (auto st = ledger.start_run({env.run_id, "search", task, size, store::RunState::running, o.to_json().dump()}); !st) return st;
+  if (auto st = ledger.start_run(
+          {env.run_id, "search", task, size, store::RunState::running, o.to_json().dump()});
+      !st)
+    return st;
   store::NodeRecord root;
   root.run_id = env.run_id;
   root.strategy = "root";
@@ -30,14 +34,17 @@ Status start_search_run(const SearchEnv& env, const SearchOptions& o, const std:
   return ok_status();
 }
 
-Result<SearchOptions> prepare_resume(const std::filesystem::path& state_dir, const std::string& run_id, int jobs) {
+Result<SearchOptions> prepare_resume(const std::filesystem::path& state_dir,
+                                     const std::string& run_id, int jobs) {
   auto journal = RunJournal::open(state_dir, run_id);
   if (!journal) return journal.error();
   auto& ledger = journal->ledger();
   auto run = ledger.run(run_id);
   if (!run) return run.error();
-  if (!*run) return Error{fmt::format("no run {} in {}", run_id, store::store_path(state_dir).string())};
-  if ((*run)->mode != "search") return Error{fmt::format("run {} is a {} run, not a search", run_id, (*run)->mode)};
+  if (!*run)
+    return Error{fmt::format("no run {} in {}", run_id, store::store_path(state_dir).string())};
+  if ((*run)->mode != "search")
+    return Error{fmt::format("run {} is a {} run, not a search", run_id, (*run)->mode)};
   auto options = SearchOptions::from_json(nlohmann::json::parse((*run)->options, nullptr, false));
   if (!options) return options.error();
   if (jobs > 0) options->jobs = jobs;
@@ -47,7 +54,10 @@ Result<SearchOptions> prepare_resume(const std::filesystem::path& state_dir, con
   if (!nodes) return nodes.error();
   for (const auto& n : *nodes)
     if (n.depth == 0) options->start_source = n.source;
-  if (auto st = ledger.update_run(run_id, [](store::RunRecord& r) { r.state = store::RunState::running; }); !st) return st.error();
+  if (auto st = ledger.update_run(run_id,
+                                  [](store::RunRecord& r) { r.state = store::RunState::running; });
+      !st)
+    return st.error();
   return options;
 }
 
@@ -55,17 +65,21 @@ Status finish_search_run(const SearchEnv& env, const SearchResult& r) {
   auto journal = RunJournal::open(env.state_dir, env.run_id);
   if (!journal) return journal.error();
   std::vector<std::string> problems;
-  if (auto st = journal->write("graph.json", to_json(r).dump(2)); !st) problems.push_back(st.error().message);
+  if (auto st = journal->write("graph.json", to_json(r).dump(2)); !st)
+    problems.push_back(st.error().message);
   if (r.best)
     for (const auto& n : r.nodes)
       if (n.id == *r.best)
-        if (auto st = journal->write("best.cpp", n.source); !st) problems.push_back(st.error().message);
+        if (auto st = journal->write("best.cpp", n.source); !st)
+          problems.push_back(st.error().message);
   auto st = journal->ledger().update_run(env.run_id, [&](store::RunRecord& run) {
     run.state = r.state;
     run.stop_reason = r.stop_reason;
     run.best_node = r.best;
-    run.search_state =
-        nlohmann::json{{"beams", r.beams}, {"expansions_run", r.expansions_run}, {"expansions_replayed", r.expansions_replayed}}.dump();
+    run.search_state = nlohmann::json{{"beams", r.beams},
+                                      {"expansions_run", r.expansions_run},
+                                      {"expansions_replayed", r.expansions_replayed}}
+                           .dump();
   });
   if (!st) problems.push_back(st.error().message);
   if (problems.empty()) return ok_status();

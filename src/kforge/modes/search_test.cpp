@@ -3,8 +3,8 @@
 // node and never overlaps two expansions' timing windows; a killed search resumes without
 // repeating finished expansions. The algorithms' decisions are unit tests over a fake Expander
 // (search_algorithms_test.cpp).
-#include <gmock/gmock.h>
 #include <fcntl.h>
+#include <gmock/gmock.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -41,21 +41,27 @@ class SearchTest : public CliScenario {
     CliScenario::SetUp();
     ASSERT_TRUE(core::write_atomic(dir_ / "strategies.toml", kCatalogue).ok());
     // The planner's strategy section carries a marker the coder's reply is chosen by.
-    script({{"planner",
-             {nlohmann::json{{"when", "STRATEGY-FAST"}, {"reply", rms::plan("PLAN-FAST vectorize")}},
-              nlohmann::json{{"when", "STRATEGY-SLOW"}, {"reply", rms::plan("PLAN-SLOW double precision")}},
-              nlohmann::json{{"when", "STRATEGY-WRONG"}, {"reply", rms::plan("PLAN-WRONG no scale")}}, rms::plan("PLAN-FAST")}},
-            {"coder",
-             {nlohmann::json{{"when", "PLAN-FAST"}, {"reply", rms::block(rms::kFast)}},
-              nlohmann::json{{"when", "PLAN-SLOW"}, {"reply", rms::block(rms::kSlow)}},
-              nlohmann::json{{"when", "PLAN-WRONG"}, {"reply", rms::block(rms::kWrong)}}}},
-            {"debugger", {rms::fix(rms::kWrong, "still wrong")}},
-            {"profiler", {rms::kProfiled}}});
+    script(
+        {{"planner",
+          {nlohmann::json{{"when", "STRATEGY-FAST"}, {"reply", rms::plan("PLAN-FAST vectorize")}},
+           nlohmann::json{{"when", "STRATEGY-SLOW"},
+                          {"reply", rms::plan("PLAN-SLOW double precision")}},
+           nlohmann::json{{"when", "STRATEGY-WRONG"}, {"reply", rms::plan("PLAN-WRONG no scale")}},
+           rms::plan("PLAN-FAST")}},
+         {"coder",
+          {nlohmann::json{{"when", "PLAN-FAST"}, {"reply", rms::block(rms::kFast)}},
+           nlohmann::json{{"when", "PLAN-SLOW"}, {"reply", rms::block(rms::kSlow)}},
+           nlohmann::json{{"when", "PLAN-WRONG"}, {"reply", rms::block(rms::kWrong)}}}},
+         {"debugger", {rms::fix(rms::kWrong, "still wrong")}},
+         {"profiler", {rms::kProfiled}}});
   }
 
   nlohmann::json search(const std::vector<std::string>& extra) {
-    std::vector<std::string> args = {"search", "12p_rmsnorm", "--size", "ci", "--model", model(), "--strategies", (dir_ / "strategies.toml").string(),
-                                     "--budget", "0.2", "--tune-budget", "0", "--debug-attempts", "0", "--quiet", "--json"};
+    std::vector<std::string> args = {
+        "search",           "12p_rmsnorm", "--size",        "ci",
+        "--model",          model(),       "--strategies",  (dir_ / "strategies.toml").string(),
+        "--budget",         "0.2",         "--tune-budget", "0",
+        "--debug-attempts", "0",           "--quiet",       "--json"};
     args.insert(args.end(), extra.begin(), extra.end());
     auto r = run(args);
     auto j = nlohmann::json::parse(r.out, nullptr, false);
@@ -73,8 +79,10 @@ class SearchTest : public CliScenario {
 }  // namespace
 
 TEST_F(SearchTest, BeamBuildsTheGraphAndAdmitsOnlyValidNodes) {
-  // Two expansions in flight at once: their model calls and compiles overlap, their timing never does.
-  auto j = search({"--algorithm", "beam", "--beam-size", "1", "--branches", "2", "--depth", "2", "--keep-factor", "100", "--seed", "3", "--jobs", "2"});
+  // Two expansions in flight at once: their model calls and compiles overlap, their timing never
+  // does.
+  auto j = search({"--algorithm", "beam", "--beam-size", "1", "--branches", "2", "--depth", "2",
+                   "--keep-factor", "100", "--seed", "3", "--jobs", "2"});
   ASSERT_TRUE(j.is_object());
   auto nodes = by_id(j);
   // Root, two children, then the beam's one node expanded with the two strategies left on its path.
@@ -104,10 +112,12 @@ TEST_F(SearchTest, BeamBuildsTheGraphAndAdmitsOnlyValidNodes) {
     if (n["depth"].get<int>() > 0 && n["verdict"] == "correct") {
       ASSERT_TRUE(n["vs_parent"].is_object()) << n.dump(2);
       ASSERT_TRUE(n["vs_best"].is_object()) << n.dump(2);
-      any_busy = any_busy || n["vs_parent"].value("busy", false) || n["vs_best"].value("busy", false);
+      any_busy =
+          any_busy || n["vs_parent"].value("busy", false) || n["vs_best"].value("busy", false);
     }
   }
-  EXPECT_TRUE(saw_wrong) << "with three strategies and two branches per node, the wrong one is tried somewhere";
+  EXPECT_TRUE(saw_wrong)
+      << "with three strategies and two branches per node, the wrong one is tried somewhere";
   ASSERT_FALSE(j["best"].is_null());
   const long fastest_id = j["best"].get<long>();
   EXPECT_EQ(nodes[fastest_id]["verdict"], "correct");
@@ -116,13 +126,17 @@ TEST_F(SearchTest, BeamBuildsTheGraphAndAdmitsOnlyValidNodes) {
     EXPECT_EQ(nodes[fastest_id]["strategy"], "go_fast") << j.dump(2);
   }
 
-  // Parallel expansions never overlap their timing windows (the machine lock is held across threads).
+  // Parallel expansions never overlap their timing windows (the machine lock is held across
+  // threads).
   std::vector<std::pair<double, double>> windows;
   for (const auto& [id, n] : nodes)
-    if (n["timing_window"].is_array()) windows.emplace_back(n["timing_window"][0].get<double>(), n["timing_window"][1].get<double>());
+    if (n["timing_window"].is_array())
+      windows.emplace_back(n["timing_window"][0].get<double>(),
+                           n["timing_window"][1].get<double>());
   ASSERT_GE(windows.size(), 2u);
   std::sort(windows.begin(), windows.end());
-  for (std::size_t i = 1; i < windows.size(); ++i) EXPECT_LE(windows[i - 1].second, windows[i].first) << "timing windows overlap";
+  for (std::size_t i = 1; i < windows.size(); ++i)
+    EXPECT_LE(windows[i - 1].second, windows[i].first) << "timing windows overlap";
 
   // Every expansion's files in a folder of its own (they all used to overwrite iter-1/), and any
   // node's kernel comes out with `kforge export`.
@@ -130,7 +144,8 @@ TEST_F(SearchTest, BeamBuildsTheGraphAndAdmitsOnlyValidNodes) {
   const auto session = dir_ / "state" / "sessions" / run_id;
   for (const auto& [id, n] : nodes) {
     if (n["depth"].get<int>() > 0) {
-      EXPECT_TRUE(std::filesystem::exists(session / ("node-" + std::to_string(id)) / "kernel.cpp")) << id;
+      EXPECT_TRUE(std::filesystem::exists(session / ("node-" + std::to_string(id)) / "kernel.cpp"))
+          << id;
     }
   }
   auto exported = run({"export", run_id, "--out", (dir_ / "exported").string(), "--json"});
@@ -138,7 +153,9 @@ TEST_F(SearchTest, BeamBuildsTheGraphAndAdmitsOnlyValidNodes) {
   EXPECT_EQ(nlohmann::json::parse(exported.out)["node"].get<long>(), fastest_id);
   auto kernel = core::read_text(dir_ / "exported" / "kernel.cpp");
   ASSERT_TRUE(kernel.ok());
-  EXPECT_EQ(*kernel, core::read_text(session / ("node-" + std::to_string(fastest_id)) / "kernel.cpp").value());
+  EXPECT_EQ(
+      *kernel,
+      core::read_text(session / ("node-" + std::to_string(fastest_id)) / "kernel.cpp").value());
   auto missing = run({"export", run_id, "999999"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_THAT(missing.err, HasSubstr("has no node 999999"));
@@ -147,10 +164,13 @@ TEST_F(SearchTest, BeamBuildsTheGraphAndAdmitsOnlyValidNodes) {
   // Graphviz accepts what it writes.
   auto graph = run({"graph", run_id, "--format", "json"});
   ASSERT_TRUE(graph.success()) << graph.err;
-  auto graph_json = nlohmann::json::parse(graph.out);  // kept: a loop over a member of the temporary read freed memory
+  auto graph_json = nlohmann::json::parse(
+      graph.out);  // kept: a loop over a member of the temporary read freed memory
   for (const auto& n : graph_json["nodes"]) {
     if (n["depth"].get<int>() > 0) {
-      EXPECT_THAT(n["label"].get<std::string>(), ::testing::MatchesRegex("exp [0-9]+ · iter [0-9]+")) << n.dump();
+      EXPECT_THAT(n["label"].get<std::string>(),
+                  ::testing::MatchesRegex("exp [0-9]+ · iter [0-9]+"))
+          << n.dump();
     }
   }
   auto svg = run({"graph", run_id, "--format", "svg"});
@@ -167,9 +187,28 @@ TEST_F(SearchTest, BeamBuildsTheGraphAndAdmitsOnlyValidNodes) {
 
 TEST_F(SearchTest, KilledSearchResumesWithoutRepeatingFinishedExpansions) {
   // Start a search of three expansions and kill it once the first has finished.
-  std::vector<std::string> args = {kforge(), "search", "12p_rmsnorm", "--size", "ci", "--model", model(), "--strategies",
-                                   (dir_ / "strategies.toml").string(), "--algorithm", "parallel", "--width", "3", "--jobs", "1", "--budget", "0.2",
-                                   "--tune-budget", "0", "--debug-attempts", "0", "--quiet"};
+  std::vector<std::string> args = {kforge(),
+                                   "search",
+                                   "12p_rmsnorm",
+                                   "--size",
+                                   "ci",
+                                   "--model",
+                                   model(),
+                                   "--strategies",
+                                   (dir_ / "strategies.toml").string(),
+                                   "--algorithm",
+                                   "parallel",
+                                   "--width",
+                                   "3",
+                                   "--jobs",
+                                   "1",
+                                   "--budget",
+                                   "0.2",
+                                   "--tune-budget",
+                                   "0",
+                                   "--debug-attempts",
+                                   "0",
+                                   "--quiet"};
   pid_t pid = fork();
   if (pid == 0) {
     setpgid(0, 0);
@@ -197,7 +236,8 @@ TEST_F(SearchTest, KilledSearchResumesWithoutRepeatingFinishedExpansions) {
       for (const auto& node : *nodes) n += node.expansion_result;
     return n;
   };
-  for (int i = 0; i < 1200 && finished_expansions() < 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  for (int i = 0; i < 1200 && finished_expansions() < 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
   kill(-pid, SIGKILL);
   waitpid(pid, nullptr, 0);
   ASSERT_FALSE(run_id.empty());

@@ -17,7 +17,8 @@ Status read_into(const std::filesystem::path& file, std::vector<Strategy>& out) 
   try {
     root = toml::parse_file(file.string());
   } catch (const toml::parse_error& e) {
-    return Error{fmt::format("{}:{}:{}: {}", file.string(), e.source().begin.line, e.source().begin.column, e.description())};
+    return Error{fmt::format("{}:{}:{}: {}", file.string(), e.source().begin.line,
+                             e.source().begin.column, e.description())};
   }
   const toml::array* list = root["strategy"].as_array();
   if (!list) return Error{fmt::format("{}: no [[strategy]] entries", file.string())};
@@ -52,20 +53,25 @@ Status read_into(const std::filesystem::path& file, std::vector<Strategy>& out) 
 bool Strategy::fits(const std::vector<std::string>& task_tags) const {
   if (tags.empty()) return true;
   for (const auto& t : tags)
-    if (t == "any" || std::find(task_tags.begin(), task_tags.end(), t) != task_tags.end()) return true;
+    if (t == "any" || std::find(task_tags.begin(), task_tags.end(), t) != task_tags.end())
+      return true;
   return false;
 }
 
-std::vector<Strategy> strategies_for(const std::vector<Strategy>& catalogue, const std::vector<std::string>& task_tags) {
+std::vector<Strategy> strategies_for(const std::vector<Strategy>& catalogue,
+                                     const std::vector<std::string>& task_tags) {
   std::vector<Strategy> out;
   for (const auto& s : catalogue)
     if (s.fits(task_tags)) out.push_back(s);
   return out;
 }
 
-std::filesystem::path default_strategies_file() { return core::source_dir() / "strategies" / "cpu.toml"; }
+std::filesystem::path default_strategies_file() {
+  return core::source_dir() / "strategies" / "cpu.toml";
+}
 
-Result<std::vector<Strategy>> load_strategies(const std::filesystem::path& file, const std::filesystem::path& extra) {
+Result<std::vector<Strategy>> load_strategies(const std::filesystem::path& file,
+                                              const std::filesystem::path& extra) {
   std::vector<Strategy> out;
   if (auto st = read_into(file, out); !st) return st.error();
   if (!extra.empty()) {

@@ -19,10 +19,12 @@ struct Strategy {
 
 // Reads `file`; entries of `extra` (if given) are added, replacing those with the same id (or,
 // when `extra` says `replace = true`, replacing the whole catalogue).
-Result<std::vector<Strategy>> load_strategies(const std::filesystem::path& file, const std::filesystem::path& extra = {});
+Result<std::vector<Strategy>> load_strategies(const std::filesystem::path& file,
+                                              const std::filesystem::path& extra = {});
 std::filesystem::path default_strategies_file();
 
 // The strategies that fit a task with these tags, in catalogue order.
-std::vector<Strategy> strategies_for(const std::vector<Strategy>& catalogue, const std::vector<std::string>& task_tags);
+std::vector<Strategy> strategies_for(const std::vector<Strategy>& catalogue,
+                                     const std::vector<std::string>& task_tags);
 
 }  // namespace kforge::modes

@@ -15,7 +15,9 @@
 namespace kforge::modes {
 namespace {
 
-bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
 
 bool shares(const std::vector<std::string>& a, const std::vector<std::string>& b) {
   return std::any_of(a.begin(), a.end(), [&](const std::string& x) { return has(b, x); });
@@ -36,7 +38,8 @@ std::vector<core::TaskSpec> suite() {
 TEST(TaskFit, EveryShippedSectionAndStrategyIsTagged) {
   auto playbook = agents::KnowledgeIndex::open(core::source_dir() / "knowledge");
   ASSERT_TRUE(playbook) << playbook.error().message;
-  for (const auto& s : playbook->sections()) EXPECT_FALSE(s.tags.empty()) << s.file << ": " << s.heading;
+  for (const auto& s : playbook->sections())
+    EXPECT_FALSE(s.tags.empty()) << s.file << ": " << s.heading;
   auto catalogue = load_strategies(default_strategies_file());
   ASSERT_TRUE(catalogue) << catalogue.error().message;
   for (const auto& s : *catalogue) EXPECT_FALSE(s.tags.empty()) << s.id;
@@ -49,7 +52,8 @@ TEST(TaskFit, EverySuiteTaskGetsSectionsAboutWhatItComputes) {
   ASSERT_EQ(tasks.size(), 50u);
   for (const auto& t : tasks) {
     SCOPED_TRACE(t.id);
-    // The planner's query: the title and tags, a strategy, a diagnosis mentioning other kinds of work.
+    // The planner's query: the title and tags, a strategy, a diagnosis mentioning other kinds of
+    // work.
     std::string query = t.title + " attention softmax gemm blocking prefetch vectorize";
     auto sections = playbook->select(t.tags, query, 3);
     ASSERT_FALSE(sections.empty());
@@ -68,11 +72,14 @@ TEST(TaskFit, EverySuiteTaskGetsStrategiesForWhatItComputes) {
   ASSERT_TRUE(catalogue) << catalogue.error().message;
   auto tasks = suite();
   ASSERT_EQ(tasks.size(), 50u);
-  const std::vector<std::string> matmul_like = {"gemm", "conv", "attention", "linear-attention", "einsum", "batched", "ssm", "moe", "grouped"};
+  const std::vector<std::string> matmul_like = {
+      "gemm",    "conv", "attention", "linear-attention", "einsum",
+      "batched", "ssm",  "moe",       "grouped"};
   for (const auto& t : tasks) {
     SCOPED_TRACE(t.id);
     auto offered = strategies_for(*catalogue, t.tags);
-    EXPECT_TRUE(std::any_of(offered.begin(), offered.end(), [&](const Strategy& s) { return shares(s.tags, t.tags); }));
+    EXPECT_TRUE(std::any_of(offered.begin(), offered.end(),
+                            [&](const Strategy& s) { return shares(s.tags, t.tags); }));
     for (const auto& s : offered) {
       EXPECT_TRUE(shares(s.tags, t.tags) || has(s.tags, "any")) << s.id;
       if (!shares(t.tags, matmul_like)) {
@@ -93,14 +100,16 @@ TEST(TaskFit, CrossEntropyAndRmsNorm) {
   ASSERT_TRUE(playbook);
   auto ce = core::load_task(core::source_dir() / "bench" / "jaxbench" / "13p_cross_entropy");
   ASSERT_TRUE(ce);
-  for (const auto& s : playbook->select(ce->tags, ce->title + " online softmax paged attention", 3)) EXPECT_NE(s.file, "flash_attention.md");
+  for (const auto& s : playbook->select(ce->tags, ce->title + " online softmax paged attention", 3))
+    EXPECT_NE(s.file, "flash_attention.md");
   auto catalogue = load_strategies(default_strategies_file());
   ASSERT_TRUE(catalogue);
   auto rms = core::load_task(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm");
   ASSERT_TRUE(rms);
   auto offered = strategies_for(*catalogue, rms->tags);
   for (const auto& s : offered) EXPECT_NE(s.id, "register_tiling");
-  EXPECT_TRUE(std::any_of(offered.begin(), offered.end(), [](const Strategy& s) { return s.id == "reduce_passes"; }));
+  EXPECT_TRUE(std::any_of(offered.begin(), offered.end(),
+                          [](const Strategy& s) { return s.id == "reduce_passes"; }));
 }
 
 }  // namespace kforge::modes

@@ -35,6 +35,7 @@ inline constexpr std::uint32_t kFaulted = 0xffffffffu;
 void futex_wake_all(std::atomic<std::uint32_t>* word);
 // Sleeps while *word == expected, at most `timeout` (forever when absent). Spurious returns are
 // possible: callers re-check the word.
-void futex_wait(std::atomic<std::uint32_t>* word, std::uint32_t expected, std::optional<std::chrono::nanoseconds> timeout = std::nullopt);
+void futex_wait(std::atomic<std::uint32_t>* word, std::uint32_t expected,
+                std::optional<std::chrono::nanoseconds> timeout = std::nullopt);
 
 }  // namespace kforge::runner

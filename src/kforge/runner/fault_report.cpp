@@ -63,9 +63,12 @@ struct Out {
 
 const char* kind_name(RegionKind k) {
   switch (k) {
-    case RegionKind::input: return "input";
-    case RegionKind::output: return "output";
-    case RegionKind::stack: return "stack";
+    case RegionKind::input:
+      return "input";
+    case RegionKind::output:
+      return "output";
+    case RegionKind::stack:
+      return "stack";
   }
   return "?";
 }
@@ -90,7 +93,8 @@ const char* classify(std::uintptr_t addr, int code, Out& detail) {
   if (const Region* found = find_region(addr)) {
     const Region& r = *found;
     if (r.kind == RegionKind::stack) {
-      detail.str("the stack of a kernel thread overflowed (unbounded recursion or a huge local array)");
+      detail.str(
+          "the stack of a kernel thread overflowed (unbounded recursion or a huge local array)");
       return "stack_overflow";
     }
     if (addr >= r.data_end) {
@@ -127,13 +131,16 @@ const char* classify(std::uintptr_t addr, int code, Out& detail) {
     detail.str("' failed (was the mapping changed?)");
     return "remapped";
   }
-  detail.str(addr < 4096 ? "null pointer dereference" : "access to an address no kforge buffer owns (a wild pointer, or memory that was freed)");
+  detail.str(addr < 4096 ? "null pointer dereference"
+                         : "access to an address no kforge buffer owns (a wild pointer, or memory "
+                           "that was freed)");
   return "wild";
 }
 
 }  // namespace
 
-const char* describe_fault_address(std::uintptr_t addr, int si_code, char* detail, std::size_t size) {
+const char* describe_fault_address(std::uintptr_t addr, int si_code, char* detail,
+                                   std::size_t size) {
   Out out;
   const char* category = classify(addr, si_code, out);
   std::size_t n = size ? std::min(out.n, size - 1) : 0;
@@ -171,7 +178,9 @@ void handler(int sig, siginfo_t* info, void*) {
   } else if (sig == SIGFPE) {
     detail.str(info->si_code == FPE_INTDIV ? "integer division by zero" : "arithmetic exception");
   } else if (sig == SIGILL) {
-    detail.str("illegal instruction (an instruction this CPU does not have, or a trap such as __builtin_trap)");
+    detail.str(
+        "illegal instruction (an instruction this CPU does not have, or a trap such as "
+        "__builtin_trap)");
   }
   out.str(",\"category\":\"");
   out.str(category);
@@ -194,8 +203,9 @@ void handler(int sig, siginfo_t* info, void*) {
 
 }  // namespace
 
-void register_region(RegionKind kind, const char* name, std::uintptr_t data_begin, std::uintptr_t data_end,
-                     std::uintptr_t guard_begin, std::uintptr_t guard_end) {
+void register_region(RegionKind kind, const char* name, std::uintptr_t data_begin,
+                     std::uintptr_t data_end, std::uintptr_t guard_begin,
+                     std::uintptr_t guard_end) {
   int i = g_region_count.load();
   if (i >= kMaxRegions) return;
   Region& r = g_regions[i];
@@ -239,7 +249,8 @@ void prepare_thread_for_faults() {
     auto lo = reinterpret_cast<std::uintptr_t>(base);
     // The guard below the stack, plus a page of slack for the faulting frame.
     std::uintptr_t span = std::max<std::size_t>(guard, 4096) + 64 * 1024;
-    register_region(RegionKind::stack, "thread stack", lo, lo + stack_size, lo > span ? lo - span : 0, lo + 4096);
+    register_region(RegionKind::stack, "thread stack", lo, lo + stack_size,
+                    lo > span ? lo - span : 0, lo + 4096);
   }
 }
 

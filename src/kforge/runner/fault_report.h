@@ -4,8 +4,8 @@
 // "the stack of thread 1 overflowed", "forbidden system call socket"). The handler runs on an
 // alternate stack, formats without allocating, sends one message on the channel and exits.
 
-#include <cstddef>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 namespace kforge::runner {
@@ -13,17 +13,18 @@ namespace kforge::runner {
 enum class RegionKind : std::uint8_t { input, output, stack };
 
 // Registers a buffer (data range plus the guard pages around it) for fault classification.
-void register_region(RegionKind kind, const char* name, std::uintptr_t data_begin, std::uintptr_t data_end,
-                     std::uintptr_t guard_begin, std::uintptr_t guard_end);
+void register_region(RegionKind kind, const char* name, std::uintptr_t data_begin,
+                     std::uintptr_t data_end, std::uintptr_t guard_begin, std::uintptr_t guard_end);
 
 // Says what lives at a faulting address: writes the sentence into `detail` (NUL-terminated)
 // and returns the category ("input_write", "out_of_bounds", "stack_overflow", "wild", ...).
 // The signal handler uses the same classification; exposed so tests can pin it down.
-const char* describe_fault_address(std::uintptr_t addr, int si_code, char* detail, std::size_t size);
+const char* describe_fault_address(std::uintptr_t addr, int si_code, char* detail,
+                                   std::size_t size);
 
-// Installs the handlers for SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGSYS; messages go to `channel_fd`,
-// and `done_word` (the control page's, when there is one) is set to kFaulted and woken, so kforge
-// stops waiting for the call at once.
+// Installs the handlers for SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGSYS; messages go to
+// `channel_fd`, and `done_word` (the control page's, when there is one) is set to kFaulted and
+// woken, so kforge stops waiting for the call at once.
 void install_fault_handlers(int channel_fd, std::atomic<std::uint32_t>* done_word);
 
 // Gives the calling thread an alternate signal stack and registers its stack for overflow

@@ -25,10 +25,12 @@ Described describe(std::uintptr_t addr, int code) {
 class FaultReport : public ::testing::Test {
  protected:
   static constexpr std::uintptr_t kInput = 0x7f0000100000, kInputEnd = kInput + 8192;
-  static constexpr std::uintptr_t kStack = kInputEnd + 4096 + 4096;  // guard page, then the stack's guard
+  static constexpr std::uintptr_t kStack =
+      kInputEnd + 4096 + 4096;  // guard page, then the stack's guard
   static void SetUpTestSuite() {
     // The stack first, as the runner's OpenMP warm-up registers stacks before the buffers.
-    register_region(RegionKind::stack, "thread stack", kStack, kStack + (1 << 20), kStack - 4096 - 65536, kStack + 4096);
+    register_region(RegionKind::stack, "thread stack", kStack, kStack + (1 << 20),
+                    kStack - 4096 - 65536, kStack + 4096);
     register_region(RegionKind::input, "x", kInput, kInputEnd, kInput - 4096, kInputEnd + 4096);
   }
 };

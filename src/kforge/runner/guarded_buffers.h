@@ -24,10 +24,12 @@ struct GuardedBuffer {
 };
 
 // Maps one tensor of a shared file (`slot` from layout_tensors) with `prot` between guards.
-Result<GuardedBuffer> map_guarded_shared(int fd, const core::TensorSlot& slot, int prot, RegionKind kind, const std::string& name);
+Result<GuardedBuffer> map_guarded_shared(int fd, const core::TensorSlot& slot, int prot,
+                                         RegionKind kind, const std::string& name);
 
 // Every tensor of a shared file laid out by core::layout_tensors, each between its own guards.
-Result<std::vector<GuardedBuffer>> map_tensor_set(int fd, const std::vector<TensorInfo>& tensors, int prot, RegionKind kind);
+Result<std::vector<GuardedBuffer>> map_tensor_set(int fd, const std::vector<TensorInfo>& tensors,
+                                                  int prot, RegionKind kind);
 
 // Size of the guard on each side of a buffer of `pages_bytes`.
 std::size_t guard_bytes(std::size_t pages_bytes);

@@ -8,12 +8,18 @@ namespace {
 
 const char* dist_name(core::Dist d) {
   switch (d) {
-    case core::Dist::normal: return "normal";
-    case core::Dist::uniform: return "uniform";
-    case core::Dist::randint: return "randint";
-    case core::Dist::constant: return "constant";
-    case core::Dist::arange: return "arange";
-    case core::Dist::custom: return "custom";
+    case core::Dist::normal:
+      return "normal";
+    case core::Dist::uniform:
+      return "uniform";
+    case core::Dist::randint:
+      return "randint";
+    case core::Dist::constant:
+      return "constant";
+    case core::Dist::arange:
+      return "arange";
+    case core::Dist::custom:
+      return "custom";
   }
   return "?";
 }
@@ -52,7 +58,8 @@ core::ResolvedTensor TensorInfo::as_resolved() const {
 
 std::vector<TensorInfo> tensor_infos(const std::vector<core::ResolvedTensor>& tensors) {
   std::vector<TensorInfo> out;
-  for (const auto& t : tensors) out.push_back({t.name, t.dtype, t.numel, t.bytes, t.init, t.mutate});
+  for (const auto& t : tensors)
+    out.push_back({t.name, t.dtype, t.numel, t.bytes, t.init, t.mutate});
   return out;
 }
 
@@ -65,8 +72,14 @@ std::vector<std::size_t> byte_sizes(const std::vector<TensorInfo>& tensors) {
 nlohmann::json tensors_to_json(const std::vector<TensorInfo>& tensors) {
   nlohmann::json a = nlohmann::json::array();
   for (const auto& t : tensors)
-    a.push_back({{"name", t.name}, {"dtype", core::dtype_name(t.dtype)}, {"numel", t.numel}, {"bytes", t.bytes},
-                 {"dist", dist_name(t.init.dist)}, {"a", t.init.a}, {"b", t.init.b}, {"mutate", t.mutate}});
+    a.push_back({{"name", t.name},
+                 {"dtype", core::dtype_name(t.dtype)},
+                 {"numel", t.numel},
+                 {"bytes", t.bytes},
+                 {"dist", dist_name(t.init.dist)},
+                 {"a", t.init.a},
+                 {"b", t.init.b},
+                 {"mutate", t.mutate}});
   return a;
 }
 
@@ -83,7 +96,8 @@ Result<std::vector<TensorInfo>> tensors_from_json(const nlohmann::json& j) {
       info.bytes = t.at("bytes");
       info.init = {dist_from(t.at("dist")), t.at("a"), t.at("b")};
       info.mutate = t.at("mutate");
-      if (info.bytes != static_cast<std::size_t>(info.numel) * core::dtype_size(info.dtype)) return Error{"byte size mismatch"};
+      if (info.bytes != static_cast<std::size_t>(info.numel) * core::dtype_size(info.dtype))
+        return Error{"byte size mismatch"};
       out.push_back(std::move(info));
     }
     return out;
@@ -91,10 +105,18 @@ Result<std::vector<TensorInfo>> tensors_from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json to_json(const KernelSetup& s) {
-  return {{"op", "kernel"},          {"trusted", s.trusted},   {"library", s.library},
-          {"inputs", tensors_to_json(s.inputs)}, {"outputs", tensors_to_json(s.outputs)},
-          {"input_sets", s.input_sets}, {"output_sets", s.output_sets}, {"threads", s.threads}, {"readable", s.readable}, {"preload", s.preload},
-          {"memory_bytes", s.memory_bytes}, {"cpu_seconds", s.cpu_seconds}};
+  return {{"op", "kernel"},
+          {"trusted", s.trusted},
+          {"library", s.library},
+          {"inputs", tensors_to_json(s.inputs)},
+          {"outputs", tensors_to_json(s.outputs)},
+          {"input_sets", s.input_sets},
+          {"output_sets", s.output_sets},
+          {"threads", s.threads},
+          {"readable", s.readable},
+          {"preload", s.preload},
+          {"memory_bytes", s.memory_bytes},
+          {"cpu_seconds", s.cpu_seconds}};
 }
 
 Result<KernelSetup> parse_setup(const nlohmann::json& j) {
@@ -122,13 +144,21 @@ Result<KernelSetup> parse_setup(const nlohmann::json& j) {
   });
 }
 
-nlohmann::json reference_job(const std::string& library, const std::vector<TensorInfo>& inputs, const std::vector<TensorInfo>& outputs,
-                             int threads) {
-  return {{"op", "reference"}, {"library", library}, {"inputs", tensors_to_json(inputs)}, {"outputs", tensors_to_json(outputs)}, {"threads", threads}};
+nlohmann::json reference_job(const std::string& library, const std::vector<TensorInfo>& inputs,
+                             const std::vector<TensorInfo>& outputs, int threads) {
+  return {{"op", "reference"},
+          {"library", library},
+          {"inputs", tensors_to_json(inputs)},
+          {"outputs", tensors_to_json(outputs)},
+          {"threads", threads}};
 }
 
-nlohmann::json generate_job(const std::string& library, std::uint64_t seed, const std::vector<TensorInfo>& inputs) {
-  return {{"op", "generate"}, {"library", library}, {"seed", seed}, {"inputs", tensors_to_json(inputs)}};
+nlohmann::json generate_job(const std::string& library, std::uint64_t seed,
+                            const std::vector<TensorInfo>& inputs) {
+  return {{"op", "generate"},
+          {"library", library},
+          {"seed", seed},
+          {"inputs", tensors_to_json(inputs)}};
 }
 
 }  // namespace kforge::runner

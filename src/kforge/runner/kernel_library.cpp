@@ -55,6 +55,8 @@ Result<KernelLibrary> KernelLibrary::open(const std::string& path, const std::st
 
 void KernelLibrary::call(const std::vector<void*>& args) const { dispatch(entry_, args); }
 
-void KernelLibrary::call_generator(std::uint64_t seed, const std::vector<void*>& args) const { dispatch_seed(entry_, seed, args); }
+void KernelLibrary::call_generator(std::uint64_t seed, const std::vector<void*>& args) const {
+  dispatch_seed(entry_, seed, args);
+}
 
 }  // namespace kforge::runner

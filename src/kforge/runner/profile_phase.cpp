@@ -37,7 +37,8 @@ struct LoadedObject {
 
 int collect_object(dl_phdr_info* info, size_t, void* data) {
   auto* out = static_cast<std::vector<LoadedObject>*>(data);
-  LoadedObject o{info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "kforge-run", info->dlpi_addr, UINTPTR_MAX, 0};
+  LoadedObject o{info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "kforge-run",
+                 info->dlpi_addr, UINTPTR_MAX, 0};
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const auto& ph = info->dlpi_phdr[i];
     if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X)) continue;

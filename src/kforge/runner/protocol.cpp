@@ -42,11 +42,14 @@ bool send_message(int socket, const nlohmann::json& body, const std::vector<int>
   }
 }
 
-Result<Message> receive_message(int socket, std::optional<std::chrono::steady_clock::time_point> deadline) {
+Result<Message> receive_message(int socket,
+                                std::optional<std::chrono::steady_clock::time_point> deadline) {
   for (;;) {
     int wait_ms = -1;
     if (deadline) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - std::chrono::steady_clock::now()).count();
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      *deadline - std::chrono::steady_clock::now())
+                      .count();
       if (left <= 0) return Error{"timeout"};
       wait_ms = static_cast<int>(std::min<long long>(left, 1 << 30));
     }

@@ -25,7 +25,8 @@ bool send_message(int socket, const nlohmann::json& body, const std::vector<int>
 
 // Waits for one message. An Error when the deadline passes ("timeout"), the peer closes
 // ("closed") or the bytes are not a JSON object ("malformed: ...").
-Result<Message> receive_message(int socket, std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
+Result<Message> receive_message(
+    int socket, std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
 
 // After the sandbox closes only read(2) and write(2) on the channel remain: these carry one
 // message each without attached descriptors.

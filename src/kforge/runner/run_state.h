@@ -20,7 +20,8 @@ struct RunState {
   KernelSetup setup;
   int channel = 3;
   std::vector<std::vector<GuardedBuffer>> input_sets;  // read-only views; 0: the timing inputs
-  std::vector<std::vector<GuardedBuffer>> output_sets; // shared with kforge, which poisons and reads them
+  std::vector<std::vector<GuardedBuffer>>
+      output_sets;  // shared with kforge, which poisons and reads them
   ControlPage* control = nullptr;
   std::optional<KernelLibrary> kernel;
   // The state every call starts from, captured before any kernel code ran.

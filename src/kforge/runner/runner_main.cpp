@@ -54,7 +54,8 @@ int main() {
     dprintf(2, "kforge-run is started by kforge; it expects its control socket on descriptor 3\n");
     return 2;
   }
-  auto first = receive_message(kChannelFd, std::chrono::steady_clock::now() + std::chrono::seconds(120));
+  auto first =
+      receive_message(kChannelFd, std::chrono::steady_clock::now() + std::chrono::seconds(120));
   if (!first) return 2;
   std::string op = first->body.value("op", "");
   if (op == "reference" || op == "generate") _exit(run_trusted_job(*first));

@@ -10,10 +10,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <sched.h>
 #include <cerrno>
 #include <cstring>
 #include <functional>
-#include <sched.h>
 
 namespace kforge::runner {
 namespace {
@@ -27,29 +27,60 @@ using Rule = std::function<int(scmp_filter_ctx)>;
 int add_common_rules(scmp_filter_ctx ctx, int channel_fd) {
   int r = 0;
   auto allow = [&](int nr) { r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0); };
-  for (int nr : {SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(madvise), SCMP_SYS(brk), SCMP_SYS(futex),
-                 SCMP_SYS(sched_yield), SCMP_SYS(sched_getaffinity), SCMP_SYS(sched_setaffinity), SCMP_SYS(set_robust_list),
-                 SCMP_SYS(get_robust_list), SCMP_SYS(rseq), SCMP_SYS(exit), SCMP_SYS(exit_group), SCMP_SYS(gettid),
-                 SCMP_SYS(getpid), SCMP_SYS(getppid), SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn), SCMP_SYS(clock_gettime),
-                 SCMP_SYS(clock_getres), SCMP_SYS(clock_nanosleep), SCMP_SYS(nanosleep), SCMP_SYS(gettimeofday),
-                 SCMP_SYS(time), SCMP_SYS(getrandom), SCMP_SYS(getrusage), SCMP_SYS(sysinfo), SCMP_SYS(fstat),
-                 SCMP_SYS(getcpu), SCMP_SYS(setitimer), SCMP_SYS(sched_getparam), SCMP_SYS(sched_getscheduler), SCMP_SYS(membarrier)})
+  for (int nr : {SCMP_SYS(munmap),
+                 SCMP_SYS(mremap),
+                 SCMP_SYS(madvise),
+                 SCMP_SYS(brk),
+                 SCMP_SYS(futex),
+                 SCMP_SYS(sched_yield),
+                 SCMP_SYS(sched_getaffinity),
+                 SCMP_SYS(sched_setaffinity),
+                 SCMP_SYS(set_robust_list),
+                 SCMP_SYS(get_robust_list),
+                 SCMP_SYS(rseq),
+                 SCMP_SYS(exit),
+                 SCMP_SYS(exit_group),
+                 SCMP_SYS(gettid),
+                 SCMP_SYS(getpid),
+                 SCMP_SYS(getppid),
+                 SCMP_SYS(rt_sigprocmask),
+                 SCMP_SYS(rt_sigreturn),
+                 SCMP_SYS(clock_gettime),
+                 SCMP_SYS(clock_getres),
+                 SCMP_SYS(clock_nanosleep),
+                 SCMP_SYS(nanosleep),
+                 SCMP_SYS(gettimeofday),
+                 SCMP_SYS(time),
+                 SCMP_SYS(getrandom),
+                 SCMP_SYS(getrusage),
+                 SCMP_SYS(sysinfo),
+                 SCMP_SYS(fstat),
+                 SCMP_SYS(getcpu),
+                 SCMP_SYS(setitimer),
+                 SCMP_SYS(sched_getparam),
+                 SCMP_SYS(sched_getscheduler),
+                 SCMP_SYS(membarrier)})
     allow(nr);
   // Threads only: clone must carry CLONE_THREAD; clone3 cannot be inspected, so it reports ENOSYS
   // and glibc falls back to clone.
-  r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
+  r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
+                        SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
   r |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
   // Signals only to itself (abort() raises SIGABRT with tgkill).
-  r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(getpid())));
+  r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1,
+                        SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(getpid())));
   // Reading limits is fine, setting them is not.
   r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1, SCMP_A2(SCMP_CMP_EQ, 0));
   // fstat through fstatat(fd, "", AT_EMPTY_PATH) (stdio does this); path lookups are not fstat.
-  r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(newfstatat), 1, SCMP_A3(SCMP_CMP_MASKED_EQ, AT_EMPTY_PATH, AT_EMPTY_PATH));
+  r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(newfstatat), 1,
+                        SCMP_A3(SCMP_CMP_MASKED_EQ, AT_EMPTY_PATH, AT_EMPTY_PATH));
   // isatty() on stdout: answer "not a terminal" without doing anything.
   r |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOTTY), SCMP_SYS(ioctl), 0);
   for (int fd : {1, 2, channel_fd}) {
-    r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1, SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(fd)));
-    r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(writev), 1, SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(fd)));
+    r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1,
+                          SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(fd)));
+    r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(writev), 1,
+                          SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(fd)));
   }
   return r;
 }
@@ -62,7 +93,9 @@ Status load_filter(const std::function<int(scmp_filter_ctx)>& rules, const char*
   r |= rules(ctx);
   if (r == 0) r = seccomp_load(ctx);
   seccomp_release(ctx);
-  if (r != 0) return Error{fmt::format("installing the {} seccomp filter failed: {}", which, std::strerror(-r))};
+  if (r != 0)
+    return Error{
+        fmt::format("installing the {} seccomp filter failed: {}", which, std::strerror(-r))};
   return ok_status();
 }
 
@@ -98,13 +131,15 @@ void forbid_file_growth() {
 
 Status limit_address_space(std::size_t bytes) {
   rlimit lim{bytes, bytes};
-  if (setrlimit(RLIMIT_AS, &lim) != 0) return Error{fmt::format("setrlimit(RLIMIT_AS): {}", std::strerror(errno))};
+  if (setrlimit(RLIMIT_AS, &lim) != 0)
+    return Error{fmt::format("setrlimit(RLIMIT_AS): {}", std::strerror(errno))};
   return ok_status();
 }
 
 Status limit_cpu_seconds(long seconds) {
   rlimit lim{static_cast<rlim_t>(seconds), static_cast<rlim_t>(seconds + 5)};
-  if (setrlimit(RLIMIT_CPU, &lim) != 0) return Error{fmt::format("setrlimit(RLIMIT_CPU): {}", std::strerror(errno))};
+  if (setrlimit(RLIMIT_CPU, &lim) != 0)
+    return Error{fmt::format("setrlimit(RLIMIT_CPU): {}", std::strerror(errno))};
   return ok_status();
 }
 
@@ -113,14 +148,17 @@ Status install_kernel_filter(int channel_fd) {
   return load_filter(
       [&](scmp_filter_ctx ctx) {
         int r = add_common_rules(ctx, channel_fd);
-        auto allow = [&](int nr, unsigned count, auto... cmp) { r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, count, cmp...); };
+        auto allow = [&](int nr, unsigned count, auto... cmp) {
+          r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, count, cmp...);
+        };
         // The loader reads the library; Landlock decides which files exist for it. Opening for
         // writing is refused outright (there is nothing writable to open anyway).
         constexpr scmp_datum_t kWriteFlags = O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND;
         allow(SCMP_SYS(openat), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, kWriteFlags, 0));
         allow(SCMP_SYS(open), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, kWriteFlags, 0));
-        for (int nr : {SCMP_SYS(read), SCMP_SYS(pread64), SCMP_SYS(close), SCMP_SYS(lseek), SCMP_SYS(newfstatat), SCMP_SYS(statx), SCMP_SYS(access),
-                       SCMP_SYS(faccessat), SCMP_SYS(faccessat2), SCMP_SYS(readlink), SCMP_SYS(getcwd)})
+        for (int nr : {SCMP_SYS(read), SCMP_SYS(pread64), SCMP_SYS(close), SCMP_SYS(lseek),
+                       SCMP_SYS(newfstatat), SCMP_SYS(statx), SCMP_SYS(access), SCMP_SYS(faccessat),
+                       SCMP_SYS(faccessat2), SCMP_SYS(readlink), SCMP_SYS(getcwd)})
           allow(nr, 0);
         // Memory: anything not executable. Executable only when mapped from a file, never
         // writable at the same time; mprotect may never add PROT_EXEC (so no page that was ever

@@ -24,10 +24,10 @@ namespace kforge::runner {
 // force, or 0 when the kernel has no Landlock (then only seccomp holds), with why in `error`.
 int restrict_filesystem(const core::LandlockView& view, std::string& error);
 
-void set_static_limits();                                   // no core files
-void forbid_file_growth();                                  // no file may grow (RLIMIT_FSIZE 0)
-Status limit_address_space(std::size_t bytes);              // RLIMIT_AS
-Status limit_cpu_seconds(long seconds);                     // RLIMIT_CPU
+void set_static_limits();                       // no core files
+void forbid_file_growth();                      // no file may grow (RLIMIT_FSIZE 0)
+Status limit_address_space(std::size_t bytes);  // RLIMIT_AS
+Status limit_cpu_seconds(long seconds);         // RLIMIT_CPU
 
 Status install_kernel_filter(int channel_fd);
 

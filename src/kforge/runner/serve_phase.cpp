@@ -48,7 +48,8 @@ void wake_workers(int threads) {
 }  // namespace
 
 void serve_phase(RunState& s) {
-  std::uint32_t seen = 0;  // kforge numbers its commands from 1 (it may send the first before this line runs)
+  std::uint32_t seen =
+      0;  // kforge numbers its commands from 1 (it may send the first before this line runs)
   bool watch = false;
   for (;;) {
     std::uint32_t go = s.control->go.load(std::memory_order_acquire);
@@ -61,7 +62,8 @@ void serve_phase(RunState& s) {
     seen = go;
     const auto command = static_cast<Command>(s.control->command);
     const std::uint32_t set = s.control->input_set, out = s.control->output_set;
-    if (command == Command::stop || set >= s.input_sets.size() || out >= s.output_sets.size()) _exit(0);
+    if (command == Command::stop || set >= s.input_sets.size() || out >= s.output_sets.size())
+      _exit(0);
     reset_state(s);
     if (command == Command::call) {
       set_fault_phase(phase_name(set));

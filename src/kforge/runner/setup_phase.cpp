@@ -7,11 +7,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <sched.h>
 #include <cstdio>
 #include <cstdlib>
-#include <vector>
-#include <sched.h>
 #include <cstring>
+#include <vector>
 
 #include "kforge/runner/fault_report.h"
 #include "kforge/runner/phases.h"
@@ -23,14 +23,16 @@ namespace {
 // What OpenMP and cpuinfo read to learn the machine, and the process's own folder. A trusted
 // kernel also gets the system libraries (libtorch, oneDNN and OpenBLAS load from there, lazily).
 // An untrusted one does not: the libraries it may use are loaded before the walls go up (see
-// preload_libraries), so at run time it cannot dlopen OpenBLAS or anything else the link check refused.
-// /proc/self/maps: glibc reads it for the main thread's stack.
+// preload_libraries), so at run time it cannot dlopen OpenBLAS or anything else the link check
+// refused. /proc/self/maps: glibc reads it for the main thread's stack.
 core::LandlockView runner_view(const KernelSetup& setup) {
   core::LandlockView v;
   v.read_dirs = {"/sys/devices/system/cpu", "/sys/devices/system/node"};
-  v.read_files = {"/proc/cpuinfo", "/proc/self/maps", "/proc/self/stat", "/proc/self/status", "/dev/null", "/dev/urandom"};
+  v.read_files = {"/proc/cpuinfo",     "/proc/self/maps", "/proc/self/stat",
+                  "/proc/self/status", "/dev/null",       "/dev/urandom"};
   if (setup.trusted) {
-    for (const char* d : {"/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib"}) v.read_dirs.push_back(d);
+    for (const char* d : {"/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib"})
+      v.read_dirs.push_back(d);
     v.read_files.push_back("/etc/ld.so.cache");
   }
   for (const auto& path : setup.readable) v.read_dirs.push_back(path);
@@ -41,19 +43,22 @@ core::LandlockView runner_view(const KernelSetup& setup) {
 // then finds them by soname when it loads the kernel, without opening anything.
 Status preload_libraries(const KernelSetup& setup) {
   for (const auto& soname : setup.preload)
-    if (!dlopen(soname.c_str(), RTLD_NOW | RTLD_GLOBAL)) return Error{fmt::format("preloading {}: {}", soname, dlerror())};
+    if (!dlopen(soname.c_str(), RTLD_NOW | RTLD_GLOBAL))
+      return Error{fmt::format("preloading {}: {}", soname, dlerror())};
   return ok_status();
 }
 
 // Input sets read-only, output sets read-write: the descriptors kforge sent, in that order.
 Status map_sets(RunState& s, const std::vector<int>& fds) {
   for (int k = 0; k < s.setup.input_sets; ++k) {
-    auto set = map_tensor_set(fds[static_cast<std::size_t>(k)], s.setup.inputs, PROT_READ, RegionKind::input);
+    auto set = map_tensor_set(fds[static_cast<std::size_t>(k)], s.setup.inputs, PROT_READ,
+                              RegionKind::input);
     if (!set) return set.error();
     s.input_sets.push_back(std::move(*set));
   }
   for (int k = 0; k < s.setup.output_sets; ++k) {
-    auto set = map_tensor_set(fds[static_cast<std::size_t>(s.setup.input_sets + k)], s.setup.outputs, PROT_READ | PROT_WRITE, RegionKind::output);
+    auto set = map_tensor_set(fds[static_cast<std::size_t>(s.setup.input_sets + k)],
+                              s.setup.outputs, PROT_READ | PROT_WRITE, RegionKind::output);
     if (!set) return set.error();
     s.output_sets.push_back(std::move(*set));
   }
@@ -62,7 +67,8 @@ Status map_sets(RunState& s, const std::vector<int>& fds) {
 
 Status map_control(RunState& s, int fd) {
   void* p = mmap(nullptr, sizeof(ControlPage), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (p == MAP_FAILED) return Error{fmt::format("mapping the control page: {}", std::strerror(errno))};
+  if (p == MAP_FAILED)
+    return Error{fmt::format("mapping the control page: {}", std::strerror(errno))};
   s.control = static_cast<ControlPage*>(p);
   return ok_status();
 }
@@ -113,7 +119,8 @@ Status setup_phase(RunState& s, Message& message) {
   s.setup = std::move(*setup);
   const int expected_fds = s.setup.input_sets + s.setup.output_sets + 1;
   if (static_cast<int>(message.fds.size()) != expected_fds)
-    return Error{fmt::format("setup: expected {} descriptors, got {}", expected_fds, message.fds.size())};
+    return Error{
+        fmt::format("setup: expected {} descriptors, got {}", expected_fds, message.fds.size())};
 
   set_static_limits();
   install_profiler_handler();
@@ -144,7 +151,9 @@ Status setup_phase(RunState& s, Message& message) {
   // Address space: what the runner holds now plus the budget, plus room per thread for glibc's
   // malloc arenas (64 MiB reservations) and stacks.
   std::size_t per_thread = 192ull << 20;
-  if (auto st = limit_address_space(current_vm_bytes() + s.setup.memory_bytes + per_thread * static_cast<std::size_t>(s.setup.threads + 2)); !st)
+  if (auto st = limit_address_space(current_vm_bytes() + s.setup.memory_bytes +
+                                    per_thread * static_cast<std::size_t>(s.setup.threads + 2));
+      !st)
     return st;
   if (auto st = limit_cpu_seconds(s.setup.cpu_seconds); !st) return st;
   set_fault_phase("waiting");

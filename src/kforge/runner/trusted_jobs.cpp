@@ -14,7 +14,8 @@
 namespace kforge::runner {
 namespace {
 
-Result<std::vector<void*>> map_set(int fd, const std::vector<TensorInfo>& tensors, int prot, RegionKind kind) {
+Result<std::vector<void*>> map_set(int fd, const std::vector<TensorInfo>& tensors, int prot,
+                                   RegionKind kind) {
   auto set = map_tensor_set(fd, tensors, prot, kind);
   if (!set) return set.error();
   std::vector<void*> ptrs;
@@ -30,7 +31,8 @@ Result<double> run(Message& m) {
   if (m.fds.size() != (generate ? 1u : 2u)) return Error{"wrong number of descriptors"};
   auto lib = KernelLibrary::open(m.body.at("library"), generate ? "generate" : "kernel");
   if (!lib) return lib.error();
-  auto in = map_set(m.fds[0], *inputs, generate ? PROT_READ | PROT_WRITE : PROT_READ, RegionKind::input);
+  auto in =
+      map_set(m.fds[0], *inputs, generate ? PROT_READ | PROT_WRITE : PROT_READ, RegionKind::input);
   if (!in) return in.error();
   std::vector<void*> args = *in;
   if (!generate) {
@@ -43,8 +45,10 @@ Result<double> run(Message& m) {
   }
   set_fault_phase(generate ? "generate.cpp" : "reference.cpp");
   double t0 = now_seconds();
-  if (generate) lib->call_generator(m.body.at("seed"), args);
-  else lib->call(args);
+  if (generate)
+    lib->call_generator(m.body.at("seed"), args);
+  else
+    lib->call(args);
   return (now_seconds() - t0) * 1e3;
 }
 

@@ -21,7 +21,8 @@ std::string sql_excerpt(std::string_view sql) {
 
 // --- Statement -----------------------------------------------------------------------------
 
-Statement::Statement(Statement&& other) noexcept : stmt_(other.stmt_), db_(other.db_), bind_error_(std::move(other.bind_error_)) {
+Statement::Statement(Statement&& other) noexcept
+    : stmt_(other.stmt_), db_(other.db_), bind_error_(std::move(other.bind_error_)) {
   other.stmt_ = nullptr;
 }
 
@@ -39,11 +40,14 @@ Statement& Statement::operator=(Statement&& other) noexcept {
 Statement::~Statement() { sqlite3_finalize(stmt_); }
 
 void Statement::note_bind(int rc, int index) {
-  if (rc != SQLITE_OK && bind_error_.empty()) bind_error_ = fmt::format("bind {}: {}", index, sqlite3_errstr(rc));
+  if (rc != SQLITE_OK && bind_error_.empty())
+    bind_error_ = fmt::format("bind {}: {}", index, sqlite3_errstr(rc));
 }
 
 Statement& Statement::bind(int index, std::string_view text) {
-  note_bind(sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT), index);
+  note_bind(
+      sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT),
+      index);
   return *this;
 }
 
@@ -64,7 +68,8 @@ Statement& Statement::bind_null(int index) {
 
 Result<bool> Statement::step() {
   std::string sql = sql_excerpt(sqlite3_sql(stmt_));
-  if (!bind_error_.empty()) return with_context(Error{bind_error_}, fmt::format("{}: '{}'", db_->path().string(), sql));
+  if (!bind_error_.empty())
+    return with_context(Error{bind_error_}, fmt::format("{}: '{}'", db_->path().string(), sql));
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
@@ -90,21 +95,27 @@ void Statement::reset() {
 
 std::int64_t Statement::int64(int column) const { return sqlite3_column_int64(stmt_, column); }
 double Statement::real(int column) const { return sqlite3_column_double(stmt_, column); }
-bool Statement::is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+bool Statement::is_null(int column) const {
+  return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
+}
 
 std::string Statement::text(int column) const {
   const auto* p = sqlite3_column_text(stmt_, column);
   if (!p) return {};
-  return std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
+  return std::string(reinterpret_cast<const char*>(p),
+                     static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
 }
 
 // --- Database ------------------------------------------------------------------------------
 
-Result<std::unique_ptr<Database>> Database::open(const std::filesystem::path& path, std::chrono::milliseconds busy_timeout) {
+Result<std::unique_ptr<Database>> Database::open(const std::filesystem::path& path,
+                                                 std::chrono::milliseconds busy_timeout) {
   if (path.has_parent_path())
     if (auto made = core::ensure_dir(path.parent_path()); !made) return made.error();
   sqlite3* raw = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
+  int rc =
+      sqlite3_open_v2(path.c_str(), &raw,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
     sqlite3_close(raw);
@@ -112,7 +123,10 @@ Result<std::unique_ptr<Database>> Database::open(const std::filesystem::path& pa
   }
   std::unique_ptr<Database> db(new Database(raw, path));
   sqlite3_busy_timeout(raw, static_cast<int>(busy_timeout.count()));
-  if (auto s = db->exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;"); !s) return s.error();
+  if (auto s = db->exec(
+          "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
+      !s)
+    return s.error();
   return db;
 }
 
@@ -139,6 +153,8 @@ std::int64_t Database::last_insert_rowid() const { return sqlite3_last_insert_ro
 
 int Database::changes() const { return sqlite3_changes(db_); }
 
-Error Database::error(std::string_view what) const { return Error{fmt::format("{}: {}: {}", path_.string(), what, sqlite3_errmsg(db_))}; }
+Error Database::error(std::string_view what) const {
+  return Error{fmt::format("{}: {}: {}", path_.string(), what, sqlite3_errmsg(db_))};
+}
 
 }  // namespace kforge::store

@@ -30,7 +30,9 @@ class Statement {
 
   Statement& bind(int index, std::string_view text);
   Statement& bind(int index, const char* text) { return bind(index, std::string_view(text)); }
-  Statement& bind(int index, const std::string& text) { return bind(index, std::string_view(text)); }
+  Statement& bind(int index, const std::string& text) {
+    return bind(index, std::string_view(text));
+  }
   Statement& bind(int index, std::int64_t value);
   Statement& bind(int index, int value) { return bind(index, static_cast<std::int64_t>(value)); }
   Statement& bind(int index, bool value) { return bind(index, static_cast<std::int64_t>(value)); }
@@ -63,8 +65,9 @@ class Database {
  public:
   // Opens (creating when missing) the file with WAL, synchronous=NORMAL, a busy timeout and
   // foreign keys. The schema is not touched: store::open_store() also migrates.
-  static Result<std::unique_ptr<Database>> open(const std::filesystem::path& path,
-                                                std::chrono::milliseconds busy_timeout = std::chrono::milliseconds(5000));
+  static Result<std::unique_ptr<Database>> open(
+      const std::filesystem::path& path,
+      std::chrono::milliseconds busy_timeout = std::chrono::milliseconds(5000));
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
   ~Database();

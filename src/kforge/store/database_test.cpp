@@ -26,7 +26,10 @@ TEST(Database, BindsAndReadsEveryType) {
   ASSERT_TRUE((*db)->exec("CREATE TABLE t (s TEXT, i INTEGER, r REAL, n TEXT)"));
   auto ins = (*db)->prepare("INSERT INTO t VALUES (?, ?, ?, ?)");
   ASSERT_TRUE(ins);
-  ins->bind(1, std::string("it's \"quoted\"\n")).bind(2, std::int64_t{1} << 40).bind(3, 2.5).bind_null(4);
+  ins->bind(1, std::string("it's \"quoted\"\n"))
+      .bind(2, std::int64_t{1} << 40)
+      .bind(3, 2.5)
+      .bind_null(4);
   ASSERT_TRUE(ins->run());
   EXPECT_EQ((*db)->last_insert_rowid(), 1);
   auto sel = (*db)->prepare("SELECT s, i, r, n FROM t");
@@ -69,7 +72,8 @@ TEST(Database, ConstraintViolationsAreErrors) {
 TEST(Database, UnopenablePathIsAnError) {
   auto db = Database::open("/proc/kforge-cannot/k.db");
   ASSERT_FALSE(db);
-  EXPECT_NE(db.error().message.find("/proc/kforge-cannot"), std::string::npos) << db.error().message;
+  EXPECT_NE(db.error().message.find("/proc/kforge-cannot"), std::string::npos)
+      << db.error().message;
 }
 
 }  // namespace kforge::store

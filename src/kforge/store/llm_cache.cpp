@@ -13,8 +13,10 @@ Result<std::optional<std::string>> find_cached_reply(Database& db, const std::st
   return std::optional<std::string>(st->text(0));
 }
 
-Status put_cached_reply(Database& db, const std::string& key, const std::string& created_at, const std::string& reply) {
-  auto st = db.prepare("INSERT OR REPLACE INTO llm_cache (key, created_at, reply) VALUES (?, ?, ?)");
+Status put_cached_reply(Database& db, const std::string& key, const std::string& created_at,
+                        const std::string& reply) {
+  auto st =
+      db.prepare("INSERT OR REPLACE INTO llm_cache (key, created_at, reply) VALUES (?, ?, ?)");
   if (!st) return st.error();
   st->bind(1, key).bind(2, created_at).bind(3, reply);
   return st->run();

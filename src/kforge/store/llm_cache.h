@@ -12,6 +12,7 @@ namespace kforge::store {
 
 Result<std::optional<std::string>> find_cached_reply(Database& db, const std::string& key);
 // Replaces an earlier entry under the same key.
-Status put_cached_reply(Database& db, const std::string& key, const std::string& created_at, const std::string& reply);
+Status put_cached_reply(Database& db, const std::string& key, const std::string& created_at,
+                        const std::string& reply);
 
 }  // namespace kforge::store

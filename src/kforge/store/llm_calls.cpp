@@ -5,15 +5,31 @@ namespace kforge::store {
 
 Status insert_llm_call(Database& db, const LlmCallRecord& c) {
   auto st = db.prepare(
-      "INSERT INTO llm_calls (session_id, call, time, role, provider, model, input_tokens, output_tokens, cached_tokens, "
-      "reasoning_tokens, latency_ms, cost_usd, priced, cached, finish_reason, error_kind, error, request_key, tokens_estimated) "
+      "INSERT INTO llm_calls (session_id, call, time, role, provider, model, input_tokens, "
+      "output_tokens, cached_tokens, "
+      "reasoning_tokens, latency_ms, cost_usd, priced, cached, finish_reason, error_kind, error, "
+      "request_key, tokens_estimated) "
       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   if (!st) return st.error();
-  st->bind(1, c.session_id).bind(2, c.call).bind(3, c.time).bind(4, c.role).bind(5, c.provider).bind(6, c.model);
-  st->bind(7, c.input_tokens).bind(8, c.output_tokens).bind(9, c.cached_tokens).bind(10, c.reasoning_tokens);
-  st->bind(11, c.latency_ms).bind(12, c.cost_usd).bind(13, c.priced).bind(14, c.cached).bind(15, c.finish_reason);
-  if (c.error_kind.empty()) st->bind_null(16).bind_null(17);
-  else st->bind(16, c.error_kind).bind(17, c.error);
+  st->bind(1, c.session_id)
+      .bind(2, c.call)
+      .bind(3, c.time)
+      .bind(4, c.role)
+      .bind(5, c.provider)
+      .bind(6, c.model);
+  st->bind(7, c.input_tokens)
+      .bind(8, c.output_tokens)
+      .bind(9, c.cached_tokens)
+      .bind(10, c.reasoning_tokens);
+  st->bind(11, c.latency_ms)
+      .bind(12, c.cost_usd)
+      .bind(13, c.priced)
+      .bind(14, c.cached)
+      .bind(15, c.finish_reason);
+  if (c.error_kind.empty())
+    st->bind_null(16).bind_null(17);
+  else
+    st->bind(16, c.error_kind).bind(17, c.error);
   st->bind(18, c.request_key).bind(19, c.tokens_estimated);
   return st->run();
 }

@@ -11,8 +11,8 @@
 namespace kforge::store {
 namespace {
 
-LlmCallRecord call(const std::string& session, int n, const std::string& role, const std::string& model, std::int64_t in, std::int64_t out,
-                   double cost) {
+LlmCallRecord call(const std::string& session, int n, const std::string& role,
+                   const std::string& model, std::int64_t in, std::int64_t out, double cost) {
   LlmCallRecord c;
   c.session_id = session;
   c.call = n;

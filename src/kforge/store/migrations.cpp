@@ -92,7 +92,10 @@ ALTER TABLE runs ADD COLUMN owner TEXT NOT NULL DEFAULT '';  -- host|boot id|pid
     {4, "calls whose tokens kforge estimated (the provider reported none)", R"sql(
 ALTER TABLE llm_calls ADD COLUMN tokens_estimated INTEGER NOT NULL DEFAULT 0;
 )sql"},
-    {5, "a node's search data and roofline reason in typed columns (they were keys of the JSON column extra)", R"sql(
+    {5,
+     "a node's search data and roofline reason in typed columns (they were keys of the JSON column "
+     "extra)",
+     R"sql(
 ALTER TABLE nodes ADD COLUMN roofline_reason  TEXT NOT NULL DEFAULT '';  -- why the roofline reads above 100%
 ALTER TABLE nodes ADD COLUMN expansion        TEXT NOT NULL DEFAULT '';  -- the search expansion's key ('' outside a search)
 ALTER TABLE nodes ADD COLUMN strategy_id      TEXT NOT NULL DEFAULT '';  -- catalogue id, 'crossover' or 'root'
@@ -140,11 +143,13 @@ Status migrate(Database& db) {
   auto version = read_version(db);
   if (!version) return version.error();
   if (*version > latest)
-    return Error{fmt::format("{}: schema version {} is newer than this kforge knows ({}): use a newer kforge", db.path().string(), *version,
-                             latest)};
+    return Error{fmt::format(
+        "{}: schema version {} is newer than this kforge knows ({}): use a newer kforge",
+        db.path().string(), *version, latest)};
   for (const Migration& m : kMigrations) {
     if (m.version <= *version) continue;
-    if (auto s = db.exec("BEGIN IMMEDIATE"); !s) return with_context(s.error(), fmt::format("migration {} ({})", m.version, m.name));
+    if (auto s = db.exec("BEGIN IMMEDIATE"); !s)
+      return with_context(s.error(), fmt::format("migration {} ({})", m.version, m.name));
     // Another process may have run it while this one waited for the lock.
     auto now = read_version(db);
     // A failed ROLLBACK or COMMIT of a transaction that changed nothing leaves nothing to undo;

@@ -27,7 +27,8 @@ TEST(Migrations, FreshStoreReachesTheLatestVersion) {
   ASSERT_TRUE(v);
   EXPECT_EQ(*v, migrations().back().version);
   for (const char* table : {"sessions", "llm_calls", "llm_cache"}) {
-    auto st = (*db)->prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?");
+    auto st =
+        (*db)->prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?");
     ASSERT_TRUE(st);
     st->bind(1, table);
     ASSERT_TRUE(*st->step());
@@ -59,12 +60,17 @@ TEST(Migrations, StoreFromBeforeEstimatedTokensOpens) {
   {
     auto db = Database::open(path);
     ASSERT_TRUE(db);
-    for (const auto& m : migrations())
-      if (m.version <= 3) ASSERT_TRUE((*db)->exec(m.sql)) << m.name;
+    for (const auto& m : migrations()) {
+      if (m.version <= 3) {
+        ASSERT_TRUE((*db)->exec(m.sql)) << m.name;
+      }
+    }
     ASSERT_TRUE((*db)->exec("PRAGMA user_version = 3"));
-    ASSERT_TRUE((*db)->exec("INSERT INTO sessions (id, started_at) VALUES ('s', '2025-01-01T00:00:00Z');"
-                            "INSERT INTO llm_calls (session_id, call, time, role, provider, model, input_tokens, output_tokens) "
-                            "VALUES ('s', 1, '2025-01-01T00:00:01Z', 'planner', 'openai', 'gpt-4o', 100, 10);"));
+    ASSERT_TRUE((*db)->exec(
+        "INSERT INTO sessions (id, started_at) VALUES ('s', '2025-01-01T00:00:00Z');"
+        "INSERT INTO llm_calls (session_id, call, time, role, provider, model, input_tokens, "
+        "output_tokens) "
+        "VALUES ('s', 1, '2025-01-01T00:00:01Z', 'planner', 'openai', 'gpt-4o', 100, 10);"));
   }
   auto db = open_store(path);
   ASSERT_TRUE(db) << db.error().message;
@@ -85,7 +91,9 @@ TEST(Migrations, SearchNodesFromBeforeTypedColumnsOpen) {
     auto db = Database::open(path);
     ASSERT_TRUE(db);
     for (const auto& m : migrations()) {
-      if (m.version <= 4) ASSERT_TRUE((*db)->exec(m.sql)) << m.name;
+      if (m.version <= 4) {
+        ASSERT_TRUE((*db)->exec(m.sql)) << m.name;
+      }
     }
     ASSERT_TRUE((*db)->exec("PRAGMA user_version = 4"));
     ASSERT_TRUE((*db)->exec(R"sql(
@@ -162,11 +170,13 @@ TEST(Migrations, NodesRoundTripAndUnknownStatesAreRefused) {
   ASSERT_TRUE((*db)->exec("UPDATE nodes SET state = 'exploded'"));
   auto bad = nodes_of_run(**db, "s");
   ASSERT_FALSE(bad);
-  EXPECT_NE(bad.error().message.find("unknown state 'exploded'"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("unknown state 'exploded'"), std::string::npos)
+      << bad.error().message;
   ASSERT_TRUE((*db)->exec("UPDATE runs SET state = 'paused'"));
   auto run = find_run(**db, "s");
   ASSERT_FALSE(run);
-  EXPECT_NE(run.error().message.find("run s: unknown state 'paused'"), std::string::npos) << run.error().message;
+  EXPECT_NE(run.error().message.find("run s: unknown state 'paused'"), std::string::npos)
+      << run.error().message;
 }
 
 TEST(Migrations, NewerDatabaseIsRefused) {

@@ -1,4 +1,5 @@
-// /proc/sys/kernel/random/boot_id and field 22 of /proc/PID/stat (start time in clock ticks since boot).
+// /proc/sys/kernel/random/boot_id and field 22 of /proc/PID/stat (start time in clock ticks since
+// boot).
 #include "kforge/store/process_owner.h"
 
 #include <unistd.h>
@@ -48,7 +49,8 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 std::string current_process_owner() {
   std::string pid = std::to_string(getpid());
-  return host_name() + "|" + first_line("/proc/sys/kernel/random/boot_id") + "|" + pid + "|" + start_ticks(pid);
+  return host_name() + "|" + first_line("/proc/sys/kernel/random/boot_id") + "|" + pid + "|" +
+         start_ticks(pid);
 }
 
 bool owner_alive(const std::string& owner) {

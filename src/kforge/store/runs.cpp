@@ -11,15 +11,20 @@ namespace kforge::store {
 namespace {
 
 constexpr const char* kRunColumns =
-    "SELECT id, mode, task, size, state, options, search_state, best_node, stop_reason, created_at, updated_at, owner FROM runs ";
+    "SELECT id, mode, task, size, state, options, search_state, best_node, stop_reason, "
+    "created_at, updated_at, owner FROM runs ";
 // Every node column but id, run_id and created_at, in the order bind_node_fields binds them.
 constexpr const char* kNodeFields =
-    "parent_id, depth, iteration, strategy, plan, source, source_hash, state, verdict, reason, median_ms, baseline_ms, speedup, "
-    "roofline, roofline_reason, profile, diagnosis, needs_improvement, tokens_in, tokens_out, cost_usd, expansion, strategy_id, "
-    "partner, expansion_result, vs_parent_ratio, vs_parent, vs_best, decision, timing_start, timing_end, extra, finished_at";
+    "parent_id, depth, iteration, strategy, plan, source, source_hash, state, verdict, reason, "
+    "median_ms, baseline_ms, speedup, "
+    "roofline, roofline_reason, profile, diagnosis, needs_improvement, tokens_in, tokens_out, "
+    "cost_usd, expansion, strategy_id, "
+    "partner, expansion_result, vs_parent_ratio, vs_parent, vs_best, decision, timing_start, "
+    "timing_end, extra, finished_at";
 constexpr int kNodeFieldCount = 33;
 
-constexpr std::string_view kRunStates[] = {"running", "finished", "stopped", "interrupted", "failed"};
+constexpr std::string_view kRunStates[] = {"running", "finished", "stopped", "interrupted",
+                                           "failed"};
 constexpr std::string_view kNodeStates[] = {"pending", "running", "done", "failed", "interrupted"};
 
 template <typename E, std::size_t N>
@@ -31,8 +36,10 @@ std::optional<E> parse_enum(const std::string_view (&names)[N], std::string_view
 
 template <typename T>
 void bind_optional(Statement& st, int i, const std::optional<T>& v) {
-  if (v) st.bind(i, *v);
-  else st.bind_null(i);
+  if (v)
+    st.bind(i, *v);
+  else
+    st.bind_null(i);
 }
 
 std::optional<double> optional_real(const Statement& st, int c) {
@@ -49,7 +56,8 @@ Result<RunRecord> read_run(const Statement& st) {
   r.task = st.text(2);
   r.size = st.text(3);
   auto state = parse_run_state(st.text(4));
-  if (!state) return Error{fmt::format("run {}: unknown state '{}' in the store", r.id, st.text(4))};
+  if (!state)
+    return Error{fmt::format("run {}: unknown state '{}' in the store", r.id, st.text(4))};
   r.state = *state;
   r.options = st.text(5);
   r.search_state = st.text(6);
@@ -73,13 +81,16 @@ Result<NodeRecord> read_node(const Statement& st) {
   n.iteration = static_cast<int>(st.int64(c++));
   for (std::string* v : {&n.strategy, &n.plan, &n.source, &n.source_hash}) *v = st.text(c++);
   auto state = parse_node_state(st.text(c));
-  if (!state) return Error{fmt::format("node {} of run {}: unknown state '{}' in the store", n.id, n.run_id, st.text(c))};
+  if (!state)
+    return Error{fmt::format("node {} of run {}: unknown state '{}' in the store", n.id, n.run_id,
+                             st.text(c))};
   n.state = *state;
   ++c;
   if (!st.is_null(c)) n.verdict = st.text(c);
   ++c;
   n.reason = st.text(c++);
-  for (auto* v : {&n.median_ms, &n.baseline_ms, &n.speedup, &n.roofline}) *v = optional_real(st, c++);
+  for (auto* v : {&n.median_ms, &n.baseline_ms, &n.speedup, &n.roofline})
+    *v = optional_real(st, c++);
   for (std::string* v : {&n.roofline_reason, &n.profile, &n.diagnosis}) *v = st.text(c++);
   if (!st.is_null(c)) n.needs_improvement = st.int64(c) != 0;
   ++c;
@@ -107,7 +118,8 @@ int bind_node_fields(Statement& st, const NodeRecord& n, int i) {
   st.bind(i++, node_state_name(n.state));
   bind_optional(st, i++, n.verdict);
   st.bind(i++, n.reason);
-  for (const auto* v : {&n.median_ms, &n.baseline_ms, &n.speedup, &n.roofline}) bind_optional(st, i++, *v);
+  for (const auto* v : {&n.median_ms, &n.baseline_ms, &n.speedup, &n.roofline})
+    bind_optional(st, i++, *v);
   for (const std::string* v : {&n.roofline_reason, &n.profile, &n.diagnosis}) st.bind(i++, *v);
   bind_optional(st, i++, n.needs_improvement);
   for (std::int64_t v : {n.tokens_in, n.tokens_out}) st.bind(i++, v);
@@ -143,11 +155,16 @@ Result<std::vector<T>> collect(Statement& st, Read read) {
 
 std::string_view run_state_name(RunState s) { return kRunStates[static_cast<std::size_t>(s)]; }
 std::string_view node_state_name(NodeState s) { return kNodeStates[static_cast<std::size_t>(s)]; }
-std::optional<RunState> parse_run_state(std::string_view name) { return parse_enum<RunState>(kRunStates, name); }
-std::optional<NodeState> parse_node_state(std::string_view name) { return parse_enum<NodeState>(kNodeStates, name); }
+std::optional<RunState> parse_run_state(std::string_view name) {
+  return parse_enum<RunState>(kRunStates, name);
+}
+std::optional<NodeState> parse_node_state(std::string_view name) {
+  return parse_enum<NodeState>(kNodeStates, name);
+}
 
 RunState effective_state(const RunRecord& run) {
-  return run.state == RunState::running && !owner_alive(run.owner) ? RunState::interrupted : run.state;
+  return run.state == RunState::running && !owner_alive(run.owner) ? RunState::interrupted
+                                                                   : run.state;
 }
 
 std::string now_iso8601() {
@@ -159,24 +176,38 @@ std::string now_iso8601() {
 
 Status insert_run(Database& db, const RunRecord& r) {
   auto st = db.prepare(
-      "INSERT INTO runs (id, mode, task, size, state, options, search_state, best_node, stop_reason, created_at, updated_at, owner) "
+      "INSERT INTO runs (id, mode, task, size, state, options, search_state, best_node, "
+      "stop_reason, created_at, updated_at, owner) "
       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   if (!st) return st.error();
-  st->bind(1, r.id).bind(2, r.mode).bind(3, r.task).bind(4, r.size).bind(5, run_state_name(r.state)).bind(6, r.options).bind(7, r.search_state);
+  st->bind(1, r.id)
+      .bind(2, r.mode)
+      .bind(3, r.task)
+      .bind(4, r.size)
+      .bind(5, run_state_name(r.state))
+      .bind(6, r.options)
+      .bind(7, r.search_state);
   bind_optional(*st, 8, r.best_node);
-  st->bind(9, r.stop_reason).bind(10, r.created_at.empty() ? now_iso8601() : r.created_at).bind(11, now_iso8601());
+  st->bind(9, r.stop_reason)
+      .bind(10, r.created_at.empty() ? now_iso8601() : r.created_at)
+      .bind(11, now_iso8601());
   st->bind(12, r.owner.empty() ? current_process_owner() : r.owner);
   return st->run();
 }
 
 Status update_run(Database& db, const RunRecord& r) {
   auto st = db.prepare(
-      "UPDATE runs SET state = ?, search_state = ?, best_node = ?, stop_reason = ?, updated_at = ?, "
+      "UPDATE runs SET state = ?, search_state = ?, best_node = ?, stop_reason = ?, updated_at = "
+      "?, "
       "owner = CASE WHEN ? = 'running' THEN ? ELSE owner END WHERE id = ?");
   if (!st) return st.error();
   st->bind(1, run_state_name(r.state)).bind(2, r.search_state);
   bind_optional(*st, 3, r.best_node);
-  st->bind(4, r.stop_reason).bind(5, now_iso8601()).bind(6, run_state_name(r.state)).bind(7, current_process_owner()).bind(8, r.id);
+  st->bind(4, r.stop_reason)
+      .bind(5, now_iso8601())
+      .bind(6, run_state_name(r.state))
+      .bind(7, current_process_owner())
+      .bind(8, r.id);
   return st->run();
 }
 
@@ -201,7 +232,8 @@ Result<std::vector<RunRecord>> list_runs(Database& db) {
 Result<std::int64_t> insert_node(Database& db, const NodeRecord& n) {
   std::string marks;
   for (int k = 0; k < kNodeFieldCount + 2; ++k) marks += k ? ", ?" : "?";
-  auto st = db.prepare(fmt::format("INSERT INTO nodes ({}, run_id, created_at) VALUES ({})", kNodeFields, marks));
+  auto st = db.prepare(
+      fmt::format("INSERT INTO nodes ({}, run_id, created_at) VALUES ({})", kNodeFields, marks));
   if (!st) return st.error();
   int i = bind_node_fields(*st, n, 1);
   st->bind(i, n.run_id);
@@ -225,12 +257,14 @@ Status update_node(Database& db, const NodeRecord& n) {
   int i = bind_node_fields(*st, n, 1);
   st->bind(i, n.id);
   if (auto s = st->run(); !s) return s;
-  if (db.changes() == 0) return Error{fmt::format("node {} of run {} is not in the store", n.id, n.run_id)};
+  if (db.changes() == 0)
+    return Error{fmt::format("node {} of run {} is not in the store", n.id, n.run_id)};
   return ok_status();
 }
 
 Result<std::vector<NodeRecord>> nodes_of_run(Database& db, const std::string& run_id) {
-  auto st = db.prepare(fmt::format("SELECT id, run_id, created_at, {} FROM nodes WHERE run_id = ? ORDER BY id", kNodeFields));
+  auto st = db.prepare(fmt::format(
+      "SELECT id, run_id, created_at, {} FROM nodes WHERE run_id = ? ORDER BY id", kNodeFields));
   if (!st) return st.error();
   st->bind(1, run_id);
   return collect<NodeRecord>(*st, read_node);

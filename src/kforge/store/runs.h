@@ -53,15 +53,16 @@ struct NodeRecord {
   std::int64_t tokens_in = 0, tokens_out = 0;
   double cost_usd = 0;
   // A search's data ("" and absent for an auto run's iterations).
-  std::string expansion;     // the key of the expansion that made the node (stable across resumes)
-  std::string strategy_id;   // a catalogue id, "crossover" or "root"
+  std::string expansion;    // the key of the expansion that made the node (stable across resumes)
+  std::string strategy_id;  // a catalogue id, "crossover" or "root"
   std::optional<std::int64_t> partner;  // a crossover's second parent
   bool expansion_result = false;        // the node its expansion finished with: a resume replays it
   std::optional<double> vs_parent_ratio;  // the parent's time over this node's, side by side
   std::string vs_parent, vs_best;         // JSON of those side-by-side decisions ("" when none)
-  std::string decision;                   // JSON: an auto iteration against the best so far ("" when none)
+  std::string decision;  // JSON: an auto iteration against the best so far ("" when none)
   std::optional<double> timing_start, timing_end;  // CLOCK_MONOTONIC seconds of the measured window
-  std::string extra = "{}";  // JSON for humans only (fixes, tuning, seconds per phase): nothing reads it back
+  std::string extra =
+      "{}";  // JSON for humans only (fixes, tuning, seconds per phase): nothing reads it back
   std::string created_at;
   std::optional<std::string> finished_at;
 };
@@ -74,7 +75,7 @@ Result<std::optional<RunRecord>> find_run(Database& db, const std::string& id);
 Result<std::vector<RunRecord>> list_runs(Database& db);  // newest first
 
 Result<std::int64_t> insert_node(Database& db, const NodeRecord& node);  // returns the new id
-Status update_node(Database& db, const NodeRecord& node);                // every column but run_id and created_at
+Status update_node(Database& db, const NodeRecord& node);  // every column but run_id and created_at
 Result<std::vector<NodeRecord>> nodes_of_run(Database& db, const std::string& run_id);  // by id
 
 std::string now_iso8601();

@@ -6,12 +6,15 @@ namespace {
 
 constexpr const char* kColumns = "SELECT id, started_at, command, cwd FROM sessions ";
 
-SessionRecord read_row(const Statement& st) { return {st.text(0), st.text(1), st.text(2), st.text(3)}; }
+SessionRecord read_row(const Statement& st) {
+  return {st.text(0), st.text(1), st.text(2), st.text(3)};
+}
 
 }  // namespace
 
 Status insert_session(Database& db, const SessionRecord& s) {
-  auto st = db.prepare("INSERT OR IGNORE INTO sessions (id, started_at, command, cwd) VALUES (?, ?, ?, ?)");
+  auto st = db.prepare(
+      "INSERT OR IGNORE INTO sessions (id, started_at, command, cwd) VALUES (?, ?, ?, ?)");
   if (!st) return st.error();
   st->bind(1, s.id).bind(2, s.started_at).bind(3, s.command).bind(4, s.cwd);
   return st->run();

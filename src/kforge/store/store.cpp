@@ -3,7 +3,9 @@
 
 namespace kforge::store {
 
-std::filesystem::path store_path(const std::filesystem::path& state_dir) { return state_dir / "kforge.db"; }
+std::filesystem::path store_path(const std::filesystem::path& state_dir) {
+  return state_dir / "kforge.db";
+}
 
 Result<std::unique_ptr<Database>> open_store(const std::filesystem::path& path) {
   auto db = Database::open(path);

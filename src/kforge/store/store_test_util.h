@@ -14,7 +14,8 @@ class TempDir {
   TempDir() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     path_ = std::filesystem::temp_directory_path() /
-            ("kforge-store-" + std::string(info ? info->name() : "test") + "-" + std::to_string(::getpid()));
+            ("kforge-store-" + std::string(info ? info->name() : "test") + "-" +
+             std::to_string(::getpid()));
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }

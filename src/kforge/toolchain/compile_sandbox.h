@@ -22,10 +22,12 @@ struct SandboxLimits {
 };
 
 struct CompileSandbox {
-  std::filesystem::path scratch;                       // cwd, HOME, TMPDIR: the only writable folder
-  std::filesystem::path compiler;                      // as configured: "g++" or a path
-  std::vector<std::filesystem::path> toolchain_dirs;   // a compiler installed outside the system trees
-  std::vector<std::filesystem::path> trusted_reads;    // bench/include, the PCH folder: trusted roles only
+  std::filesystem::path scratch;   // cwd, HOME, TMPDIR: the only writable folder
+  std::filesystem::path compiler;  // as configured: "g++" or a path
+  std::vector<std::filesystem::path>
+      toolchain_dirs;  // a compiler installed outside the system trees
+  std::vector<std::filesystem::path>
+      trusted_reads;  // bench/include, the PCH folder: trusted roles only
   SandboxLimits limits;
   std::chrono::milliseconds timeout{60000};
 };

@@ -23,8 +23,12 @@
 namespace kforge::toolchain {
 namespace {
 
-const char* kHeader = "#pragma once\nextern \"C\" __attribute__((visibility(\"default\"))) void kernel(const float* x, float* y);\n";
-const char* kKernel = "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* x, float* y) { y[0] = x[0]; }\n";
+const char* kHeader =
+    "#pragma once\nextern \"C\" __attribute__((visibility(\"default\"))) void kernel(const float* "
+    "x, float* y);\n";
+const char* kKernel =
+    "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* x, float* y) { y[0] = x[0]; "
+    "}\n";
 
 // A fake state folder laid out as kforge's (.kforge/cache, .kforge/secrets), with a seed file
 // holding a marker that must never come back from a compile.
@@ -32,22 +36,30 @@ class CompileSandboxTest : public ScratchTest {
  protected:
   void SetUp() override {
     ScratchTest::SetUp();
-    if (core::landlock_abi() == 0) GTEST_SKIP() << "this kernel has no Landlock: the compiler cannot be confined";
+    if (core::landlock_abi() == 0)
+      GTEST_SKIP() << "this kernel has no Landlock: the compiler cannot be confined";
     state_ = dir_ / ".kforge";
     marker_ = fmt::format("KFORGE_SECRET_MARKER_{}_7f3a", ::getpid());
     std::filesystem::create_directories(state_ / "secrets");
     std::ofstream(state_ / "secrets" / "t.seeds") << marker_ << "\n";
   }
 
-  CppCompilerOptions options() { return {.cache_dir = state_ / "cache", .scratch_root = dir_ / "scratch"}; }
-  CompileResult compile(const std::string& source, CppCompilerOptions o, Role role = Role::candidate, std::string name = "kernel.cpp") {
+  CppCompilerOptions options() {
+    return {.cache_dir = state_ / "cache", .scratch_root = dir_ / "scratch"};
+  }
+  CompileResult compile(const std::string& source, CppCompilerOptions o,
+                        Role role = Role::candidate, std::string name = "kernel.cpp") {
     return CppCompiler(std::move(o)).compile({role, source, std::move(name), kHeader, {}});
   }
   CompileResult compile(const std::string& source) { return compile(source, options()); }
 
   std::filesystem::path secret() const { return state_ / "secrets" / "t.seeds"; }
-  static std::string incbin(const std::string& path) { return fmt::format("asm(\".incbin \\\"{}\\\"\");\n{}", path, kKernel); }
-  static std::string include(const std::string& path) { return fmt::format("#include \"{}\"\n{}", path, kKernel); }
+  static std::string incbin(const std::string& path) {
+    return fmt::format("asm(\".incbin \\\"{}\\\"\");\n{}", path, kKernel);
+  }
+  static std::string include(const std::string& path) {
+    return fmt::format("#include \"{}\"\n{}", path, kKernel);
+  }
 
   void expect_nowhere(const CompileResult& r, const std::string& text) {
     EXPECT_EQ(r.log.find(text), std::string::npos) << r.log;
@@ -78,7 +90,8 @@ TEST_F(CompileSandboxTest, SecretsAreOutOfReachByRelativePath) {
   // Scratch folders where kforge used to put them (inside the cache, three levels below the
   // state folder) and where it puts them now: a relative path that reaches the secrets from
   // either would work without Landlock.
-  for (auto [root, up] : {std::pair{state_ / "cache" / "tmp", "../../../secrets/t.seeds"}, std::pair{dir_ / "scratch", "../../.kforge/secrets/t.seeds"}}) {
+  for (auto [root, up] : {std::pair{state_ / "cache" / "tmp", "../../../secrets/t.seeds"},
+                          std::pair{dir_ / "scratch", "../../.kforge/secrets/t.seeds"}}) {
     auto o = options();
     o.scratch_root = root;
     auto embedded = compile(incbin(up), o);
@@ -109,14 +122,16 @@ TEST_F(CompileSandboxTest, UserFilesAndTheRepositoryAreOutOfReach) {
   expect_nowhere(user, marker_);
   EXPECT_NE(user.log.find("Permission denied"), std::string::npos) << user.log;
   // The repository: kforge's own sources, tests and bench.
-  auto repo = compile(include((core::source_dir() / "src" / "kforge" / "core" / "result.h").string()));
+  auto repo =
+      compile(include((core::source_dir() / "src" / "kforge" / "core" / "result.h").string()));
   EXPECT_FALSE(repo.ok);
   EXPECT_NE(repo.log.find("Permission denied"), std::string::npos) << repo.log;
 }
 
 TEST_F(CompileSandboxTest, OnlyTrustedRolesReadTheIncludeDir) {
   std::filesystem::create_directories(dir_ / "bench-include" / "kforge");
-  std::ofstream(dir_ / "bench-include" / "kforge" / "helper.h") << "inline int helper() { return 1; }\n";
+  std::ofstream(dir_ / "bench-include" / "kforge" / "helper.h")
+      << "inline int helper() { return 1; }\n";
   auto o = options();
   o.include_dir = dir_ / "bench-include";
   const std::string by_name = std::string("#include <kforge/helper.h>\n") + kKernel;
@@ -130,12 +145,15 @@ TEST_F(CompileSandboxTest, OnlyTrustedRolesReadTheIncludeDir) {
 }
 
 TEST_F(CompileSandboxTest, SystemHeadersAndTheTaskHeaderStillWork) {
-  auto r = compile("#include <vector>\n#include <cmath>\n#include <immintrin.h>\n#include <omp.h>\n" + std::string(kKernel));
+  auto r =
+      compile("#include <vector>\n#include <cmath>\n#include <immintrin.h>\n#include <omp.h>\n" +
+              std::string(kKernel));
   EXPECT_TRUE(r.ok) << r.log;
   // Experts link oneDNN and OpenBLAS.
   auto expert = compile(
       "#include <cblas.h>\n#include <dnnl.hpp>\n#include \"kforge_task.h\"\n"
-      "extern \"C\" void kernel(const float* x, float* y) { y[0] = cblas_sdot(1, x, 1, x, 1); dnnl::engine e(dnnl::engine::kind::cpu, 0); }\n",
+      "extern \"C\" void kernel(const float* x, float* y) { y[0] = cblas_sdot(1, x, 1, x, 1); "
+      "dnnl::engine e(dnnl::engine::kind::cpu, 0); }\n",
       options(), Role::expert);
   EXPECT_TRUE(expert.ok) << expert.log;
 }
@@ -161,16 +179,20 @@ TEST_F(CompileSandboxTest, KforgesEnvironmentDoesNotReachTheCompiler) {
   EXPECT_NE(seen.log.find("PATH=/usr/bin:/bin\n"), std::string::npos) << seen.log;
   EXPECT_NE(seen.log.find("LANG=C\n"), std::string::npos);
   EXPECT_NE(seen.log.find("TMPDIR=" + (dir_ / "scratch").string()), std::string::npos);
-  for (const char* name : {"CPATH", "OPENAI_API_KEY", "KFORGE_TEST_CACHE", "LIBRARY_PATH"}) EXPECT_EQ(seen.log.find(name), std::string::npos) << name;
+  for (const char* name : {"CPATH", "OPENAI_API_KEY", "KFORGE_TEST_CACHE", "LIBRARY_PATH"})
+    EXPECT_EQ(seen.log.find(name), std::string::npos) << name;
   EXPECT_FALSE(cpath.ok);
   expect_nowhere(cpath, marker_);
-  EXPECT_EQ(cpath.log.find((dir_ / "cpath").string()), std::string::npos) << cpath.log;  // not even searched
+  EXPECT_EQ(cpath.log.find((dir_ / "cpath").string()), std::string::npos)
+      << cpath.log;  // not even searched
   EXPECT_FALSE(environ_file.ok);
   expect_nowhere(environ_file, key);
 }
 
 TEST_F(CompileSandboxTest, OversizedOutputIsRefusedWithTheLimitMessage) {
-  const std::string big = "extern \"C\" __attribute__((visibility(\"default\"))) char big[1 << 27] = {1};\n" + std::string(kKernel);
+  const std::string big =
+      "extern \"C\" __attribute__((visibility(\"default\"))) char big[1 << 27] = {1};\n" +
+      std::string(kKernel);
   auto r = compile(big);
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.log.rfind("the compiler's output exceeded 64 MiB (RLIMIT_FSIZE): ", 0), 0u) << r.log;
@@ -185,15 +207,20 @@ TEST_F(CompileSandboxTest, OversizedOutputIsRefusedWithTheLimitMessage) {
 TEST_F(CompileSandboxTest, AddressSpaceLimitIsNamed) {
   auto o = options();
   o.candidate_limits.address_space = 64ULL << 20;
-  const std::string heavy = "#include <algorithm>\n#include <immintrin.h>\n#include <iostream>\n#include <vector>\n" + std::string(kKernel);
+  const std::string heavy =
+      "#include <algorithm>\n#include <immintrin.h>\n#include <iostream>\n#include <vector>\n" +
+      std::string(kKernel);
   auto r = compile(heavy, o);
   EXPECT_FALSE(r.ok);
-  EXPECT_NE(r.log.find("the compiler ran out of its 64 MiB of address space (RLIMIT_AS)"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("the compiler ran out of its 64 MiB of address space (RLIMIT_AS)"),
+            std::string::npos)
+      << r.log;
   EXPECT_TRUE(compile(heavy).ok);  // control: the default limit
 }
 
 TEST_F(CompileSandboxTest, FileNamesAreNeverOptionsOrPaths) {
-  for (std::string name : {"-fplugin=./evil.so", "-o", "--help", "../escape.cpp", "/tmp/abs.cpp", "a b.cpp", ".hidden.cpp", "kernel.h"}) {
+  for (std::string name : {"-fplugin=./evil.so", "-o", "--help", "../escape.cpp", "/tmp/abs.cpp",
+                           "a b.cpp", ".hidden.cpp", "kernel.h"}) {
     auto r = compile(kKernel, options(), Role::candidate, name);
     EXPECT_TRUE(r.ok) << name << ": " << r.log;
     EXPECT_NE(r.command.find(" -shared kernel.cpp -o kernel.so"), std::string::npos) << r.command;
@@ -214,23 +241,28 @@ TEST(ScratchFileName, KeepsPlainNamesOnly) {
   EXPECT_EQ(scratch_file_name("kernel.cpp"), "kernel.cpp");
   EXPECT_EQ(scratch_file_name("baseline.cc"), "baseline.cc");
   EXPECT_EQ(scratch_file_name("cand_7-v2.cxx"), "cand_7-v2.cxx");
-  for (const char* bad : {"", "-o", "-fplugin=x.cpp", ".x.cpp", "../a.cpp", "a/b.cpp", "a b.cpp", "k.h", "k.o", "k.c", "k.cpp;rm", "é.cpp"})
+  for (const char* bad : {"", "-o", "-fplugin=x.cpp", ".x.cpp", "../a.cpp", "a/b.cpp", "a b.cpp",
+                          "k.h", "k.o", "k.c", "k.cpp;rm", "é.cpp"})
     EXPECT_EQ(scratch_file_name(bad), "kernel.cpp") << bad;
 }
 
 TEST_F(CompileSandboxTest, VectorizationReportIsSandboxedToo) {
   CppCompiler c(options());
-  auto out = c.vectorization_output({Role::candidate, include(secret().string()), "kernel.cpp", kHeader, {}});
+  auto out = c.vectorization_output(
+      {Role::candidate, include(secret().string()), "kernel.cpp", kHeader, {}});
   EXPECT_EQ(out.find(marker_), std::string::npos) << out;
   EXPECT_NE(out.find("Permission denied"), std::string::npos) << out;
   // Control: remarks name the file by its display name even when it was renamed.
-  auto loop = "#include \"kforge_task.h\"\nvoid f(float* __restrict a, const float* __restrict b) { for (int i = 0; i < 1024; ++i) a[i] += b[i]; }\n";
+  auto loop =
+      "#include \"kforge_task.h\"\nvoid f(float* __restrict a, const float* __restrict b) { for "
+      "(int i = 0; i < 1024; ++i) a[i] += b[i]; }\n";
   auto remarks = c.vectorization_output({Role::candidate, loop, "my kernel.cpp", kHeader, {}});
   EXPECT_NE(remarks.find("my kernel.cpp:2:"), std::string::npos) << remarks;
 }
 
 TEST(PrivateScratchRoot, RefusesASymlinkAndTightensItsMode) {
-  auto dir = std::filesystem::temp_directory_path() / fmt::format("kforge-scratch-root-{}", ::getpid());
+  auto dir =
+      std::filesystem::temp_directory_path() / fmt::format("kforge-scratch-root-{}", ::getpid());
   std::filesystem::create_directories(dir / "elsewhere");
   std::filesystem::create_directory_symlink(dir / "elsewhere", dir / "link");
   auto linked = private_scratch_root(dir / "link");
@@ -258,7 +290,8 @@ TEST_F(CompileSandboxTest, BaselineCompilesWithTheAtenPch) {
   CppCompiler c(o);
   auto r = c.compile({Role::baseline, *source, "baseline.cpp", core::task_header(*resolved), {}});
   EXPECT_TRUE(r.ok) << r.log;
-  EXPECT_NE(r.command.find("-include " + (state_ / "cache" / "pch").string()), std::string::npos) << r.command;
+  EXPECT_NE(r.command.find("-include " + (state_ / "cache" / "pch").string()), std::string::npos)
+      << r.command;
 }
 
 }  // namespace kforge::toolchain

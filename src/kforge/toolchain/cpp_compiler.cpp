@@ -20,11 +20,16 @@ namespace kforge::toolchain {
 
 std::string_view role_name(Role role) {
   switch (role) {
-    case Role::candidate: return "candidate";
-    case Role::reference: return "reference";
-    case Role::baseline: return "baseline";
-    case Role::expert: return "expert";
-    case Role::generator: return "generator";
+    case Role::candidate:
+      return "candidate";
+    case Role::reference:
+      return "reference";
+    case Role::baseline:
+      return "baseline";
+    case Role::expert:
+      return "expert";
+    case Role::generator:
+      return "generator";
   }
   return "?";
 }
@@ -36,7 +41,9 @@ constexpr const char* kTorchPchHeader = "#include <ATen/ATen.h>\n";
 // Part of every cache key: an artifact built before the sandbox may hold what it now refuses.
 constexpr const char* kSandboxGeneration = "sandbox 1";
 
-std::vector<std::string> baseline_flags() { return {"-std=c++20", "-O2", "-fPIC", "-fopenmp", "-w"}; }
+std::vector<std::string> baseline_flags() {
+  return {"-std=c++20", "-O2", "-fPIC", "-fopenmp", "-w"};
+}
 
 bool trusted(Role role) { return role != Role::candidate; }
 
@@ -60,15 +67,19 @@ std::string shell_join(const std::vector<std::string>& argv) {
 }
 
 // The compiler names the file as it was written; the user knows it by the display name.
-std::string rename_in_output(std::string text, const std::string& written, const std::string& display) {
+std::string rename_in_output(std::string text, const std::string& written,
+                             const std::string& display) {
   if (written == display) return text;
   const std::string from = written + ":", to = display + ":";
-  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+  for (std::size_t at = text.find(from); at != std::string::npos;
+       at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
   return text;
 }
 
 nlohmann::json result_to_json(const CompileResult& r) {
-  return {{"ok", r.ok}, {"timed_out", r.timed_out}, {"diagnostics", r.diagnostics}, {"log", r.log}, {"command", r.command}, {"seconds", r.seconds}};
+  return {{"ok", r.ok},   {"timed_out", r.timed_out}, {"diagnostics", r.diagnostics},
+          {"log", r.log}, {"command", r.command},     {"seconds", r.seconds}};
 }
 
 // A cached outcome, or false. An entry that exists but is not whole (no result, or a successful
@@ -104,23 +115,26 @@ bool load_cached(const std::filesystem::path& entry, CompileResult& r) {
 std::string tree_digest(const std::filesystem::path& dir) {
   std::vector<std::filesystem::path> files;
   std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); !ec && it != std::filesystem::recursive_directory_iterator();
-       it.increment(ec))
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
     if (it->is_regular_file(ec)) files.push_back(it->path());
   std::sort(files.begin(), files.end());
   core::Hasher h;
   for (const auto& f : files) {
     auto text = core::read_text(f);
-    h.add(std::filesystem::relative(f, dir).string()).add(text ? *text : "unreadable: " + text.error().message);
+    h.add(std::filesystem::relative(f, dir).string())
+        .add(text ? *text : "unreadable: " + text.error().message);
   }
   return h.hex();
 }
 
 // Puts what the sandbox did first in the log, and as an error the verdict will show.
-void explain_sandbox(CompileResult& result, const std::string& raw_output, const SandboxLimits& limits) {
+void explain_sandbox(CompileResult& result, const std::string& raw_output,
+                     const SandboxLimits& limits) {
   if (auto hit = sandbox_limit_hit(raw_output, limits); !hit.empty()) {
     result.log = hit + "\n" + result.log;
-    result.diagnostics.insert(result.diagnostics.begin(), Diagnostic{"kforge", 0, 0, "error", hit, {}});
+    result.diagnostics.insert(result.diagnostics.begin(),
+                              Diagnostic{"kforge", 0, 0, "error", hit, {}});
   } else if (auto note = sandbox_refusal_note(raw_output); !note.empty()) {
     result.log += note + "\n";
   }
@@ -131,12 +145,14 @@ void explain_sandbox(CompileResult& result, const std::string& raw_output, const
 CppCompiler::CppCompiler(CppCompilerOptions options) : options_(std::move(options)) {
   if (options_.cxx.empty()) options_.cxx = "g++";
   // The compiler runs in its scratch folder: a relative path would resolve there.
-  if (options_.cxx.find('/') != std::string::npos) options_.cxx = std::filesystem::absolute(options_.cxx).string();
+  if (options_.cxx.find('/') != std::string::npos)
+    options_.cxx = std::filesystem::absolute(options_.cxx).string();
 }
 
 std::vector<std::string> CppCompiler::flags_for(Role role) const {
   if (role == Role::baseline) return baseline_flags();
-  std::vector<std::string> f = {"-std=c++20", "-fPIC", "-fopenmp", "-march=native", "-fvisibility=hidden"};
+  std::vector<std::string> f = {"-std=c++20", "-fPIC", "-fopenmp", "-march=native",
+                                "-fvisibility=hidden"};
   if (role == Role::candidate || role == Role::expert) {
     f.push_back("-O3");
     f.push_back("-g");  // line tables for the profiler's hot spots; the generated code is the same
@@ -150,8 +166,10 @@ std::vector<std::string> CppCompiler::flags_for(Role role) const {
 std::string CppCompiler::identity() {
   std::lock_guard lock(mu_);
   if (identity_.empty()) {
-    auto r = core::run_process({options_.cxx, "--version"},
-                               {.timeout = std::chrono::seconds(20), .clean_env = std::vector<std::string>{"PATH=/usr/bin:/bin", "LANG=C"}});
+    auto r =
+        core::run_process({options_.cxx, "--version"},
+                          {.timeout = std::chrono::seconds(20),
+                           .clean_env = std::vector<std::string>{"PATH=/usr/bin:/bin", "LANG=C"}});
     version_ = r.out.substr(0, r.out.find('\n'));
     identity_ = options_.cxx + "|" + version_ + "|" + host_cpu_signature();
   }
@@ -166,7 +184,9 @@ std::string CppCompiler::version() {
 
 std::string CppCompiler::include_dir_digest() {
   std::lock_guard lock(mu_);
-  if (include_digest_.empty()) include_digest_ = options_.include_dir.empty() ? "no include dir" : tree_digest(options_.include_dir);
+  if (include_digest_.empty())
+    include_digest_ =
+        options_.include_dir.empty() ? "no include dir" : tree_digest(options_.include_dir);
   return include_digest_;
 }
 
@@ -197,12 +217,15 @@ Result<std::filesystem::path> CppCompiler::new_scratch() {
   return make_scratch(*root);
 }
 
-CompileSandbox CppCompiler::sandbox_for(Role role, const std::filesystem::path& scratch, const std::filesystem::path& pch_dir) const {
-  CompileSandbox sb{.scratch = scratch, .compiler = options_.cxx, .toolchain_dirs = options_.toolchain_dirs};
+CompileSandbox CppCompiler::sandbox_for(Role role, const std::filesystem::path& scratch,
+                                        const std::filesystem::path& pch_dir) const {
+  CompileSandbox sb{
+      .scratch = scratch, .compiler = options_.cxx, .toolchain_dirs = options_.toolchain_dirs};
   sb.limits = trusted(role) ? options_.trusted_limits : options_.candidate_limits;
   sb.timeout = role == Role::baseline ? options_.baseline_timeout : options_.timeout;
   // Candidates read neither bench/include nor anything else of the repository or the state folder.
-  if (trusted(role) && !options_.include_dir.empty()) sb.trusted_reads.push_back(options_.include_dir);
+  if (trusted(role) && !options_.include_dir.empty())
+    sb.trusted_reads.push_back(options_.include_dir);
   if (trusted(role) && !pch_dir.empty()) sb.trusted_reads.push_back(pch_dir);
   return sb;
 }
@@ -225,12 +248,14 @@ std::filesystem::path CppCompiler::precompiled_torch_header(std::string& error) 
   }
   std::vector<std::string> argv = {options_.cxx};
   for (const auto& f : baseline_flags()) argv.push_back(f);
-  for (const auto& a : {"-x", "c++-header", "kforge_torch.h", "-o", "kforge_torch.h.gch"}) argv.push_back(a);
+  for (const auto& a : {"-x", "c++-header", "kforge_torch.h", "-o", "kforge_torch.h.gch"})
+    argv.push_back(a);
   auto sandbox = sandbox_for(Role::baseline, *scratch, {});
   auto r = core::run_process(argv, sandboxed(sandbox, 256 << 10));
   if (!r.success()) {
     auto why = sandbox_limit_hit(r.err + r.out, sandbox.limits);
-    error = fmt::format("precompiling ATen failed ({}): {}{}", r.describe(), why.empty() ? "" : why + ": ", r.err.substr(0, 2000));
+    error = fmt::format("precompiling ATen failed ({}): {}{}", r.describe(),
+                        why.empty() ? "" : why + ": ", r.err.substr(0, 2000));
     std::filesystem::remove_all(*scratch);
     return {};
   }
@@ -241,25 +266,32 @@ std::filesystem::path CppCompiler::precompiled_torch_header(std::string& error) 
   return header;
 }
 
-std::vector<std::string> CppCompiler::compile_argv(const CompileRequest& request, const std::string& file) const {
+std::vector<std::string> CppCompiler::compile_argv(const CompileRequest& request,
+                                                   const std::string& file) const {
   std::vector<std::string> argv = {options_.cxx};
   for (const auto& f : flags_for(request.role)) argv.push_back(f);
   for (const auto& f : request.extra_flags) argv.push_back(f);
   argv.push_back("-I.");
-  if (trusted(request.role) && !options_.include_dir.empty()) argv.push_back("-I" + options_.include_dir.string());
+  if (trusted(request.role) && !options_.include_dir.empty())
+    argv.push_back("-I" + options_.include_dir.string());
   return argv;
 }
 
 CompileResult CppCompiler::compile(const CompileRequest& request) {
   core::Hasher key;
-  key.add(identity()).add(role_name(request.role)).add(request.source).add(request.file_name).add(request.task_header);
+  key.add(identity())
+      .add(role_name(request.role))
+      .add(request.source)
+      .add(request.file_name)
+      .add(request.task_header);
   for (const auto& f : flags_for(request.role)) key.add(f);
   for (const auto& f : request.extra_flags) key.add(f);
   if (!options_.include_dir.empty()) key.add(options_.include_dir.string());
   if (trusted(request.role)) key.add(include_dir_digest());
   for (const auto& [name, text] : public_headers()) key.add(name).add(text);
   const auto& limits = trusted(request.role) ? options_.trusted_limits : options_.candidate_limits;
-  key.add(fmt::format("{} fsize {} as {}", kSandboxGeneration, limits.output_bytes, limits.address_space));
+  key.add(fmt::format("{} fsize {} as {}", kSandboxGeneration, limits.output_bytes,
+                      limits.address_space));
   CompileResult result;
   result.key = key.hex();
   auto entry = options_.cache_dir / "obj" / result.key.substr(0, 2) / result.key;
@@ -297,7 +329,8 @@ CompileResult CppCompiler::compile(const CompileRequest& request) {
   }
   argv.insert(argv.end(), {"-shared", file, "-o", "kernel.so"});
   if (request.role == Role::baseline) argv.insert(argv.end(), {"-ltorch_cpu", "-lc10"});
-  if (request.role == Role::expert) argv.insert(argv.end(), {"-Wl,--as-needed", "-ldnnl", "-lopenblas"});
+  if (request.role == Role::expert)
+    argv.insert(argv.end(), {"-Wl,--as-needed", "-ldnnl", "-lopenblas"});
   result.command = shell_join(argv);
 
   auto sandbox = sandbox_for(request.role, *scratch, pch_dir);
@@ -307,14 +340,20 @@ CompileResult CppCompiler::compile(const CompileRequest& request) {
   result.seconds = run.wall_ms / 1000.0;
   result.timed_out = run.timed_out;
   result.log = rename_in_output(raw, file, request.file_name);
-  result.diagnostics = parse_diagnostics(raw, {{file, request.source}, {"kforge_task.h", request.task_header}});
+  result.diagnostics =
+      parse_diagnostics(raw, {{file, request.source}, {"kforge_task.h", request.task_header}});
   for (auto& d : result.diagnostics)
     if (d.file == file) d.file = request.file_name;
   result.ok = run.success() && std::filesystem::exists(*scratch / "kernel.so");
   if (run.timed_out)
-    result.log = fmt::format("the compiler did not finish within {} s (a constexpr loop or template blow-up?)\n", sandbox.timeout.count() / 1000) + result.log;
+    result.log =
+        fmt::format(
+            "the compiler did not finish within {} s (a constexpr loop or template blow-up?)\n",
+            sandbox.timeout.count() / 1000) +
+        result.log;
   else if (!result.ok && run.spawn_failed)
-    result.log = fmt::format("cannot run the compiler '{}': {}", options_.cxx, core::valid_utf8(run.err));
+    result.log =
+        fmt::format("cannot run the compiler '{}': {}", options_.cxx, core::valid_utf8(run.err));
   else if (!result.ok)
     explain_sandbox(result, raw, sandbox.limits);
 
@@ -330,7 +369,10 @@ CompileResult CppCompiler::compile(const CompileRequest& request) {
       result.artifact.clear();
       std::string why = stored ? "the cache entry could not be read back" : stored.error().message;
       result.log = "kforge could not store the compiled kernel: " + why + "\n" + result.log;
-      result.diagnostics.insert(result.diagnostics.begin(), Diagnostic{"kforge", 0, 0, "error", "kforge could not store the compiled kernel: " + why, {}});
+      result.diagnostics.insert(
+          result.diagnostics.begin(),
+          Diagnostic{
+              "kforge", 0, 0, "error", "kforge could not store the compiled kernel: " + why, {}});
     }
     result.cached = false;
   } else {
@@ -344,14 +386,17 @@ std::string CppCompiler::vectorization_output(const CompileRequest& request) {
   if (!scratch) return {};
   const std::string file = scratch_file_name(request.file_name);
   // Remarks are a help, not a verdict: a scratch folder that cannot be written means none.
-  if (!core::write_atomic(*scratch / file, request.source) || !core::write_atomic(*scratch / "kforge_task.h", request.task_header) ||
+  if (!core::write_atomic(*scratch / file, request.source) ||
+      !core::write_atomic(*scratch / "kforge_task.h", request.task_header) ||
       !write_public_headers(*scratch)) {
     std::error_code ec;
     std::filesystem::remove_all(*scratch, ec);
     return {};
   }
   std::vector<std::string> argv = compile_argv(request, file);
-  for (const char* a : {"-fopt-info-vec-optimized", "-fopt-info-vec-missed", "-c", "-o", "/dev/null"}) argv.push_back(a);
+  for (const char* a :
+       {"-fopt-info-vec-optimized", "-fopt-info-vec-missed", "-c", "-o", "/dev/null"})
+    argv.push_back(a);
   argv.push_back(file);
   auto r = core::run_process(argv, sandboxed(sandbox_for(request.role, *scratch, {}), 4 << 20));
   std::error_code ec;

@@ -17,9 +17,10 @@
 namespace kforge::toolchain {
 
 struct CppCompilerOptions {
-  std::string cxx;                    // empty: g++ (looked up on /usr/bin:/bin); the CLI passes $KFORGE_CXX
-  std::filesystem::path cache_dir;    // artifacts live in cache_dir/obj
-  std::filesystem::path include_dir;  // bench/include: helpers for references, baselines and experts
+  std::string cxx;  // empty: g++ (looked up on /usr/bin:/bin); the CLI passes $KFORGE_CXX
+  std::filesystem::path cache_dir;  // artifacts live in cache_dir/obj
+  std::filesystem::path
+      include_dir;  // bench/include: helpers for references, baselines and experts
   // Where compiles run, one fresh folder each; empty: $TMPDIR/kforge-build-<uid> (0700). Keep it
   // outside the state folder, so no relative path from a compile leads anywhere of kforge's.
   std::filesystem::path scratch_root;
@@ -47,7 +48,7 @@ class CppCompiler : public Compiler {
   std::vector<std::string> flags_for(Role role) const override;
 
  private:
-  std::string identity();  // compiler version + host CPU, part of every cache key
+  std::string identity();            // compiler version + host CPU, part of every cache key
   std::string include_dir_digest();  // what bench/include holds, part of every trusted role's key
   // Headers every role may include, candidates too, copied into the compile's own folder (a
   // candidate reads nothing of the repository): kforge/simd_math.h, the vetted vector math the
@@ -57,8 +58,10 @@ class CppCompiler : public Compiler {
   Status write_public_headers(const std::filesystem::path& scratch);
   std::filesystem::path precompiled_torch_header(std::string& error);
   Result<std::filesystem::path> new_scratch();
-  CompileSandbox sandbox_for(Role role, const std::filesystem::path& scratch, const std::filesystem::path& pch_dir) const;
-  std::vector<std::string> compile_argv(const CompileRequest& request, const std::string& file) const;
+  CompileSandbox sandbox_for(Role role, const std::filesystem::path& scratch,
+                             const std::filesystem::path& pch_dir) const;
+  std::vector<std::string> compile_argv(const CompileRequest& request,
+                                        const std::string& file) const;
 
   CppCompilerOptions options_;
   std::mutex mu_;

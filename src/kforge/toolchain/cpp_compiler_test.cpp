@@ -3,8 +3,8 @@
 #include "kforge/toolchain/cpp_compiler.h"
 
 #include <fstream>
-#include <regex>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "kforge/core/utf8.h"
 #include "kforge/toolchain/toolchain_test_util.h"
@@ -12,8 +12,10 @@
 namespace kforge::toolchain {
 namespace {
 
-const char* kHeader = "#pragma once\n#include <cstdint>\nnamespace task { inline constexpr std::int64_t N = 8; }\n"
-                      "extern \"C\" __attribute__((visibility(\"default\"))) void kernel(const float* x, float* y);\n";
+const char* kHeader =
+    "#pragma once\n#include <cstdint>\nnamespace task { inline constexpr std::int64_t N = 8; }\n"
+    "extern \"C\" __attribute__((visibility(\"default\"))) void kernel(const float* x, float* "
+    "y);\n";
 
 class CppCompilerTest : public ScratchTest {
  protected:
@@ -26,7 +28,9 @@ class CppCompilerTest : public ScratchTest {
 }  // namespace
 
 TEST_F(CppCompilerTest, CompilesAndCachesByContent) {
-  const std::string src = "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* x, float* y) { for (int i = 0; i < task::N; ++i) y[i] = x[i]; }\n";
+  const std::string src =
+      "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* x, float* y) { for (int i "
+      "= 0; i < task::N; ++i) y[i] = x[i]; }\n";
   auto first = compile(src);
   ASSERT_TRUE(first.ok) << first.log;
   EXPECT_FALSE(first.cached);
@@ -52,7 +56,9 @@ TEST_F(CppCompilerTest, VersionIsTheFirstLineOfVersionOutput) {
 // A cache entry that is not whole (a full disk once left one holding only a temporary file) is
 // recompiled and replaced, not served as "compile_error: 0 compile errors" for ever.
 TEST_F(CppCompilerTest, AHalfWrittenCacheEntryIsRecompiled) {
-  const std::string src = "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* x, float* y) { y[0] = x[0]; }\n";
+  const std::string src =
+      "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* x, float* y) { y[0] = "
+      "x[0]; }\n";
   auto first = compile(src);
   ASSERT_TRUE(first.ok) << first.log;
   const auto entry = first.artifact.parent_path();
@@ -71,16 +77,22 @@ TEST_F(CppCompilerTest, AHalfWrittenCacheEntryIsRecompiled) {
 }
 
 // Trusted roles include bench/include's helpers: editing one must rebuild what includes it, not
-// serve the artifact built against the old text. A candidate, which cannot read them, keeps its key.
+// serve the artifact built against the old text. A candidate, which cannot read them, keeps its
+// key.
 TEST_F(CppCompilerTest, EditingAnIncludedHelperMissesTheCache) {
   const auto inc = dir_ / "include";
   std::filesystem::create_directories(inc / "kforge");
-  std::ofstream(inc / "kforge" / "helper.h") << "#pragma once\ninline float helper() { return 1.0f; }\n";
-  const std::string src = "#include \"kforge_task.h\"\n#include \"kforge/helper.h\"\n"
-                          "extern \"C\" void kernel(const float* x, float* y) { y[0] = x[0] * helper(); }\n";
-  const std::string plain = "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* x, float* y) { y[0] = x[0]; }\n";
+  std::ofstream(inc / "kforge" / "helper.h")
+      << "#pragma once\ninline float helper() { return 1.0f; }\n";
+  const std::string src =
+      "#include \"kforge_task.h\"\n#include \"kforge/helper.h\"\n"
+      "extern \"C\" void kernel(const float* x, float* y) { y[0] = x[0] * helper(); }\n";
+  const std::string plain =
+      "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* x, float* y) { y[0] = "
+      "x[0]; }\n";
   auto compile_as = [&](Role role, const std::string& source) {
-    CppCompiler c({.cache_dir = dir_ / "cache", .include_dir = inc});  // a new compiler, as a new kforge run
+    CppCompiler c(
+        {.cache_dir = dir_ / "cache", .include_dir = inc});  // a new compiler, as a new kforge run
     return c.compile({role, source, "kernel.cpp", kHeader, {}});
   };
   auto first = compile_as(Role::reference, src);
@@ -89,7 +101,8 @@ TEST_F(CppCompilerTest, EditingAnIncludedHelperMissesTheCache) {
   ASSERT_TRUE(candidate.ok) << candidate.log;
   EXPECT_TRUE(compile_as(Role::reference, src).cached);
 
-  std::ofstream(inc / "kforge" / "helper.h") << "#pragma once\ninline float helper() { return 2.0f; }\n";
+  std::ofstream(inc / "kforge" / "helper.h")
+      << "#pragma once\ninline float helper() { return 2.0f; }\n";
   auto edited = compile_as(Role::reference, src);
   ASSERT_TRUE(edited.ok) << edited.log;
   EXPECT_FALSE(edited.cached);
@@ -102,20 +115,25 @@ TEST_F(CppCompilerTest, EditingAnIncludedHelperMissesTheCache) {
 TEST_F(CppCompilerTest, CandidatesIncludeThePublicMathHeaderAndNothingElse) {
   const auto inc = dir_ / "include";
   std::filesystem::create_directories(inc / "kforge");
-  std::ofstream(inc / "kforge" / "simd_math.h") << "#pragma once\ninline float twice(float v) { return 2 * v; }\n";
-  std::ofstream(inc / "kforge" / "guard_probe.h") << "#pragma once\ninline float private_helper() { return 1; }\n";
+  std::ofstream(inc / "kforge" / "simd_math.h")
+      << "#pragma once\ninline float twice(float v) { return 2 * v; }\n";
+  std::ofstream(inc / "kforge" / "guard_probe.h")
+      << "#pragma once\ninline float private_helper() { return 1; }\n";
   auto compile_as = [&](const std::string& source) {
     CppCompiler c({.cache_dir = dir_ / "cache", .include_dir = inc});
     return c.compile({Role::candidate, source, "kernel.cpp", kHeader, {}});
   };
-  const std::string uses_math = "#include \"kforge_task.h\"\n#include \"kforge/simd_math.h\"\n"
-                                "extern \"C\" void kernel(const float* x, float* y) { y[0] = twice(x[0]); }\n";
+  const std::string uses_math =
+      "#include \"kforge_task.h\"\n#include \"kforge/simd_math.h\"\n"
+      "extern \"C\" void kernel(const float* x, float* y) { y[0] = twice(x[0]); }\n";
   auto first = compile_as(uses_math);
   ASSERT_TRUE(first.ok) << first.log;
-  auto other = compile_as("#include \"kforge_task.h\"\n#include \"kforge/guard_probe.h\"\n"
-                          "extern \"C\" void kernel(const float* x, float* y) { y[0] = private_helper(); }\n");
+  auto other = compile_as(
+      "#include \"kforge_task.h\"\n#include \"kforge/guard_probe.h\"\n"
+      "extern \"C\" void kernel(const float* x, float* y) { y[0] = private_helper(); }\n");
   EXPECT_FALSE(other.ok);
-  std::ofstream(inc / "kforge" / "simd_math.h") << "#pragma once\ninline float twice(float v) { return v + v; }\n";
+  std::ofstream(inc / "kforge" / "simd_math.h")
+      << "#pragma once\ninline float twice(float v) { return v + v; }\n";
   auto edited = compile_as(uses_math);
   ASSERT_TRUE(edited.ok) << edited.log;
   EXPECT_NE(edited.key, first.key);
@@ -123,7 +141,9 @@ TEST_F(CppCompilerTest, CandidatesIncludeThePublicMathHeaderAndNothingElse) {
 }
 
 TEST_F(CppCompilerTest, DiagnosticsCarryFileLineColumnAndSource) {
-  const std::string src = "#include \"kforge_task.h\"\n\nextern \"C\" void kernel(const float* x, float* y) {\n  y[0] = undeclared_thing * x[0];\n}\n";
+  const std::string src =
+      "#include \"kforge_task.h\"\n\nextern \"C\" void kernel(const float* x, float* y) {\n  y[0] "
+      "= undeclared_thing * x[0];\n}\n";
   auto r = compile(src);
   ASSERT_FALSE(r.ok);
   ASSERT_GE(count_errors(r.diagnostics), 1);
@@ -144,7 +164,9 @@ TEST_F(CppCompilerTest, DiagnosticsCarryFileLineColumnAndSource) {
 TEST_F(CppCompilerTest, BytesThatAreNotUtf8StayOutOfLogsAndDiagnostics) {
   // The compiler echoes the offending line, bytes and all; the result is cached as JSON, which
   // must be UTF-8 (nlohmann::json::dump threw, leaving the scratch folder behind).
-  const std::string src = "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* x, float* y) { y[0] = nope_\xff\xfe; }\n";
+  const std::string src =
+      "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* x, float* y) { y[0] = "
+      "nope_\xff\xfe; }\n";
   auto r = compile(src);
   ASSERT_FALSE(r.ok);
   EXPECT_EQ(core::first_invalid_utf8(r.log), std::string::npos) << r.log;
@@ -154,20 +176,24 @@ TEST_F(CppCompilerTest, BytesThatAreNotUtf8StayOutOfLogsAndDiagnostics) {
     EXPECT_EQ(core::first_invalid_utf8(d.source_line), std::string::npos) << d.source_line;
   }
   EXPECT_NO_THROW((void)nlohmann::json(r.diagnostics).dump());
-  EXPECT_TRUE(compile(src).cached);  // the failure was published to the cache, its scratch folder with it
+  EXPECT_TRUE(
+      compile(src).cached);  // the failure was published to the cache, its scratch folder with it
 }
 
 TEST_F(CppCompilerTest, WrongSignatureFailsAgainstTheHeader) {
-  auto r = compile("#include \"kforge_task.h\"\nextern \"C\" void kernel(const double* x, float* y) {}\n");
+  auto r = compile(
+      "#include \"kforge_task.h\"\nextern \"C\" void kernel(const double* x, float* y) {}\n");
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.log.find("kernel"), std::string::npos);
 }
 
 TEST_F(CppCompilerTest, TimeoutIsReportedNotCached) {
   auto fake = dir_ / "slow-cxx";
-  std::ofstream(fake) << "#!/bin/sh\nif [ \"$1\" = --version ]; then echo slow 1.0; exit 0; fi\nsleep 30\n";
+  std::ofstream(fake)
+      << "#!/bin/sh\nif [ \"$1\" = --version ]; then echo slow 1.0; exit 0; fi\nsleep 30\n";
   std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
-  CppCompiler c({.cxx = fake.string(), .cache_dir = dir_ / "cache", .timeout = std::chrono::seconds(1)});
+  CppCompiler c(
+      {.cxx = fake.string(), .cache_dir = dir_ / "cache", .timeout = std::chrono::seconds(1)});
   auto r = c.compile({Role::candidate, "int x;", "kernel.cpp", kHeader, {}});
   EXPECT_FALSE(r.ok);
   EXPECT_TRUE(r.timed_out);
@@ -176,7 +202,9 @@ TEST_F(CppCompilerTest, TimeoutIsReportedNotCached) {
 }
 
 TEST(Diagnostics, ParsesClangStyleOutput) {
-  std::string out = "kernel.cpp:3:5: error: use of undeclared identifier 'q'\n    q = 1;\n    ^\n1 error generated.\n";
+  std::string out =
+      "kernel.cpp:3:5: error: use of undeclared identifier 'q'\n    q = 1;\n    ^\n1 error "
+      "generated.\n";
   auto d = parse_diagnostics(out, {{"kernel.cpp", "a\nb\n    q = 1;\n"}});
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].line, 3);

@@ -22,7 +22,8 @@ std::string line_of(const std::string& text, int line) {
 
 }  // namespace
 
-std::vector<Diagnostic> parse_diagnostics(const std::string& output, const std::vector<std::pair<std::string, std::string>>& sources) {
+std::vector<Diagnostic> parse_diagnostics(
+    const std::string& output, const std::vector<std::pair<std::string, std::string>>& sources) {
   static const std::regex pattern(R"(^(.+?):(\d+):(\d+): (fatal error|error|warning|note): (.*)$)");
   std::vector<Diagnostic> out;
   std::istringstream in(output);
@@ -33,7 +34,9 @@ std::vector<Diagnostic> parse_diagnostics(const std::string& output, const std::
     Diagnostic d{m[1], std::stoi(m[2]), std::stoi(m[3]), m[4], m[5], {}};
     for (const auto& [name, text] : sources) {
       std::string file = d.file;
-      if (file == name || (file.size() > name.size() && file.compare(file.size() - name.size() - 1, std::string::npos, "/" + name) == 0)) {
+      if (file == name ||
+          (file.size() > name.size() &&
+           file.compare(file.size() - name.size() - 1, std::string::npos, "/" + name) == 0)) {
         d.file = name;
         d.source_line = core::valid_utf8(line_of(text, d.line));  // the source may not be UTF-8
       }
@@ -71,7 +74,8 @@ std::string format_errors(const std::vector<Diagnostic>& diagnostics, std::size_
 }
 
 void to_json(nlohmann::json& j, const Diagnostic& d) {
-  j = {{"file", d.file}, {"line", d.line}, {"column", d.column}, {"severity", d.severity}, {"message", d.message}, {"source_line", d.source_line}};
+  j = {{"file", d.file},         {"line", d.line},       {"column", d.column},
+       {"severity", d.severity}, {"message", d.message}, {"source_line", d.source_line}};
 }
 
 void from_json(const nlohmann::json& j, Diagnostic& d) {

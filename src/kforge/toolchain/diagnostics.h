@@ -20,8 +20,9 @@ struct Diagnostic {
 
 // Parses GCC's and Clang's "file:line:col: severity: message" format. `sources` maps a file
 // name as the compiler prints it (e.g. "kernel.cpp") to its text, to fill source_line.
-std::vector<Diagnostic> parse_diagnostics(const std::string& compiler_output,
-                                          const std::vector<std::pair<std::string, std::string>>& sources);
+std::vector<Diagnostic> parse_diagnostics(
+    const std::string& compiler_output,
+    const std::vector<std::pair<std::string, std::string>>& sources);
 
 int count_errors(const std::vector<Diagnostic>& diagnostics);
 

@@ -17,9 +17,9 @@ struct ElfSymbol {
 };
 
 struct ElfDynamic {
-  std::vector<std::string> needed;     // DT_NEEDED sonames
-  std::vector<ElfSymbol> defined;      // exported (GLOBAL/WEAK, default or protected visibility)
-  std::vector<ElfSymbol> undefined;    // imported
+  std::vector<std::string> needed;   // DT_NEEDED sonames
+  std::vector<ElfSymbol> defined;    // exported (GLOBAL/WEAK, default or protected visibility)
+  std::vector<ElfSymbol> undefined;  // imported
 };
 
 Result<ElfDynamic> read_elf_dynamic(const std::filesystem::path& path);

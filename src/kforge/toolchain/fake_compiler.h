@@ -15,7 +15,8 @@ namespace kforge::toolchain {
 
 class FakeCompiler : public Compiler {
  public:
-  explicit FakeCompiler(std::string version = "g++ (fake) 1.0", std::vector<std::string> flags = {"-O2", "-fake-flag"})
+  explicit FakeCompiler(std::string version = "g++ (fake) 1.0",
+                        std::vector<std::string> flags = {"-O2", "-fake-flag"})
       : version_(std::move(version)), flags_(std::move(flags)) {}
 
   CompileResult compile(const CompileRequest& request) override {

@@ -12,7 +12,12 @@
 namespace kforge::toolchain {
 namespace {
 
-const char* kLibDirs[] = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/usr/local/lib", "/usr/lib"};
+const char* kLibDirs[] = {"/lib/x86_64-linux-gnu",
+                          "/usr/lib/x86_64-linux-gnu",
+                          "/lib64",
+                          "/usr/lib64",
+                          "/usr/local/lib",
+                          "/usr/lib"};
 
 std::filesystem::path find_library(const std::string& soname) {
   for (const char* dir : kLibDirs) {
@@ -62,12 +67,14 @@ std::string join_first(const std::vector<std::string>& items, std::size_t n) {
 }  // namespace
 
 const std::vector<std::string>& runtime_sonames() {
-  static const std::vector<std::string> names = {"libc.so.6", "libm.so.6", "libmvec.so.1", "libstdc++.so.6",
-                                                  "libgcc_s.so.1", "libgomp.so.1", "ld-linux-x86-64.so.2"};
+  static const std::vector<std::string> names = {
+      "libc.so.6",     "libm.so.6",    "libmvec.so.1",        "libstdc++.so.6",
+      "libgcc_s.so.1", "libgomp.so.1", "ld-linux-x86-64.so.2"};
   return names;
 }
 
-LinkVerdict check_link(const std::filesystem::path& so, const LinkPolicy& policy, const std::string& entry) {
+LinkVerdict check_link(const std::filesystem::path& so, const LinkPolicy& policy,
+                       const std::string& entry) {
   auto elf = read_elf_dynamic(so);
   if (!elf) return {LinkProblem::unreadable, elf.error().message};
 
@@ -80,14 +87,17 @@ LinkVerdict check_link(const std::filesystem::path& so, const LinkPolicy& policy
     if (!allowed_set.count(needed)) refused_libs.push_back(needed);
   if (!refused_libs.empty())
     return {LinkProblem::library_refused,
-            fmt::format("links against {}: a kernel may use only the C/C++ runtime and OpenMP (libc, libm, libstdc++, libgcc_s, libgomp)",
+            fmt::format("links against {}: a kernel may use only the C/C++ runtime and OpenMP "
+                        "(libc, libm, libstdc++, libgcc_s, libgomp)",
                         join_first(refused_libs, 4))};
 
   bool has_entry = false;
   for (const auto& s : elf->defined) has_entry = has_entry || (s.name == entry && s.function);
   if (!has_entry)
     return {LinkProblem::missing_entry,
-            fmt::format("the shared object does not define `{}`: define it with the signature from kforge_task.h", entry)};
+            fmt::format("the shared object does not define `{}`: define it with the signature from "
+                        "kforge_task.h",
+                        entry)};
 
   std::set<std::string> provided;
   for (const auto& lib : allowed) {
@@ -107,7 +117,8 @@ LinkVerdict check_link(const std::filesystem::path& so, const LinkPolicy& policy
   }
   if (!shadowing.empty())
     return {LinkProblem::shadows_system,
-            fmt::format("defines {}, which the C/C++ runtime already provides: a kernel may not replace system functions",
+            fmt::format("defines {}, which the C/C++ runtime already provides: a kernel may not "
+                        "replace system functions",
                         join_first(shadowing, 4))};
 
   std::vector<std::string> unresolved;
@@ -115,7 +126,8 @@ LinkVerdict check_link(const std::filesystem::path& so, const LinkPolicy& policy
     if (!s.weak && !provided.count(s.name)) unresolved.push_back(s.name);
   if (!unresolved.empty())
     return {LinkProblem::symbol_refused,
-            fmt::format("calls {}, which no allowed library provides (BLAS, oneDNN and libtorch are refused for candidates; "
+            fmt::format("calls {}, which no allowed library provides (BLAS, oneDNN and libtorch "
+                        "are refused for candidates; "
                         "an undefined function of your own is reported here too)",
                         join_first(unresolved, 4))};
   return {};

@@ -14,7 +14,14 @@ struct LinkPolicy {
   std::vector<std::string> extra_libs;
 };
 
-enum class LinkProblem { none, missing_entry, library_refused, symbol_refused, shadows_system, unreadable };
+enum class LinkProblem {
+  none,
+  missing_entry,
+  library_refused,
+  symbol_refused,
+  shadows_system,
+  unreadable
+};
 
 struct LinkVerdict {
   LinkProblem problem = LinkProblem::none;
@@ -22,7 +29,8 @@ struct LinkVerdict {
   bool ok() const { return problem == LinkProblem::none; }
 };
 
-LinkVerdict check_link(const std::filesystem::path& shared_object, const LinkPolicy& policy, const std::string& entry = "kernel");
+LinkVerdict check_link(const std::filesystem::path& shared_object, const LinkPolicy& policy,
+                       const std::string& entry = "kernel");
 
 // The libraries always allowed, by soname.
 const std::vector<std::string>& runtime_sonames();

@@ -15,7 +15,8 @@ class LinkCheckTest : public ScratchTest {
     auto src = dir_ / "k.cpp";
     auto so = dir_ / ("k" + std::to_string(n_++) + ".so");
     std::ofstream(src) << source;
-    std::vector<std::string> argv = {"g++", "-O2", "-fPIC", "-shared", "-fopenmp", src.string(), "-o", so.string()};
+    std::vector<std::string> argv = {"g++",      "-O2",        "-fPIC", "-shared",
+                                     "-fopenmp", src.string(), "-o",    so.string()};
     argv.insert(argv.end(), extra.begin(), extra.end());
     auto r = core::run_process(argv);
     EXPECT_TRUE(r.success()) << r.err;
@@ -42,15 +43,19 @@ extern "C" void kernel(const float* x, float* y) {
 }
 
 TEST_F(LinkCheckTest, BlasCallIsRefused) {
-  auto so = build("extern \"C\" void cblas_sscal(int, float, float*, int);\nextern \"C\" void kernel(float* y) { cblas_sscal(4, 2.f, y, 1); }\n");
+  auto so = build(
+      "extern \"C\" void cblas_sscal(int, float, float*, int);\nextern \"C\" void kernel(float* y) "
+      "{ cblas_sscal(4, 2.f, y, 1); }\n");
   auto v = check_link(so, {});
   EXPECT_EQ(v.problem, LinkProblem::symbol_refused);
   EXPECT_NE(v.reason.find("cblas_sscal"), std::string::npos);
 }
 
 TEST_F(LinkCheckTest, LinkedLibraryIsRefusedUnlessAllowed) {
-  auto so = build("extern \"C\" void cblas_sscal(int, float, float*, int);\nextern \"C\" void kernel(float* y) { cblas_sscal(4, 2.f, y, 1); }\n",
-                  {"-lopenblas"});
+  auto so = build(
+      "extern \"C\" void cblas_sscal(int, float, float*, int);\nextern \"C\" void kernel(float* y) "
+      "{ cblas_sscal(4, 2.f, y, 1); }\n",
+      {"-lopenblas"});
   auto v = check_link(so, {});
   EXPECT_EQ(v.problem, LinkProblem::library_refused);
   EXPECT_NE(v.reason.find("libopenblas"), std::string::npos);
@@ -58,16 +63,20 @@ TEST_F(LinkCheckTest, LinkedLibraryIsRefusedUnlessAllowed) {
 }
 
 TEST_F(LinkCheckTest, ShadowingARuntimeSymbolIsRefused) {
-  auto so = build("#include <time.h>\nextern \"C\" int clock_gettime(clockid_t, timespec* t) { t->tv_sec = 0; return 0; }\n"
-                  "extern \"C\" void kernel(float* y) { y[0] = 1; }\n");
+  auto so = build(
+      "#include <time.h>\nextern \"C\" int clock_gettime(clockid_t, timespec* t) { t->tv_sec = 0; "
+      "return 0; }\n"
+      "extern \"C\" void kernel(float* y) { y[0] = 1; }\n");
   auto v = check_link(so, {});
   EXPECT_EQ(v.problem, LinkProblem::shadows_system);
   EXPECT_NE(v.reason.find("clock_gettime"), std::string::npos);
 }
 
 TEST_F(LinkCheckTest, ReplacingOperatorNewIsRefused) {
-  auto so = build("#include <new>\n#include <cstdlib>\nvoid* operator new(std::size_t n) { return std::malloc(n); }\n"
-                  "extern \"C\" void kernel(float* y) { y[0] = 1; }\n");
+  auto so = build(
+      "#include <new>\n#include <cstdlib>\nvoid* operator new(std::size_t n) { return "
+      "std::malloc(n); }\n"
+      "extern \"C\" void kernel(float* y) { y[0] = 1; }\n");
   EXPECT_EQ(check_link(so, {}).problem, LinkProblem::shadows_system);
 }
 

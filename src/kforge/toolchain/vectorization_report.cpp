@@ -31,7 +31,9 @@ bool uses_intrinsics(const std::vector<std::string>& lines, int line) {
   return false;
 }
 
-std::vector<VectorRemark> parse_vector_remarks(const std::string& output, const std::string& file_name, const std::string& source) {
+std::vector<VectorRemark> parse_vector_remarks(const std::string& output,
+                                               const std::string& file_name,
+                                               const std::string& source) {
   static const std::regex pattern(R"(^(.+?):(\d+):(\d+): (optimized|missed): (.*)$)");
   std::vector<std::string> lines;
   {
@@ -44,16 +46,23 @@ std::vector<VectorRemark> parse_vector_remarks(const std::string& output, const 
     std::smatch m;
     if (!std::regex_match(l, m, pattern)) continue;
     std::string file = m[1];
-    if (file != file_name && !(file.size() > file_name.size() && file.compare(file.size() - file_name.size() - 1, std::string::npos, "/" + file_name) == 0))
+    if (file != file_name &&
+        !(file.size() > file_name.size() && file.compare(file.size() - file_name.size() - 1,
+                                                         std::string::npos, "/" + file_name) == 0))
       continue;
     int line = std::stoi(m[2]);
     bool optimized = m[4] == "optimized";
     std::string detail = m[5];
-    if (!optimized && detail.find("not vectorized") == std::string::npos && detail.find("couldn't vectorize") == std::string::npos) continue;
+    if (!optimized && detail.find("not vectorized") == std::string::npos &&
+        detail.find("couldn't vectorize") == std::string::npos)
+      continue;
     auto& r = by_line[line];
-    if (r.line == 0 || (optimized && !r.vectorized) || (!r.vectorized && r.detail.find("couldn't vectorize") == 0)) {
-      if (optimized && detail.find("vectorized") == std::string::npos) continue;  // unrelated "optimized" notes
-      r = {line, optimized, detail, line >= 1 && line <= static_cast<int>(lines.size()) ? lines[line - 1] : ""};
+    if (r.line == 0 || (optimized && !r.vectorized) ||
+        (!r.vectorized && r.detail.find("couldn't vectorize") == 0)) {
+      if (optimized && detail.find("vectorized") == std::string::npos)
+        continue;  // unrelated "optimized" notes
+      r = {line, optimized, detail,
+           line >= 1 && line <= static_cast<int>(lines.size()) ? lines[line - 1] : ""};
     }
   }
   std::vector<VectorRemark> out;
@@ -65,7 +74,9 @@ std::vector<VectorRemark> parse_vector_remarks(const std::string& output, const 
 }
 
 std::string format_vector_remarks(const std::vector<VectorRemark>& remarks, std::size_t max_lines) {
-  if (remarks.empty()) return "(no loop remarks from the compiler: no loops, or a compiler that does not report them)\n";
+  if (remarks.empty())
+    return "(no loop remarks from the compiler: no loops, or a compiler that does not report "
+           "them)\n";
   std::string s;
   std::size_t shown = 0, left = 0, by_hand = 0;
   for (const auto& r : remarks) {
@@ -80,10 +91,14 @@ std::string format_vector_remarks(const std::vector<VectorRemark>& remarks, std:
     ++shown;
     std::string src = r.source_line;
     src.erase(0, src.find_first_not_of(" \t"));
-    s += fmt::format("line {:>4}: {} — {}\n      | {}\n", r.line, r.vectorized ? "vectorized" : "NOT vectorized", r.detail, src);
+    s += fmt::format("line {:>4}: {} — {}\n      | {}\n", r.line,
+                     r.vectorized ? "vectorized" : "NOT vectorized", r.detail, src);
   }
   if (left) s += fmt::format("… and {} more\n", left);
-  if (by_hand) s += fmt::format("({} remark(s) on loops written with intrinsics left out: they are vectorized by hand)\n", by_hand);
+  if (by_hand)
+    s += fmt::format(
+        "({} remark(s) on loops written with intrinsics left out: they are vectorized by hand)\n",
+        by_hand);
   return s;
 }
 

@@ -15,19 +15,24 @@ namespace kforge::toolchain {
 struct VectorRemark {
   int line = 0;
   bool vectorized = false;
-  std::string detail;       // "loop vectorized using 32 byte vectors", "not vectorized: complicated access pattern"
+  std::string detail;  // "loop vectorized using 32 byte vectors", "not vectorized: complicated
+                       // access pattern"
   std::string source_line;
   bool intrinsics = false;  // the loop (or statement) it is about uses intrinsics
 };
 
 // Parses GCC -fopt-info output for remarks about `file_name`, one per line (a vectorized remark
 // wins over missed ones for the same line; the first reason is kept).
-std::vector<VectorRemark> parse_vector_remarks(const std::string& output, const std::string& file_name, const std::string& source);
+std::vector<VectorRemark> parse_vector_remarks(const std::string& output,
+                                               const std::string& file_name,
+                                               const std::string& source);
 
 // The remarks on loops left to the compiler; those on intrinsics loops only counted.
-std::string format_vector_remarks(const std::vector<VectorRemark>& remarks, std::size_t max_lines = 20);
+std::string format_vector_remarks(const std::vector<VectorRemark>& remarks,
+                                  std::size_t max_lines = 20);
 
-// Whether the statement that starts on `line` (1-based; a loop with its whole body) uses intrinsics.
+// Whether the statement that starts on `line` (1-based; a loop with its whole body) uses
+// intrinsics.
 bool uses_intrinsics(const std::vector<std::string>& source_lines, int line);
 
 }  // namespace kforge::toolchain

@@ -52,13 +52,14 @@ TEST(VectorRemarks, IntrinsicsLoopsAreLeftOut) {
   EXPECT_THAT(text, Not(HasSubstr("line    5")));
   EXPECT_THAT(text, Not(HasSubstr("_mm256")));
   EXPECT_THAT(text, HasSubstr("line    9: vectorized"));
-  EXPECT_THAT(text, HasSubstr("line   11: NOT vectorized — not vectorized: loop-carried dependence"));
+  EXPECT_THAT(text,
+              HasSubstr("line   11: NOT vectorized — not vectorized: loop-carried dependence"));
   EXPECT_THAT(text, HasSubstr("(2 remark(s) on loops written with intrinsics left out"));
 }
 
 TEST(VectorRemarks, StatementExtent) {
-  std::vector<std::string> lines = {"for (int i = 0; i < n; ++i)", "  for (int j = 0; j < n; ++j)", "    y[j] = x[j];",
-                                    "_mm256_zeroupper();"};
+  std::vector<std::string> lines = {"for (int i = 0; i < n; ++i)", "  for (int j = 0; j < n; ++j)",
+                                    "    y[j] = x[j];", "_mm256_zeroupper();"};
   EXPECT_FALSE(uses_intrinsics(lines, 1));  // ends at line 3's ';', before the intrinsic on line 4
   EXPECT_TRUE(uses_intrinsics(lines, 4));
   EXPECT_FALSE(uses_intrinsics({"for (;;) { // _mm256 in a comment", "}"}, 1));

@@ -25,7 +25,8 @@ extern "C" void kernel(const float* x, const float* weight, const float* bias, f
 #ifdef KFORGE_KEEP_GUARD
       h = std::clamp(h, static_cast<double>(hardtanh_min), static_cast<double>(hardtanh_max));
 #endif
-      y[i * N + j] = static_cast<float>(h * 0.5 * (1.0 + std::tanh(c * (h + 0.044715 * h * h * h))));
+      y[i * N + j] =
+          static_cast<float>(h * 0.5 * (1.0 + std::tanh(c * (h + 0.044715 * h * h * h))));
     }
   }
 }
