@@ -134,10 +134,10 @@ SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec,
     if (auto st = modes::start_search_run(env, so, spec.id, ctx->task().size); !st)
       throw UsageError(st.error().message);
   }
-  // The id first, so that a search interrupted in its first minute can be found and resumed.
-  if (!o.quiet())
-    fmt::print(stderr, "kforge search {}: run {} (resume with: kforge search --resume {})\n",
-               spec.id, env.run_id, env.run_id);
+  // The id first, so that a search interrupted in its first minute can be found and resumed: not a
+  // progress line, so --quiet (or KFORGE_PROGRESS=0) keeps it.
+  fmt::print(stderr, "kforge search {}: run {} (resume with: kforge search --resume {})\n", spec.id,
+             env.run_id, env.run_id);
   // The baseline, once for the whole search.
   eval::EvalOptions timed = env.eval;
   timed.time_budget_s = so.expansion.time_budget_s;
