@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <chrono>
+#include <thread>
+
 #include "kforge/core/fs.h"
 
 namespace kforge::store {
@@ -15,6 +18,20 @@ std::string sql_excerpt(std::string_view sql) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.erase(s.begin());
   if (s.size() > 60) s = s.substr(0, 57) + "...";
   return s;
+}
+
+// Switching a new database to WAL takes an exclusive lock and SQLite answers SQLITE_BUSY at once,
+// without calling the busy handler, while another connection is switching it too (seen when
+// several processes open a fresh store together). So the switch is retried here, within the same
+// bound the busy handler has for everything else.
+int set_wal_mode(sqlite3* db, std::chrono::milliseconds bound) {
+  const auto deadline = std::chrono::steady_clock::now() + bound;
+  for (;;) {
+    int rc = sqlite3_exec(db, "PRAGMA journal_mode = WAL", nullptr, nullptr, nullptr);
+    if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || std::chrono::steady_clock::now() >= deadline)
+      return rc;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 }  // namespace
@@ -123,9 +140,10 @@ Result<std::unique_ptr<Database>> Database::open(const std::filesystem::path& pa
   }
   std::unique_ptr<Database> db(new Database(raw, path));
   sqlite3_busy_timeout(raw, static_cast<int>(busy_timeout.count()));
-  if (auto s = db->exec(
-          "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
-      !s)
+  if (int wal = set_wal_mode(raw, busy_timeout); wal != SQLITE_OK)
+    return Error{fmt::format("{}: cannot switch the database to WAL: {}", path.string(),
+                             sqlite3_errmsg(raw))};
+  if (auto s = db->exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;"); !s)
     return s.error();
   return db;
 }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <mutex>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -197,14 +198,17 @@ TEST(Migrations, ConcurrentOpenersMigrateOnce) {
   TempDir dir;
   auto path = store_path(dir.path());
   std::vector<std::thread> threads;
-  std::atomic<int> failures{0};
+  std::mutex mutex;
+  std::vector<std::string> failures;
   for (int i = 0; i < 4; ++i)
     threads.emplace_back([&] {
       auto db = open_store(path);
-      if (!db) ++failures;
+      if (db) return;
+      std::lock_guard lock(mutex);
+      failures.push_back(db.error().message);
     });
   for (auto& t : threads) t.join();
-  EXPECT_EQ(failures.load(), 0);
+  EXPECT_TRUE(failures.empty()) << failures.front();
   auto db = open_store(path);
   ASSERT_TRUE(db);
   EXPECT_EQ(*schema_version(**db), migrations().back().version);
