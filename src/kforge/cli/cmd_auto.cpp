@@ -80,6 +80,7 @@ int run_auto_command(const AutoCliOptions& o) {
     run.best_node = result.best_node;
   });
   if (!ended) fmt::print(stderr, "kforge auto: {}\n", ended.error().message);
+  if (result.internal_error) throw InternalError(*result.internal_error);  // the run is recorded
 
   auto totals = session->totals();
   if (o.json) {

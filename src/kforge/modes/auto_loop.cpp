@@ -223,6 +223,7 @@ class Loop {
       say("measuring the baseline");
       auto b = measure_baseline_ms(*env_.ctx, timed_);
       if (!b) {
+        result_.internal_error = b.error().message;
         stop(store::RunState::failed, b.error().message);
         return false;
       }

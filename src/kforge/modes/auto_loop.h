@@ -77,6 +77,9 @@ struct AutoResult {
   std::string stop_reason;
   store::RunState state = store::RunState::finished;  // finished | stopped | interrupted | failed
   double baseline_ms = 0;
+  // Set when the run could not start for a fault of kforge's or the task's (the baseline fails
+  // its own check), not of the model's: the command reports it as an internal error.
+  std::optional<std::string> internal_error;
   std::vector<store::NodeRecord>
       nodes;  // each iteration's node as last written (a search keeps them in memory)
 };

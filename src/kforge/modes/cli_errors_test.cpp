@@ -87,11 +87,13 @@ extern "C" void kernel(const float* x, const float* scale, float* y) {
 )")
                   .ok());
   script(nlohmann::json::object());  // no model call is reached
-  auto r =
-      run({"hitl", task.string(), "--size", "ci", "--model", model(), "--budget", "0.2"}, "quit\n");
-  EXPECT_EQ(r.exit_code, 70) << r.out << r.err;
-  EXPECT_THAT(r.err, HasSubstr("internal error"));
-  EXPECT_THAT(r.err, HasSubstr("the baseline does not pass its own check"));
+  for (const char* mode : {"hitl", "auto"}) {
+    auto r =
+        run({mode, task.string(), "--size", "ci", "--model", model(), "--budget", "0.2"}, "quit\n");
+    EXPECT_EQ(r.exit_code, 70) << mode << ": " << r.out << r.err;
+    EXPECT_THAT(r.err, HasSubstr("internal error")) << mode;
+    EXPECT_THAT(r.err, HasSubstr("the baseline does not pass its own check")) << mode;
+  }
 }
 
 // Progress goes to stderr in a pipe as on a terminal, each line with the seconds since the start;
