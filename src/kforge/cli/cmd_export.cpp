@@ -9,6 +9,7 @@
 #include "kforge/cli/common.h"
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
+#include "kforge/store/node_json.h"
 #include "kforge/store/store.h"
 
 namespace kforge::cli {
@@ -21,23 +22,11 @@ struct ExportOptions {
   bool json = false;
 };
 
+// node.json: the node as `kforge graph --json` shows it, with "node" kept for scripts that read it.
 nlohmann::json describe(const store::NodeRecord& n) {
-  auto opt = [](const std::optional<double>& v) {
-    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-  };
-  return {{"node", n.id},
-          {"run", n.run_id},
-          {"parent", n.parent_id ? nlohmann::json(*n.parent_id) : nlohmann::json(nullptr)},
-          {"depth", n.depth},
-          {"iteration", n.iteration},
-          {"strategy", n.strategy},
-          {"verdict", n.verdict ? nlohmann::json(*n.verdict) : nlohmann::json(nullptr)},
-          {"reason", n.reason},
-          {"median_ms", opt(n.median_ms)},
-          {"baseline_ms", opt(n.baseline_ms)},
-          {"speedup", opt(n.speedup)},
-          {"roofline", opt(n.roofline)},
-          {"created_at", n.created_at}};
+  auto j = store::node_json(n);
+  j["node"] = n.id;
+  return j;
 }
 
 int run_export(const ExportOptions& o) {

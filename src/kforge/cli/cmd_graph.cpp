@@ -11,6 +11,7 @@
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/subprocess.h"
+#include "kforge/store/node_json.h"
 #include "kforge/store/store.h"
 
 namespace kforge::cli {
@@ -137,19 +138,12 @@ int run_graph(const GraphOptions& o) {
         {"best", (*run)->best_node ? nlohmann::json(*(*run)->best_node) : nlohmann::json(nullptr)},
         {"nodes", nlohmann::json::array()}};
     NodeLabels iteration_label(*nodes);
-    for (const auto& n : *nodes)
-      j["nodes"].push_back(
-          {{"id", n.id},
-           {"parent", n.parent_id ? nlohmann::json(*n.parent_id) : nlohmann::json(nullptr)},
-           {"depth", n.depth},
-           {"iteration", n.iteration},
-           {"label", iteration_label(n)},
-           {"strategy", strategy_of(n)},
-           {"state", store::node_state_name(n.state)},
-           {"verdict", n.verdict ? nlohmann::json(*n.verdict) : nlohmann::json(nullptr)},
-           {"median_ms", n.median_ms ? nlohmann::json(*n.median_ms) : nlohmann::json(nullptr)},
-           {"speedup", n.speedup ? nlohmann::json(*n.speedup) : nlohmann::json(nullptr)},
-           {"source_hash", n.source_hash}});
+    for (const auto& n : *nodes) {
+      auto node = store::node_json(n);
+      node["label"] = iteration_label(n);
+      node["strategy"] = strategy_of(n);  // as the picture names it
+      j["nodes"].push_back(std::move(node));
+    }
     text = j.dump(2) + "\n";
   } else {
     text = to_dot(**run, *nodes);
