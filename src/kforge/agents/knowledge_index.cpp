@@ -184,6 +184,7 @@ std::vector<PlaybookSection> KnowledgeIndex::select(const std::vector<std::strin
       chosen.push_back(i);
   }
   std::vector<PlaybookSection> out;
+  out.reserve(chosen.size());
   for (auto i : chosen) out.push_back(sections_[i]);
   return out;
 }

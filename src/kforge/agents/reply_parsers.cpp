@@ -69,7 +69,7 @@ Result<Plan> parse_plan(const std::string& reply) {
   std::istringstream in(reply);
   for (std::string line; std::getline(in, line);) {
     std::string t = trim(line);
-    if (t.rfind("#", 0) == 0) {
+    if (t.rfind('#', 0) == 0) {
       std::string heading = trim(t.substr(t.find_first_not_of('#')));
       current.clear();
       for (const auto& s : required_plan_sections())

@@ -101,8 +101,10 @@ std::string apply_config(const std::string& source, const TuneConfig& config) {
   for (const auto& [name, value] : config) {
     // The default's line right after its guard; a tuner's comment from an earlier round is
     // replaced.
-    std::regex guard("(#[ \t]*ifndef[ \t]+" + name + "\\b[^\\n]*\\n[ \t]*#[ \t]*define[ \t]+" +
-                     name + "[ \t]+)([^\\n]*?)[ \t]*(//[^\\n]*)?(\\n|$)");
+    std::regex guard(
+        fmt::format("(#[ \t]*ifndef[ \t]+{0}\\b[^\\n]*\\n[ \t]*#[ \t]*define[ \t]+{0}[ "
+                    "\t]+)([^\\n]*?)[ \t]*(//[^\\n]*)?(\\n|$)",
+                    name));
     std::smatch m;
     if (!std::regex_search(out, m, guard)) {
       head += fmt::format("#define {} {}  // kforge: chosen by the tuner\n", name, value);

@@ -97,8 +97,8 @@ double MachineProfile::cache_bytes(int threads) const {
   for (const auto& c : caches) {
     if (c.type == "Instruction") continue;
     const int per = std::max(1, c.shared_by_cpus);
-    total += static_cast<double>(c.size_bytes) *
-             ((cpus + per - 1) / per);  // the instances those CPUs reach
+    const int instances = (cpus + per - 1) / per;  // the instances those CPUs reach (rounded up)
+    total += static_cast<double>(c.size_bytes) * instances;
   }
   return total;
 }

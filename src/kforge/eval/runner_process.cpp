@@ -90,6 +90,7 @@ Result<RunnerProcess> RunnerProcess::start(int threads, const std::filesystem::p
 
   std::vector<std::string> env = runner_environment(threads);
   std::vector<char*> envp;
+  envp.reserve(env.size() + 1);
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
   std::string exe_str = exe.string();

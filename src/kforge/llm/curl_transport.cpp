@@ -107,7 +107,7 @@ class CurlTransport : public HttpTransport {
     Exchange x{h, &response, on_chunk, cancel};
     curl_slist* headers = nullptr;
     for (const auto& [name, value] : request.headers)
-      headers = curl_slist_append(headers, (name + ": " + value).c_str());
+      headers = curl_slist_append(headers, fmt::format("{}: {}", name, value).c_str());
     headers =
         curl_slist_append(headers, "Expect:");  // no 100-continue round trip for large prompts
     curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());

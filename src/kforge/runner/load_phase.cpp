@@ -13,7 +13,7 @@ Status load_phase(RunState& s) {
   set_fault_phase("loading the kernel");
   auto kernel = KernelLibrary::open(s.setup.library, "kernel");
   if (!kernel) return with_context(kernel.error(), "loading the kernel");
-  s.kernel = std::move(*kernel);
+  s.kernel = *kernel;  // a handle: copying it is the move
   set_fault_phase("waiting");
   return ok_status();
 }

@@ -57,8 +57,9 @@ Status map_sets(RunState& s, const std::vector<int>& fds) {
     s.input_sets.push_back(std::move(*set));
   }
   for (int k = 0; k < s.setup.output_sets; ++k) {
-    auto set = map_tensor_set(fds[static_cast<std::size_t>(s.setup.input_sets + k)],
-                              s.setup.outputs, PROT_READ | PROT_WRITE, RegionKind::output);
+    auto set = map_tensor_set(
+        fds[static_cast<std::size_t>(s.setup.input_sets) + static_cast<std::size_t>(k)],
+        s.setup.outputs, PROT_READ | PROT_WRITE, RegionKind::output);
     if (!set) return set.error();
     s.output_sets.push_back(std::move(*set));
   }
@@ -144,7 +145,7 @@ Status setup_phase(RunState& s, Message& message) {
     set_fault_phase("loading the trusted kernel");
     auto kernel = KernelLibrary::open(s.setup.library, "kernel");
     if (!kernel) return kernel.error();
-    s.kernel = std::move(*kernel);
+    s.kernel = *kernel;  // a handle: copying it is the move
     set_fault_phase("warming up the trusted kernel");
     s.kernel->call(s.args(0, 0));
   }
