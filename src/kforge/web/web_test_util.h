@@ -3,10 +3,13 @@
 // output in a file, and a WebDriver client (the W3C protocol over HTTP, spoken to Debian's
 // chromedriver) that drives a headless Chromium.
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -93,10 +96,18 @@ class BackgroundProcess {
   std::filesystem::path log_;
 };
 
+// A port nothing listens on now (bound, read, closed: no listening socket is left behind).
 inline int free_port() {
-  httplib::Server probe;
-  int port = probe.bind_to_any_port("127.0.0.1");
-  probe.stop();
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  int port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+    port = ntohs(addr.sin_port);
+  close(fd);
   return port;
 }
 
@@ -218,6 +229,69 @@ class Browser {
   BackgroundProcess driver_;
   httplib::Client client_;
   std::string session_;
+};
+
+}  // namespace kforge::web
+
+#include "kforge/core/subprocess.h"
+#include "kforge/modes/cli_test_util.h"
+#include "kforge/store/store.h"
+
+namespace kforge::web {
+
+// A state folder with kforge serve running on it (the real binary, a free port).
+class ServeScenario : public modes::CliScenario {
+ protected:
+  void TearDown() override {
+    serve_.reset();
+    modes::CliScenario::TearDown();
+  }
+
+  // Starts `kforge serve` with `extra` options; the address it printed ("" when it did not).
+  std::string start_serve(std::vector<std::string> extra = {}) {
+    std::vector<std::string> argv = {kforge(), "serve", "--port", "0"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    serve_ = std::make_unique<BackgroundProcess>(argv, dir_, env(), dir_ / "serve.log");
+    if (!serve_->wait_for_output("kforge serve: http://", std::chrono::seconds(30))) return "";
+    auto out = serve_->output();
+    auto at = out.find("http://");
+    std::string url = out.substr(at, out.find(' ', at) - at);
+    auto colon = url.find(':', 7);
+    port_ = std::atoi(url.c_str() + colon + 1);
+    return url;
+  }
+  std::string base() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+  // curl, sending the path exactly as written: the status code, then the body.
+  std::pair<int, std::string> curl(const std::string& path,
+                                   const std::vector<std::string>& options = {}) {
+    std::vector<std::string> argv = {
+        "curl", "-s", "--path-as-is", "-o", "-", "-w", "\n%{http_code}", "--max-time", "20"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.push_back(base() + path);
+    auto r = core::run_process(argv, {.timeout = std::chrono::seconds(30)});
+    auto nl = r.out.rfind('\n');
+    if (nl == std::string::npos) return {0, r.out};
+    return {std::atoi(r.out.substr(nl + 1).c_str()), r.out.substr(0, nl)};
+  }
+  std::pair<int, std::string> post(const std::string& path, const nlohmann::json& body,
+                                   std::vector<std::string> options = {}) {
+    options.insert(options.end(),
+                   {"-X", "POST", "-H", "Content-Type: application/json", "-d", body.dump()});
+    return curl(path, options);
+  }
+
+  // A saved screenshot of what the browser shows, for a person to look at after the run.
+  void screenshot(Browser& b, const std::string& name) {
+    auto folder =
+        std::filesystem::path(std::getenv("KFORGE_BIN_DIR") ? std::getenv("KFORGE_BIN_DIR") : ".") /
+        ".." / "screenshots";
+    std::filesystem::create_directories(folder);
+    b.screenshot(folder / (name + ".png"));
+  }
+
+  std::unique_ptr<BackgroundProcess> serve_;
+  int port_ = 0;
 };
 
 }  // namespace kforge::web
