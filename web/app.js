@@ -250,7 +250,11 @@ async function showHitl(id) {
   let offset = 0, gateShown = null, ended = false, events = null;
 
   const send = async (line) => {
-    try { await api("/api/hitl/" + id + "/command", { line }); status(""); } catch (e) { status(e.message, true); }
+    try {
+      await api("/api/hitl/" + id + "/command", { line });
+      main.dataset.busy = "1";  // accepted: running or queued until a snapshot says otherwise
+      status("");
+    } catch (e) { status(e.message, true); }
   };
   const input = el("input", { type: "text", id: "command-line", size: 50, placeholder: "a command (plan HINT, ask TEXT, accept FILE, …)" });
   input.onkeydown = (ev) => { if (ev.key === "Enter" && input.value.trim()) { send(input.value.trim()); input.value = ""; } };
@@ -302,7 +306,16 @@ async function showHitl(id) {
       ...s.versions.map((v) => el("li", { text: "v" + v.number + " " + v.origin }))));
     stateView.replaceChildren(...parts);
   };
+  // One read at a time: events that arrive meanwhile ask for one more read after it.
+  let reading = false, again = false;
   const refresh = async () => {
+    if (reading) { again = true; return; }
+    reading = true;
+    try {
+      do { again = false; await readSnapshot(); } while (again);
+    } finally { reading = false; }
+  };
+  const readSnapshot = async () => {
     let snap;
     try { snap = await api("/api/hitl/" + id + "?since=" + offset); } catch (e) { status(e.message, true); return; }
     if (snap.text) transcript.appendChild(kforgeHighlight.diff(snap.text));

@@ -137,7 +137,7 @@ nlohmann::json HitlHost::snapshot(std::size_t since) const {
           {"offset", transcript_.size()},
           {"text", transcript_.substr(since)},
           {"gate", gate},
-          {"running", running_},
+          {"running", running_.empty() && !queue_.empty() ? queue_.front() : running_},
           {"ended", ended_},
           {"prompt", prompt_},
           {"state", state_}};

@@ -252,9 +252,22 @@ TEST_F(ServeBrowserTest, AWholeHitlSessionThroughThePageThenResumedInTheTerminal
     return b.wait("document.getElementById('main').dataset.busy === '0'",
                   std::chrono::seconds(seconds));
   };
+  // How often the transcript shows `c` typed at the prompt.
+  auto echoed = [&](const std::string& c) {
+    return b
+        .eval("return document.getElementById('transcript').textContent.split(" +
+              nlohmann::json("> " + c + "\n").dump() + ").length - 1;")
+        .get<int>();
+  };
+  // A click on a command's button; returns once the session has taken it up.
   auto command = [&](const std::string& c) {
     EXPECT_TRUE(idle()) << b.text("#transcript");
+    int before = echoed(c);
     EXPECT_TRUE(b.click("button[data-command='" + c + "']")) << c;
+    EXPECT_TRUE(b.wait("document.getElementById('transcript').textContent.split(" +
+                       nlohmann::json("> " + c + "\n").dump() + ").length - 1 > " +
+                       std::to_string(before)))
+        << c;
   };
   auto transcript_has = [&](const std::string& text) {
     return b.wait("document.getElementById('transcript').textContent.includes(" +
@@ -319,10 +332,13 @@ TEST_F(ServeBrowserTest, AWholeHitlSessionThroughThePageThenResumedInTheTerminal
   screenshot(b, "hitl-edited");
 
   // Accept, typed as a command line.
+  ASSERT_TRUE(idle());
   ASSERT_TRUE(b.type("#command-line", "accept out.cpp"));
   ASSERT_TRUE(b.click("#command-send"));
   ASSERT_TRUE(transcript_has("v3 written to out.cpp")) << b.text("#transcript");
   ASSERT_TRUE(b.wait("document.getElementById('main').dataset.ended === '1'"));
+  // Every line once, however many events raced (the page reads one snapshot at a time).
+  EXPECT_EQ(echoed("check"), 2) << b.text("#transcript");
   auto accepted = core::read_text(dir_ / "out.cpp");
   ASSERT_TRUE(accepted.ok());
   EXPECT_THAT(*accepted, HasSubstr("omp simd reduction"));
