@@ -58,7 +58,7 @@ async function showSessions() {
   const filter = el("input", { type: "text", id: "filter", placeholder: "filter: task, mode, state, id" });
   const table = el("table", { id: "sessions" });
   main.append(el("p", {}, filter), table);
-  main.append(startHitlForm());
+  main.append(startHitlForm(), launchForm());
   let rows = [];
   const draw = () => {
     const f = filter.value.trim().toLowerCase();
@@ -100,6 +100,40 @@ function startHitlForm() {
     } catch (e) { status(e.message, true); go.disabled = false; }
   } });
   return el("div", { class: "panel" }, el("h2", { text: "New hitl session" }), task, " ", size, " ", model, " ", go);
+}
+
+// auto and search started from the page: the server runs the same commands a terminal would.
+function launchForm() {
+  const mode = el("select", { id: "launch-mode" }, el("option", { value: "auto", text: "auto" }),
+    el("option", { value: "search", text: "search" }));
+  const task = el("input", { type: "text", id: "launch-task", placeholder: "task" });
+  const size = el("input", { type: "text", id: "launch-size", placeholder: "size", size: 6 });
+  const model = el("input", { type: "text", id: "launch-model", placeholder: "model (default: kforge.toml)" });
+  const count = el("input", { type: "text", id: "launch-count", size: 4, placeholder: "iters / width" });
+  const list = el("div", { id: "launches" });
+  const go = el("button", { id: "launch-start", text: "start", onclick: async () => {
+    const body = { mode: mode.value, task: task.value, size: size.value, model: model.value };
+    const n = Number(count.value);
+    if (count.value && n > 0) body[mode.value === "auto" ? "iterations" : "width"] = n;
+    try { await api("/api/launch", body); status(""); await draw(); } catch (e) { status(e.message, true); }
+  } });
+  const draw = async () => {
+    let launches;
+    try { launches = await api("/api/launches"); } catch (e) { return; }
+    list.replaceChildren(...launches.slice().reverse().map((l) => el("div", { class: "panel launch", "data-launch": l.number },
+      el("b", { text: l.command }), " · ",
+      el("span", { class: "launch-state", text: l.running ? "running" : "ended (exit " + l.exit_status + ")" }),
+      l.run_id ? el("a", { class: "launch-run", href: "#/run/" + l.run_id, text: " run " + l.run_id }) : null,
+      l.running ? el("button", { class: "launch-stop", text: "stop", onclick: async () => {
+        try { await api("/api/launches/" + l.number + "/stop", {}); } catch (e) { status(e.message, true); }
+      } }) : null,
+      el("pre", { class: "launch-log", text: l.log }))));
+  };
+  const timer = setInterval(draw, 1000);
+  cleanup.push(() => clearInterval(timer));
+  draw();
+  return el("div", { class: "panel" }, el("h2", { text: "Start a run" }), mode, " ", task, " ", size, " ",
+    model, " ", count, " ", go, list);
 }
 
 async function resumeHitl(id) {

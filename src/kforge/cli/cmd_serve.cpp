@@ -43,8 +43,12 @@ web::HitlOpener hitl_opener(const ServeOptions& o) {
 
 int run_serve(const ServeOptions& o) {
   require_writable_state_dir();
-  auto server =
-      web::Server::create({o.host, o.port, o.allow_remote, core::state_dir(), hitl_opener(o)});
+  // Runs started from the page are this binary's own auto and search commands.
+  std::error_code ec;
+  auto binary = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) binary = core::executable_dir() / "kforge";
+  auto server = web::Server::create(
+      {o.host, o.port, o.allow_remote, core::state_dir(), hitl_opener(o), binary});
   if (!server) throw UsageError(server.error().message);
   auto port = (*server)->bind();
   if (!port) throw UsageError(port.error().message);

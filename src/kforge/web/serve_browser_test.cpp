@@ -361,6 +361,49 @@ TEST_F(ServeBrowserTest, AWholeHitlSessionThroughThePageThenResumedInTheTerminal
   EXPECT_TRUE(prompts("planner").size() == 2u) << "resuming must not call a model";
 }
 
+TEST_F(ServeBrowserTest, AnAutoRunStartedFromThePageShowsProgressAndStopsLikeCtrlC) {
+  script({{"latency_s", 1.0},
+          {"planner", {modes::rms::plan("PLAN")}},
+          {"coder", {modes::rms::block(modes::rms::kSlow)}},
+          {"profiler", {modes::rms::kProfiled}}});
+  auto url = start_serve();
+  ASSERT_FALSE(url.empty()) << serve_->output();
+  Browser b(dir_);
+  ASSERT_TRUE(b.ok());
+  b.go(url);
+  ASSERT_TRUE(b.wait("document.getElementById('launch-start')"));
+  ASSERT_TRUE(b.type("#launch-task", "12p_rmsnorm"));
+  ASSERT_TRUE(b.type("#launch-size", "ci"));
+  ASSERT_TRUE(b.type("#launch-model", model()));
+  ASSERT_TRUE(b.type("#launch-count", "20"));
+  ASSERT_TRUE(b.click("#launch-start"));
+  // Live: the run it made, and its progress lines, appear without a reload.
+  ASSERT_TRUE(b.wait("document.querySelector('.launch .launch-run')", std::chrono::seconds(120)))
+      << b.text("#launches");
+  ASSERT_TRUE(
+      b.wait("document.querySelector('.launch .launch-log').textContent.includes('iteration 1')",
+             std::chrono::seconds(120)))
+      << b.text("#launches");
+  std::string run_id = b.text(".launch .launch-run").substr(5);
+  screenshot(b, "launch-running");
+  ASSERT_TRUE(b.click(".launch .launch-stop"));
+  ASSERT_TRUE(
+      b.wait("document.querySelector('.launch .launch-state').textContent === "
+             "'ended (exit 130)'",
+             std::chrono::seconds(60)))
+      << b.text("#launches");
+  // The run saved what it had and reads interrupted, as after Ctrl-C in a terminal.
+  auto view = nlohmann::json::parse(curl("/api/runs/" + run_id).second, nullptr, false);
+  ASSERT_TRUE(view.is_object()) << run_id;
+  EXPECT_EQ(view["run"]["state"], "interrupted") << view["run"].dump();
+  EXPECT_LT(view["nodes"].size(), 21u);
+  // A command line cannot be smuggled in through a field.
+  auto bad = post("/api/launch", {{"mode", "auto"}, {"task", "--help"}});
+  EXPECT_EQ(bad.first, 400) << bad.second;
+  bad = post("/api/launch", {{"mode", "eval"}, {"task", "12p_rmsnorm"}});
+  EXPECT_EQ(bad.first, 400) << bad.second;
+}
+
 TEST_F(ServeBrowserTest, ANonLoopbackBindAsksTheBrowserForTheToken) {
   seed();
   auto url = start_serve({"--host", "0.0.0.0", "--allow-remote"});

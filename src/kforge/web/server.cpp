@@ -12,6 +12,7 @@
 #include "kforge/store/store.h"
 #include "kforge/web/assets.h"
 #include "kforge/web/hitl_host.h"
+#include "kforge/web/run_launcher.h"
 #include "kforge/web/run_view.h"
 
 namespace kforge::web {
@@ -81,7 +82,9 @@ Result<std::unique_ptr<Server>> Server::create(ServerOptions options) {
 }
 
 Server::Server(ServerOptions options)
-    : options_(std::move(options)), http_(std::make_unique<httplib::Server>()) {
+    : options_(std::move(options)),
+      http_(std::make_unique<httplib::Server>()),
+      launcher_(std::make_unique<RunLauncher>(options_.binary, options_.state_dir)) {
   // Server-sent event streams hold a thread each: room for many pages at once.
   http_->new_task_queue = [] { return new httplib::ThreadPool(64); };
   routes();
@@ -89,6 +92,7 @@ Server::Server(ServerOptions options)
 
 Server::~Server() {
   stop();
+  launcher_->stop_all();  // runs started from the page stop as after Ctrl-C, resumable
   std::lock_guard lock(hitl_mu_);
   hitl_.clear();  // each host stops its session and marks the run finished
 }
@@ -242,6 +246,28 @@ void Server::routes() {
           return true;
         });
   });
+
+  // Runs started from the page.
+  h.Post("/api/launch", [this](const httplib::Request& req, httplib::Response& res) {
+    auto body = json_body(req, res);
+    if (!body) return;
+    auto request = LaunchRequest::from_json(*body);
+    if (!request) return send_error(res, 400, request.error().message);
+    auto number = launcher_->launch(*request);
+    if (!number) return send_error(res, 500, number.error().message);
+    send_json(res, {{"number", *number}});
+  });
+  h.Get("/api/launches", [this, open_db](const httplib::Request&, httplib::Response& res) {
+    auto db = open_db(res);
+    if (!db) return;
+    send_json(res, launcher_->list(*db));
+  });
+  h.Post(R"(/api/launches/(\d{1,9})/stop)",
+         [this](const httplib::Request& req, httplib::Response& res) {
+           if (auto st = launcher_->stop(std::stoi(req.matches[1])); !st)
+             return send_error(res, 409, st.error().message);
+           send_json(res, {{"stopping", true}});
+         });
 
   // Hitl sessions: start or resume, then commands and answers.
   h.Post("/api/hitl", [this](const httplib::Request& req, httplib::Response& res) {

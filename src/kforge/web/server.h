@@ -28,9 +28,11 @@ struct ServerOptions {
   bool allow_remote = false;  // binding to a host that is not loopback needs it
   std::filesystem::path state_dir;
   HitlOpener open_hitl;
+  std::filesystem::path binary;  // the kforge binary runs started from the page run
 };
 
 class HitlHost;
+class RunLauncher;
 
 class Server {
  public:
@@ -59,6 +61,7 @@ class Server {
   std::atomic<bool> stopping_{false};
   std::mutex hitl_mu_;
   std::map<std::string, std::shared_ptr<HitlHost>> hitl_;
+  std::unique_ptr<RunLauncher> launcher_;
 };
 
 }  // namespace kforge::web
