@@ -372,6 +372,98 @@ async function showHitl(id) {
   cleanup.push(() => events && events.close());
 }
 
+// ---------------------------------------------------------------- suite
+
+const svgNs = "http://www.w3.org/2000/svg";
+function svgEl(tag, attrs, text) {
+  const e = document.createElementNS(svgNs, tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+// Speedups per task as horizontal bars with their 95% intervals; a line at 1x (the baseline).
+// series: [{name, colour, tasks: {id: {speedup, low, high, verdict}}}].
+function speedupPlot(series) {
+  const ids = [...new Set(series.flatMap((s) => Object.keys(s.tasks)))].sort();
+  const rowH = 8 + 12 * series.length, left = 230, width = 520, top = 24;
+  let max = 1;
+  for (const s of series) for (const t of Object.values(s.tasks))
+    max = Math.max(max, t.high || 0, t.speedup || 0);
+  max *= 1.1;
+  const x = (v) => left + (v / max) * width;
+  const svg = svgEl("svg", { id: "speedup-plot", width: left + width + 80, height: top + ids.length * rowH + 10 });
+  series.forEach((s, i) => {
+    svg.append(svgEl("rect", { x: left + i * 90, y: 4, width: 10, height: 10, fill: s.colour }),
+      svgEl("text", { x: left + i * 90 + 14, y: 13, "font-size": 11 }, s.name));
+  });
+  ids.forEach((id, r) => {
+    const y0 = top + r * rowH;
+    svg.append(svgEl("text", { x: left - 6, y: y0 + rowH / 2 + 4, "text-anchor": "end", "font-size": 11, class: "task-label" }, id));
+    series.forEach((s, i) => {
+      const t = s.tasks[id];
+      if (!t) return;
+      const y = y0 + 4 + i * 12;
+      if (t.speedup === null || t.speedup === undefined) {
+        svg.append(svgEl("text", { x: left + 4, y: y + 9, "font-size": 10, fill: "#b3261e" }, t.verdict || "not evaluated"));
+        return;
+      }
+      svg.append(svgEl("rect", { class: "bar", "data-task": id, "data-series": s.name, x: left, y, width: Math.max(1, x(t.speedup) - left), height: 10, fill: s.colour }));
+      if (t.low !== null && t.high !== null && t.low !== undefined)
+        svg.append(svgEl("line", { x1: x(t.low), x2: x(t.high), y1: y + 5, y2: y + 5, stroke: "#222", "stroke-width": 1.5 }));
+      svg.append(svgEl("text", { x: x(Math.max(t.speedup, t.high || 0)) + 4, y: y + 9, "font-size": 10 }, t.speedup.toFixed(2) + "x"));
+    });
+  });
+  svg.append(svgEl("line", { x1: x(1), x2: x(1), y1: top - 4, y2: top + ids.length * rowH, stroke: "#b3261e", "stroke-dasharray": "4 3" }),
+    svgEl("text", { x: x(1) + 3, y: top - 6, "font-size": 10, fill: "#b3261e" }, "1x baseline"));
+  return svg;
+}
+
+function showSuite() {
+  main.replaceChildren(el("h1", { text: "Suite results" }), el("p", { class: "muted",
+    text: "Pick the JSON of `kforge bench --json > result.json` (A), and another to compare (B). The files are read by this page only." }));
+  const fileA = el("input", { type: "file", id: "bench-a", accept: ".json,application/json" });
+  const fileB = el("input", { type: "file", id: "bench-b", accept: ".json,application/json" });
+  const plot = el("div", { id: "suite-plot" });
+  const table = el("div", { id: "suite-compare" });
+  main.append(el("p", {}, "A ", fileA, " B ", fileB), plot, table);
+  const loaded = {};
+  const read = (input) => new Promise((resolve, reject) => {
+    const f = input.files[0];
+    if (!f) return resolve(null);
+    const r = new FileReader();
+    r.onload = () => { try { resolve(JSON.parse(r.result)); } catch (e) { reject(new Error(f.name + ": not JSON")); } };
+    r.onerror = () => reject(new Error(f.name + ": cannot be read"));
+    r.readAsText(f);
+  });
+  const byTask = (list) => Object.fromEntries(list.map((t) => [t.task, t]));
+  const draw = async () => {
+    try {
+      loaded.a = await read(fileA);
+      loaded.b = await read(fileB);
+      const series = [];
+      if (loaded.a) series.push({ name: "A", colour: "#4a7fd4", tasks: byTask((await api("/api/bench/speedups", { result: loaded.a })).tasks) });
+      if (loaded.b) series.push({ name: "B", colour: "#e0892b", tasks: byTask((await api("/api/bench/speedups", { result: loaded.b })).tasks) });
+      plot.replaceChildren(series.length ? speedupPlot(series) : el("span"));
+      if (loaded.a && loaded.b) {
+        const c = await api("/api/bench/compare", { a: loaded.a, b: loaded.b });
+        const s = c.summary;
+        table.replaceChildren(el("h2", { text: "B against A" }), el("p", { id: "compare-summary", text:
+          s.compared + " tasks correct in both: B faster on " + s.b_faster + ", slower on " + s.b_slower +
+          ", within noise on " + s.within_noise + "; geomean B/A " + fmtRatio(s.geomean_ratio) }),
+        el("table", { id: "compare-table" }, el("tr", {}, ...["task", "A", "B", "B/A", "outcome"].map((h) => el("th", { text: h }))),
+          ...c.tasks.map((t) => el("tr", { "data-task": t.task }, el("td", { text: t.task }),
+            el("td", { class: "num", text: fmtRatio(t.a) }), el("td", { class: "num", text: fmtRatio(t.b) }),
+            el("td", { class: "num", text: fmtRatio(t.ratio) }),
+            el("td", { class: t.outcome === "B faster" ? "verdict-correct" : t.outcome === "B slower" ? "verdict-bad" : "", text: t.outcome })))));
+      } else table.replaceChildren();
+      status("");
+    } catch (e) { status(e.message, true); }
+  };
+  fileA.onchange = draw;
+  fileB.onchange = draw;
+}
+
 // ---------------------------------------------------------------- routes
 
 async function route() {
@@ -381,6 +473,7 @@ async function route() {
   const parts = location.hash.replace(/^#\/?/, "").split("/");
   if (parts[0] === "run" && parts[1]) return showRun(decodeURIComponent(parts[1]), parts[2] ? Number(parts[2]) : undefined);
   if (parts[0] === "hitl" && parts[1]) return showHitl(decodeURIComponent(parts[1]));
+  if (parts[0] === "suite") return showSuite();
   return showSessions();
 }
 window.addEventListener("hashchange", route);

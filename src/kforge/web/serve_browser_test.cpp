@@ -404,6 +404,58 @@ TEST_F(ServeBrowserTest, AnAutoRunStartedFromThePageShowsProgressAndStopsLikeCtr
   EXPECT_EQ(bad.first, 400) << bad.second;
 }
 
+TEST_F(ServeBrowserTest, TheSuitePagePlotsSpeedupsAndComparesTwoSavedRuns) {
+  auto task = [](const std::string& id, const std::string& verdict, double s, double lo,
+                 double hi) {
+    return nlohmann::json{
+        {"task", id},
+        {"evaluation",
+         {{"task", id}, {"verdict", verdict}, {"speedup", s}, {"speedup_ci95", {lo, hi}}}}};
+  };
+  const std::string hostile = "<img src=x onerror=window.__xss=5>";
+  nlohmann::json a = {
+      {"schema", "kforge.bench/2"},
+      {"tasks",
+       {task("8p_gemm", "correct", 1.2, 1.1, 1.3), task("12p_rmsnorm", "correct", 2.0, 1.9, 2.1),
+        task(hostile, "correct", 1.0, 0.9, 1.1)}}};
+  nlohmann::json b = {
+      {"schema", "kforge.bench/2"},
+      {"tasks",
+       {task("8p_gemm", "correct", 2.5, 2.4, 2.6),
+        task("12p_rmsnorm", "correct", 2.02, 1.95, 2.1),
+        {{"task", hostile}, {"evaluation", {{"task", hostile}, {"verdict", "incorrect"}}}}}}};
+  ASSERT_TRUE(core::write_atomic(dir_ / "a.json", a.dump()).ok());
+  ASSERT_TRUE(core::write_atomic(dir_ / "b.json", b.dump()).ok());
+  auto url = start_serve();
+  ASSERT_FALSE(url.empty()) << serve_->output();
+  Browser b_(dir_);
+  ASSERT_TRUE(b_.ok());
+  b_.go(url + "#/suite");
+  ASSERT_TRUE(b_.wait("document.getElementById('bench-a')"));
+  // Files picked as a person would (the driver fills the file inputs).
+  ASSERT_TRUE(b_.type("#bench-a", (dir_ / "a.json").string()));
+  ASSERT_TRUE(b_.wait("document.querySelectorAll('#speedup-plot rect.bar').length === 3"))
+      << b_.eval("return document.body.innerText;").dump();
+  ASSERT_TRUE(b_.type("#bench-b", (dir_ / "b.json").string()));
+  ASSERT_TRUE(b_.wait("document.getElementById('compare-table')"))
+      << b_.eval("return document.body.innerText;").dump();
+  // A's three bars and B's two (its incorrect task has none), with their intervals.
+  EXPECT_EQ(
+      b_.eval("return document.querySelectorAll('#speedup-plot rect.bar').length;").get<int>(), 5);
+  EXPECT_EQ(b_.eval("return document.querySelectorAll('#speedup-plot line').length;").get<int>(),
+            6);
+  EXPECT_THAT(b_.text("tr[data-task='8p_gemm']"), HasSubstr("B faster"));
+  EXPECT_THAT(b_.text("tr[data-task='8p_gemm']"), HasSubstr("2.08x"));
+  EXPECT_THAT(b_.text("tr[data-task='12p_rmsnorm']"), HasSubstr("within noise"));
+  EXPECT_THAT(b_.text("#compare-summary"), HasSubstr("B faster on 1"));
+  EXPECT_THAT(b_.text("#compare-table"), HasSubstr("correct → incorrect"));
+  // The hostile task id is a label, not markup.
+  EXPECT_THAT(b_.text("#speedup-plot"), HasSubstr(hostile));
+  EXPECT_TRUE(b_.eval("return window.__xss === undefined && !document.querySelector('#main img');")
+                  .get<bool>());
+  screenshot(b_, "suite");
+}
+
 TEST_F(ServeBrowserTest, ANonLoopbackBindAsksTheBrowserForTheToken) {
   seed();
   auto url = start_serve({"--host", "0.0.0.0", "--allow-remote"});

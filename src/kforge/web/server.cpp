@@ -7,6 +7,7 @@
 #include <chrono>
 #include <thread>
 
+#include "kforge/eval/bench_compare.h"
 #include "kforge/modes/run_graph.h"
 #include "kforge/modes/session_summary.h"
 #include "kforge/store/store.h"
@@ -245,6 +246,25 @@ void Server::routes() {
           sink.done();
           return true;
         });
+  });
+
+  // Saved bench results, sent by the page (it reads the files the user picks; the server reads
+  // none): each task's speedup, and two results compared as `kforge compare` does.
+  h.Post("/api/bench/speedups", [](const httplib::Request& req, httplib::Response& res) {
+    auto body = json_body(req, res);
+    if (!body) return;
+    auto r = eval::parse_bench_results(body->value("result", nlohmann::json()), "the result");
+    if (!r) return send_error(res, 400, r.error().message);
+    send_json(res, eval::bench_speedups(*r));
+  });
+  h.Post("/api/bench/compare", [](const httplib::Request& req, httplib::Response& res) {
+    auto body = json_body(req, res);
+    if (!body) return;
+    auto a = eval::parse_bench_results(body->value("a", nlohmann::json()), "A");
+    if (!a) return send_error(res, 400, a.error().message);
+    auto b = eval::parse_bench_results(body->value("b", nlohmann::json()), "B");
+    if (!b) return send_error(res, 400, b.error().message);
+    send_json(res, eval::compare_bench(*a, *b));
   });
 
   // Runs started from the page.
