@@ -8,6 +8,7 @@
 #include "kforge/core/paths.h"
 #include "kforge/core/threads.h"
 #include "kforge/modes/auto_loop.h"
+#include "kforge/store/process_owner.h"
 #include "kforge/store/store.h"
 
 namespace kforge::cli {
@@ -23,11 +24,31 @@ void HitlSetup::finish() {
   if (!ended) fmt::print(stderr, "kforge hitl: {}\n", ended.error().message);
 }
 
+namespace {
+
+// One front end at a time: a session still open in a live kforge process (a terminal's hitl or a
+// serve's page) is not resumed a second time, or the two would overwrite each other's state.
+void refuse_if_open_elsewhere(const std::string& id) {
+  auto db = store::open_store(store::store_path(core::state_dir()));
+  if (!db) return;
+  auto run = store::find_run(**db, id);
+  if (!run || !*run) return;
+  const auto& r = **run;
+  if (store::effective_state(r) == store::RunState::running &&
+      r.owner != store::current_process_owner())
+    throw UsageError(
+        fmt::format("hitl session {} is open in another kforge process ({}): quit it there first",
+                    id, r.owner));
+}
+
+}  // namespace
+
 std::unique_ptr<HitlSetup> open_hitl(const HitlCliOptions& o,
                                      const std::function<void(const std::string&)>& say) {
   auto s = std::make_unique<HitlSetup>();
   std::string task = o.task, size = o.size, model = o.model;
   if (!o.resume.empty()) {
+    refuse_if_open_elsewhere(o.resume);
     auto text = core::read_text(core::state_dir() / "sessions" / o.resume / "state.json");
     if (!text)
       throw UsageError(

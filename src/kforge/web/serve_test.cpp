@@ -114,6 +114,26 @@ TEST_F(ServeTest, BeyondLoopbackNeedsAllowRemoteAndTheToken) {
   EXPECT_THAT(headers.out, HasSubstr("SameSite=Strict"));
 }
 
+TEST_F(ServeTest, AHitlSessionOpenInATerminalIsNotResumedInThePage) {
+  script({{"planner", {"unused"}}});
+  // A terminal session that waits for its next command (stdin stays open).
+  BackgroundProcess terminal(
+      {"bash", "-c",
+       "sleep 60 | '" + kforge() + "' hitl 12p_rmsnorm --size ci --budget 0.2 --model '" + model() +
+           "'"},
+      dir_, env(), dir_ / "terminal.log");
+  ASSERT_TRUE(terminal.wait_for_output("Type `help`", std::chrono::seconds(120)))
+      << terminal.output();
+  ASSERT_FALSE(start_serve().empty()) << serve_->output();
+  auto list = nlohmann::json::parse(curl("/api/sessions").second, nullptr, false);
+  ASSERT_TRUE(list.is_array() && list.size() == 1u) << list.dump();
+  std::string id = list[0]["session"];
+  EXPECT_EQ(list[0]["state"], "running");
+  auto [status, body] = post("/api/hitl", {{"resume", id}});
+  EXPECT_EQ(status, 422) << body;
+  EXPECT_THAT(body, HasSubstr("open in another kforge process"));
+}
+
 TEST_F(ServeTest, CtrlCStopsItCleanly) {
   ASSERT_FALSE(start_serve().empty()) << serve_->output();
   ASSERT_EQ(curl("/api/sessions").first, 200);
