@@ -135,11 +135,30 @@ TEST_F(ServeTest, AHitlSessionOpenInATerminalIsNotResumedInThePage) {
 }
 
 TEST_F(ServeTest, CtrlCStopsItCleanly) {
-  ASSERT_FALSE(start_serve().empty()) << serve_->output();
+  script({{"planner", {modes::rms::plan("PLAN-WAITING")}}});
+  ASSERT_FALSE(start_serve({"--model", model(), "--budget", "0.2"}).empty()) << serve_->output();
   ASSERT_EQ(curl("/api/sessions").first, 200);
+  // A hitl session waiting at a question when the server is stopped.
+  auto started = post("/api/hitl", {{"task", "12p_rmsnorm"}, {"size", "ci"}});
+  ASSERT_EQ(started.first, 200) << started.second;
+  std::string id = nlohmann::json::parse(started.second)["run_id"];
+  ASSERT_EQ(post("/api/hitl/" + id + "/command", {{"line", "plan"}}).first, 200);
+  bool asked = false;
+  for (int i = 0; i < 600 && !asked; ++i) {
+    auto snap = nlohmann::json::parse(curl("/api/hitl/" + id).second, nullptr, false);
+    asked = snap.is_object() && snap["gate"].is_object();
+    if (!asked) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(asked) << curl("/api/hitl/" + id).second;
+  // A second command while one runs is refused, not queued behind it.
+  EXPECT_EQ(post("/api/hitl/" + id + "/command", {{"line", "check"}}).first, 409);
   EXPECT_EQ(serve_->stop(SIGINT, std::chrono::seconds(20)), 130) << serve_->output();
   EXPECT_THAT(serve_->output(), HasSubstr("kforge serve: stopped"));
   EXPECT_NE(curl("/api/sessions").first, 200);
+  // The session was saved and left finished: it resumes, from the terminal here.
+  auto resumed = run({"hitl", "--resume", id}, "status\nquit\n");
+  EXPECT_TRUE(resumed.success()) << resumed.out << resumed.err;
+  EXPECT_THAT(resumed.out, HasSubstr("resumed session " + id));
 }
 
 }  // namespace kforge::web
