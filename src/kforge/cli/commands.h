@@ -26,6 +26,7 @@ void add_export(CommandLine& command);
 void add_compare(CommandLine& command);
 void add_llm(CommandLine& command);
 void add_completion(CommandLine& command);
+void add_serve(CommandLine& command);
 
 inline constexpr Command kCommands[] = {
     {"list", "List the tasks of a suite", add_list},
@@ -58,6 +59,10 @@ inline constexpr Command kCommands[] = {
      "Compare two saved bench results task by task: ratio of speedups and whether their intervals "
      "overlap",
      add_compare},
+    {"serve",
+     "Serve a local web page: sessions, runs with their graphs (live while a search runs) and "
+     "hitl sessions in the browser",
+     add_serve},
     {"hw", "Describe this machine and its measured peaks (FMA GFLOP/s, STREAM-triad GB/s)", add_hw},
     {"llm", "Talk to models: `ping` one, or report `usage` and cost by session, role and model",
      add_llm},

@@ -14,8 +14,8 @@ namespace {
 
 using Commands = std::vector<std::string>;
 
-const Commands kTimed = {"eval", "bench", "auto", "search", "hitl"};
-const Commands kAgents = {"auto", "search", "hitl"};
+const Commands kTimed = {"eval", "bench", "auto", "search", "hitl", "serve"};
+const Commands kAgents = {"auto", "search", "hitl", "serve"};
 
 std::vector<OptionSpec> make_registry() {
   std::vector<OptionSpec> r;
@@ -153,11 +153,11 @@ std::vector<OptionSpec> make_registry() {
   add({"model",
        "--model",
        "PROVIDER:MODEL for every role (else $KFORGE_MODEL, else kforge.toml [models])",
-       {"auto", "search", "hitl", "llm ping"}});
+       {"auto", "search", "hitl", "serve", "llm ping"}});
   add({"config",
        "--config",
        "kforge.toml to use (default: ./kforge.toml)",
-       {"auto", "search", "hitl", "llm ping"},
+       {"auto", "search", "hitl", "serve", "llm ping"},
        "KFORGE_CONFIG"});
   add({"prompts", "--prompts",
        "A folder of prompt templates replacing kforge's (planner.txt, coder.txt, …)", kAgents});
@@ -169,6 +169,27 @@ std::vector<OptionSpec> make_registry() {
        "--stream",
        "Show the models' replies as they are written (on stderr)",
        {"auto", "search", "llm ping"}});
+  // kforge serve.
+  {
+    auto& port = add({"port",
+                      "--port",
+                      "TCP port to serve on (0: any free port)",
+                      {"serve"},
+                      "KFORGE_SERVE_PORT"});
+    port.range = ValueRange{0, 65535};
+    port.show_default = true;
+  }
+  add({"host",
+       "--host",
+       "Address to bind; anything but loopback (127.0.0.1, ::1, localhost) also needs "
+       "--allow-remote",
+       {"serve"}})
+      .show_default = true;
+  add({"allow-remote",
+       "--allow-remote",
+       "Allow a host that other machines can reach; every request must then carry the token "
+       "printed at start",
+       {"serve"}});
   add({"resume",
        "--resume",
        "Continue the run (search or hitl session) with this id, from `kforge sessions`",

@@ -43,6 +43,43 @@ Result<std::int64_t> last_llm_call(Database& db, const std::string& session_id) 
   return *row ? st->int64(0) : std::int64_t{0};
 }
 
+Result<std::vector<LlmCallRecord>> llm_calls_of(Database& db, const std::string& session_id) {
+  auto st = db.prepare(
+      "SELECT call, time, role, provider, model, input_tokens, output_tokens, cached_tokens, "
+      "reasoning_tokens, latency_ms, cost_usd, priced, cached, COALESCE(finish_reason, ''), "
+      "COALESCE(error_kind, ''), COALESCE(error, ''), tokens_estimated FROM llm_calls "
+      "WHERE session_id = ? ORDER BY call");
+  if (!st) return st.error();
+  st->bind(1, session_id);
+  std::vector<LlmCallRecord> calls;
+  for (;;) {
+    auto row = st->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    LlmCallRecord c;
+    c.session_id = session_id;
+    c.call = st->int64(0);
+    c.time = st->text(1);
+    c.role = st->text(2);
+    c.provider = st->text(3);
+    c.model = st->text(4);
+    c.input_tokens = st->int64(5);
+    c.output_tokens = st->int64(6);
+    c.cached_tokens = st->int64(7);
+    c.reasoning_tokens = st->int64(8);
+    c.latency_ms = st->real(9);
+    c.cost_usd = st->real(10);
+    c.priced = st->int64(11) != 0;
+    c.cached = st->int64(12) != 0;
+    c.finish_reason = st->text(13);
+    c.error_kind = st->text(14);
+    c.error = st->text(15);
+    c.tokens_estimated = st->int64(16) != 0;
+    calls.push_back(std::move(c));
+  }
+  return calls;
+}
+
 Result<std::vector<UsageRow>> llm_usage(Database& db, const std::string& session_id) {
   auto st = db.prepare(R"sql(
 SELECT c.session_id, COALESCE(s.started_at, ''), c.role, c.provider, c.model,

@@ -29,6 +29,9 @@ Status insert_llm_call(Database& db, const LlmCallRecord& call);
 // The highest call number recorded for a session (0 when none): a resumed session goes on from it.
 Result<std::int64_t> last_llm_call(Database& db, const std::string& session_id);
 
+// Every call of a session in order (for a page that lists them with tokens and cost).
+Result<std::vector<LlmCallRecord>> llm_calls_of(Database& db, const std::string& session_id);
+
 // Totals for one (session, role, provider, model). Tokens count only calls that reached a
 // model: a reply from the response cache adds a call and a cached call, no tokens, no cost.
 struct UsageRow {

@@ -130,3 +130,34 @@ TEST(LlmCalls, UsageSaysWhenTokensWereEstimated) {
 }
 
 }  // namespace kforge::store
+
+namespace kforge::store {
+
+TEST(LlmCalls, ASessionsCallsReadBackInOrder) {
+  TempDir dir;
+  auto db = open_store(store_path(dir.path()));
+  ASSERT_TRUE(db);
+  ASSERT_TRUE(insert_session(**db, {"s", "2025-01-01T00:00:00Z", "", ""}));
+  ASSERT_TRUE(insert_session(**db, {"other", "2025-01-01T00:00:00Z", "", ""}));
+  auto failed = call("s", 2, "coder", "gpt-4o", 5, 0, 0);
+  failed.error_kind = "timeout";
+  failed.error = "no answer in 60 s";
+  failed.tokens_estimated = true;
+  ASSERT_TRUE(insert_llm_call(**db, failed));
+  ASSERT_TRUE(insert_llm_call(**db, call("s", 1, "planner", "gpt-4o", 100, 10, 0.5)));
+  ASSERT_TRUE(insert_llm_call(**db, call("other", 1, "planner", "gpt-4o", 1, 1, 1)));
+  auto calls = llm_calls_of(**db, "s");
+  ASSERT_TRUE(calls) << calls.error().message;
+  ASSERT_EQ(calls->size(), 2u);
+  EXPECT_EQ((*calls)[0].call, 1);
+  EXPECT_EQ((*calls)[0].role, "planner");
+  EXPECT_EQ((*calls)[0].input_tokens, 100);
+  EXPECT_DOUBLE_EQ((*calls)[0].cost_usd, 0.5);
+  EXPECT_EQ((*calls)[0].error_kind, "");
+  EXPECT_EQ((*calls)[1].role, "coder");
+  EXPECT_EQ((*calls)[1].error_kind, "timeout");
+  EXPECT_EQ((*calls)[1].error, "no answer in 60 s");
+  EXPECT_TRUE((*calls)[1].tokens_estimated);
+}
+
+}  // namespace kforge::store

@@ -1,0 +1,115 @@
+// Setting a hitl session up, the same way for the terminal and the page.
+#include "kforge/cli/hitl_setup.h"
+
+#include <fmt/format.h>
+
+#include "kforge/cli/common.h"
+#include "kforge/core/fs.h"
+#include "kforge/core/paths.h"
+#include "kforge/core/threads.h"
+#include "kforge/modes/auto_loop.h"
+#include "kforge/store/process_owner.h"
+#include "kforge/store/store.h"
+
+namespace kforge::cli {
+
+std::unique_ptr<modes::HitlSession> HitlSetup::make_session(modes::Human& human) {
+  return std::make_unique<modes::HitlSession>(*ctx, *machine, stack->env, *journal, eval, human,
+                                              state);
+}
+
+void HitlSetup::finish() {
+  auto ended = journal->ledger().update_run(
+      state.run_id, [](store::RunRecord& run) { run.state = store::RunState::finished; });
+  if (!ended) fmt::print(stderr, "kforge hitl: {}\n", ended.error().message);
+}
+
+namespace {
+
+// One front end at a time: a session still open in a live kforge process (a terminal's hitl or a
+// serve's page) is not resumed a second time, or the two would overwrite each other's state.
+void refuse_if_open_elsewhere(const std::string& id) {
+  auto db = store::open_store(store::store_path(core::state_dir()));
+  if (!db) return;
+  auto run = store::find_run(**db, id);
+  if (!run || !*run) return;
+  const auto& r = **run;
+  if (store::effective_state(r) == store::RunState::running &&
+      r.owner != store::current_process_owner())
+    throw UsageError(
+        fmt::format("hitl session {} is open in another kforge process ({}): quit it there first",
+                    id, r.owner));
+}
+
+}  // namespace
+
+std::unique_ptr<HitlSetup> open_hitl(const HitlCliOptions& o,
+                                     const std::function<void(const std::string&)>& say) {
+  auto s = std::make_unique<HitlSetup>();
+  std::string task = o.task, size = o.size, model = o.model;
+  if (!o.resume.empty()) {
+    refuse_if_open_elsewhere(o.resume);
+    auto text = core::read_text(core::state_dir() / "sessions" / o.resume / "state.json");
+    if (!text)
+      throw UsageError(
+          fmt::format("no hitl session {} to resume: {}", o.resume, text.error().message));
+    auto j = nlohmann::json::parse(*text, nullptr, false);
+    if (!j.is_object())
+      throw UsageError(fmt::format("hitl session {}: its state.json is not JSON", o.resume));
+    s->state = modes::HitlState::from_json(j);
+    task = s->state.task;
+    size = s->state.size;
+    if (model.empty()) model = s->state.model;  // the session remembers its model
+  }
+  if (task.empty()) throw UsageError("kforge hitl needs a TASK (or --resume ID)");
+  s->spec = load_task_arg(task);
+  s->compiler = make_compiler();
+  auto ctx = eval::TaskContext::create(s->spec, size, *s->compiler, core::state_dir());
+  if (!ctx) throw UsageError(ctx.error().message);
+  s->ctx = std::move(*ctx);
+  s->stack = make_agent_stack({fmt::format("kforge hitl {}", s->spec.id), model, o.config,
+                               o.prompts, o.resume, o.max_usd, o.max_tokens, false});
+  s->lock = make_machine_lock();
+  auto machine = this_machine(s->lock.get());  // after the models are known to be usable
+  if (!machine) throw UsageError(machine.error().message);
+  s->machine = std::move(*machine);
+  auto journal = modes::RunJournal::open(core::state_dir(), s->stack->session->id());
+  if (!journal) throw UsageError(journal.error().message);
+  s->journal.emplace(std::move(*journal));
+
+  auto& eo = s->eval;
+  eo.threads = core::thread_count(o.threads);
+  eo.machine = &*s->machine;
+  eo.machine_lock = s->lock.get();
+  eo.quiet_waiter = &quiet_waiter();
+  eo.time_budget_s = o.budget;
+  auto& state = s->state;
+  if (o.resume.empty()) {
+    state.run_id = s->stack->session->id();
+    state.task = s->spec.id;
+    state.size = s->ctx->task().size;
+    state.model = model;
+    say(fmt::format("kforge hitl: session {} — {} (size {}); measuring the baseline…\n",
+                    state.run_id, s->spec.id, state.size));
+    auto baseline = modes::measure_baseline_ms(*s->ctx, eo);
+    // The baseline is the task's own trusted code: when it cannot be built or fails its check, the
+    // suite is at fault, not the command.
+    if (!baseline) throw InternalError(baseline.error().message);
+    state.baseline_ms = *baseline;
+    if (auto st = s->journal->ledger().start_run(
+            {state.run_id, "hitl", s->spec.id, state.size, store::RunState::running, "{}"});
+        !st)
+      throw UsageError(st.error().message);
+  } else {
+    // A resumed session is running again, owned by this process (it was marked finished when it
+    // was left); a session without a run row (an older store) just goes on.
+    (void)s->journal->ledger().update_run(
+        state.run_id, [](store::RunRecord& run) { run.state = store::RunState::running; });
+    say(fmt::format("kforge hitl: resumed session {} — {} (size {}), at v{}\n", state.run_id,
+                    state.task, state.size, state.current));
+  }
+  say(fmt::format("baseline {:.4g} ms. Type `help` for the commands.\n", state.baseline_ms));
+  return s;
+}
+
+}  // namespace kforge::cli

@@ -1,0 +1,33 @@
+#pragma once
+// Two saved `kforge bench --json` results side by side, task by task: the ratio of B's speedup to
+// A's (each measured side by side with its own baseline, so machine drift between the runs
+// cancels) and whether their 95% intervals overlap (then the difference is not shown to be real).
+// `kforge compare` prints it as a table; `kforge serve`'s suite page plots it.
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "kforge/core/result.h"
+
+namespace kforge::eval {
+
+struct BenchTaskResult {
+  std::string verdict;  // "" when the task was not evaluated
+  std::optional<double> speedup, low, high;
+};
+using BenchResults = std::map<std::string, BenchTaskResult>;  // task id → result
+
+// From bench --json (or a single eval --json evaluation); `name` says which in an error.
+Result<BenchResults> parse_bench_results(const nlohmann::json& j, const std::string& name);
+
+// {"tasks": [{task, a, b, a_verdict, b_verdict, ratio, intervals_overlap, outcome}], "summary":
+// {compared, b_faster, b_slower, within_noise, geomean_ratio}}.
+nlohmann::json compare_bench(const BenchResults& a, const BenchResults& b);
+
+// Each task's speedup with its interval: {"tasks": [{task, verdict, speedup, low, high}]}.
+nlohmann::json bench_speedups(const BenchResults& r);
+
+}  // namespace kforge::eval
