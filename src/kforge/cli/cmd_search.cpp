@@ -15,6 +15,7 @@
 #include "kforge/cli/colour.h"
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
+#include "kforge/cli/executor_setup.h"
 #include "kforge/cli/table.h"
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
@@ -37,6 +38,8 @@ std::string suite_progress_line(const nlohmann::json& row) {
 
 struct SearchCliOptions {
   std::string task, size, model, config, prompts, strategies, start, resume, suite, tasks, out;
+  std::string executor;               // --executor
+  eval::Executor* runs_on = nullptr;  // what it made (null: this machine)
   modes::SearchOptions search;
   int threads = 0, parallel_tasks = 1;
   double max_usd = 0;
@@ -126,6 +129,7 @@ SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec,
   env.eval.machine = &machine;
   env.eval.machine_lock = &lock;
   env.eval.quiet_waiter = &quiet_waiter();
+  env.eval.executor = o.runs_on;
   env.strategies = *strategies;
   if (!o.quiet())
     env.say = [id = spec.id](std::string_view m) { fmt::print(stderr, "  … {}: {}\n", id, m); };
@@ -172,6 +176,14 @@ int run_search_command(SearchCliOptions o) {
   auto& lock = *machine_lock;
   auto machine = this_machine(&lock);
   if (!machine) throw UsageError(machine.error().message);
+  auto executor = make_executor(o.executor, o.config);
+  o.runs_on = executor.get();
+  struct Summary {
+    eval::Executor* x;
+    ~Summary() {
+      if (x && progress_enabled()) fmt::print(stderr, "{}\n", x->summary());
+    }
+  } summary_line{executor.get()};
   o.search.model = o.model;
   o.search.strategies_file =
       o.strategies.empty() ? "" : std::filesystem::absolute(o.strategies).string();
@@ -302,6 +314,7 @@ void add_search(CommandLine& cmd) {
   cmd.bind("threads", o->threads);
   cmd.bind("prompts", o->prompts);
   cmd.bind("config", o->config);
+  cmd.bind("executor", o->executor);
   cmd.bind("stream", o->stream);
   cmd.bind("json", o->json);
   cmd.on_run([o] { return run_search_command(*o); });

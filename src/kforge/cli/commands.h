@@ -26,6 +26,7 @@ void add_export(CommandLine& command);
 void add_compare(CommandLine& command);
 void add_llm(CommandLine& command);
 void add_completion(CommandLine& command);
+void add_eval_job(CommandLine& command);
 
 inline constexpr Command kCommands[] = {
     {"list", "List the tasks of a suite", add_list},
@@ -65,6 +66,10 @@ inline constexpr Command kCommands[] = {
      "Print a shell completion script: kforge completion bash|zsh|fish (see the README to install "
      "it)",
      add_completion},
+    {"eval-job",
+     "Run one evaluation of a cluster job on this node (the Slurm executor submits it; not for "
+     "people)",
+     add_eval_job},
 };
 
 }  // namespace kforge::cli
