@@ -8,6 +8,7 @@
 // Skipped, saying why, where Slurm or munge is not installed.
 #include <fmt/format.h>
 #include <gmock/gmock.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -199,6 +200,60 @@ TEST_F(SlurmTest, AKilledDriverAdoptsItsRunningJobAndReusesFinishedOnes) {
   ASSERT_TRUE(third.is_object());
   EXPECT_EQ(third["speedup"], again["speedup"]) << "the same result, read back";
   EXPECT_EQ(jobs_known(), before);
+}
+
+// The driver of this test's `kforge` child: found by its working folder, which is this test's.
+pid_t driver_pid(const fs::path& cwd) {
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    std::error_code ec;
+    auto name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (fs::read_symlink(e.path() / "cwd", ec) != cwd || ec) continue;
+    auto exe = fs::read_symlink(e.path() / "exe", ec);
+    if (!ec && exe.filename() == "kforge") return static_cast<pid_t>(std::stol(name));
+  }
+  return -1;
+}
+
+TEST_F(SlurmTest, CtrlCCancelsTheJobsInFlight) {
+  core::ProcessResult r;
+  std::thread driver([&] {
+    r = kforge_run({"eval", "12p_rmsnorm", "fast.cpp", "--size", "ci", "--budget", "5",
+                    "--executor", "slurm", "--json"});
+  });
+  auto id = running_job(60);
+  ASSERT_FALSE(id.empty());
+  pid_t pid = driver_pid(dir_);
+  ASSERT_GT(pid, 0);
+  ::kill(pid, SIGINT);
+  driver.join();
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  auto state = sh({"squeue", "--noheader", "--states=all", "--format=%T", "--jobs=" + id});
+  EXPECT_THAT(state, ::testing::StartsWith("CANCELLED")) << "scancel on Ctrl-C";
+  auto folders = job_folders();
+  ASSERT_EQ(folders.size(), 1u);
+  EXPECT_FALSE(fs::exists(folders[0] / "result.json"));
+}
+
+TEST_F(SlurmTest, BenchThroughSlurmGivesTheLocalVerdicts) {
+  auto bench = [&](const std::string& executor) {
+    auto r = kforge_run({"bench", "--tasks", "12p_rmsnorm,13p_cross_entropy", "--impl", "reference",
+                         "--size", "ci", "--budget", "0.2", "--retries", "0", "--executor",
+                         executor, "--json"});
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    EXPECT_TRUE(j.is_object()) << r.out << r.err;
+    std::map<std::string, std::string> verdicts;
+    for (const auto& row : j["tasks"])
+      verdicts[row["task"].get<std::string>()] =
+          row.contains("evaluation") ? row["evaluation"]["verdict"].get<std::string>()
+                                     : row["status"].get<std::string>();
+    return verdicts;
+  };
+  auto local = bench("local");
+  auto remote = bench("slurm");
+  EXPECT_EQ(local.size(), 2u);
+  EXPECT_EQ(local, remote);
+  EXPECT_EQ(job_folders().size(), 2u) << "one job per task";
 }
 
 TEST_F(SlurmTest, BeamSearchThroughSlurmBuildsTheLocalGraph) {
