@@ -46,7 +46,9 @@ class SlurmTest : public CliScenario {
       }
     cluster_ = fs::temp_directory_path() / ("kforge-slurm-" + std::to_string(::getpid()));
     auto script = (core::source_dir() / "tests" / "slurm" / "cluster.sh").string();
-    auto r = core::run_process({script, "start", cluster_.string(), "2", "2"},
+    // KFORGE_TEST_SLURM_NODES: more compute daemons, for the scaling figure below.
+    const char* nodes = std::getenv("KFORGE_TEST_SLURM_NODES");
+    auto r = core::run_process({script, "start", cluster_.string(), nodes ? nodes : "2", "2"},
                                {.timeout = std::chrono::seconds(90)});
     auto at = r.out.find("SLURM_CONF=");
     if (!r.success() || at == std::string::npos) {
@@ -300,6 +302,71 @@ text = "STRATEGY-WRONG: drop the scale."
   EXPECT_EQ(local, remote);
   EXPECT_EQ(local.size(), 3u);
   EXPECT_GE(job_folders().size(), 3u) << "the search's evaluations ran as jobs";
+}
+
+// Not a check: the wall time of one fixed search (four expansions at once, a model that takes
+// 2 s a call) here and through the cluster of KFORGE_TEST_SLURM_NODES nodes, paired in one run,
+// for the scaling figure. Run with --gtest_also_run_disabled_tests.
+TEST_F(SlurmTest, DISABLED_ScalingFigure) {
+  ASSERT_TRUE(core::write_atomic(dir_ / "strategies.toml", R"(replace = true
+[[strategy]]
+id = "go_fast"
+family = "compute"
+text = "STRATEGY-FAST: vectorize the reduction."
+[[strategy]]
+id = "go_slow"
+family = "memory"
+text = "STRATEGY-SLOW: recompute everything in double."
+[[strategy]]
+id = "go_fast2"
+family = "algorithm"
+text = "STRATEGY-FAST: vectorize again."
+[[strategy]]
+id = "go_slow2"
+family = "parallel"
+text = "STRATEGY-SLOW: recompute again."
+)")
+                  .ok());
+  auto with_latency = nlohmann::json{
+      {"latency_s", 2},
+      {"planner",
+       {nlohmann::json{{"when", "STRATEGY-FAST"}, {"reply", rms::plan("PLAN-FAST vectorize")}},
+        nlohmann::json{{"when", "STRATEGY-SLOW"}, {"reply", rms::plan("PLAN-SLOW double")}},
+        rms::plan("PLAN-FAST")}},
+      {"coder",
+       {nlohmann::json{{"when", "PLAN-FAST"}, {"reply", rms::block(rms::kFast)}},
+        nlohmann::json{{"when", "PLAN-SLOW"}, {"reply", rms::block(rms::kSlow)}}}},
+      {"debugger", {rms::fix(rms::kWrong, "still wrong")}},
+      {"profiler", {rms::kProfiled}}};
+  script(with_latency);
+  auto timed = [&](const std::string& executor, int seed) {
+    auto t = std::chrono::steady_clock::now();
+    auto r = kforge_run(
+        {"search",           "12p_rmsnorm", "--size",        "ci",
+         "--model",          model(),       "--strategies",  (dir_ / "strategies.toml").string(),
+         "--budget",         "0.3",         "--tune-budget", "0",
+         "--debug-attempts", "0",           "--algorithm",   "parallel",
+         "--width",          "4",           "--seed",        std::to_string(seed),
+         "--jobs",           "4",           "--executor",    executor,
+         "--quiet",          "--json"});
+    EXPECT_TRUE(r.success()) << r.err;
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
+  std::vector<double> local, remote;
+  for (int i = 0; i < 2; ++i) {  // interleaved, alternating order
+    if (i % 2 == 0) {
+      local.push_back(timed("local", 10 + i));
+      remote.push_back(timed("slurm", 10 + i));
+    } else {
+      remote.push_back(timed("slurm", 10 + i));
+      local.push_back(timed("local", 10 + i));
+    }
+  }
+  double load[3] = {0, 0, 0};
+  ::getloadavg(load, 3);
+  const char* nodes = std::getenv("KFORGE_TEST_SLURM_NODES");
+  std::printf("scaling: nodes %s, local %.1f/%.1f s, slurm %.1f/%.1f s, load %.1f\n",
+              nodes ? nodes : "2", local[0], local[1], remote[0], remote[1], load[0]);
 }
 
 }  // namespace
