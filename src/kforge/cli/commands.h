@@ -10,6 +10,7 @@ struct Command {
   const char* name;
   const char* help;
   void (*add)(CommandLine& command);
+  bool hidden = false;  // for kforge itself: neither --help nor completion shows it
 };
 
 void add_list(CommandLine& command);
@@ -69,7 +70,7 @@ inline constexpr Command kCommands[] = {
     {"eval-job",
      "Run one evaluation of a cluster job on this node (the Slurm executor submits it; not for "
      "people)",
-     add_eval_job},
+     add_eval_job, true},
 };
 
 }  // namespace kforge::cli

@@ -339,7 +339,15 @@ text = "STRATEGY-SLOW: recompute again."
       {"debugger", {rms::fix(rms::kWrong, "still wrong")}},
       {"profiler", {rms::kProfiled}}};
   script(with_latency);
-  auto timed = [&](const std::string& executor, int seed) {
+  // max_jobs 1 against max_jobs 4 on the same cluster, in one run: one node's worth of jobs
+  // in flight against four.
+  auto timed = [&](const std::string& executor, int max_jobs, int seed) {
+    EXPECT_TRUE(core::write_atomic(dir_ / "kforge.toml",
+                                   "[executor]\nkind = \"slurm\"\nshared_folder = \"" +
+                                       (dir_ / fmt::format("shared-{}", seed)).string() +
+                                       "\"\npoll_s = 0.2\nmax_jobs = " + std::to_string(max_jobs) +
+                                       "\n")
+                    .ok());
     auto t = std::chrono::steady_clock::now();
     auto r = kforge_run(
         {"search",           "12p_rmsnorm", "--size",        "ci",
@@ -352,21 +360,19 @@ text = "STRATEGY-SLOW: recompute again."
     EXPECT_TRUE(r.success()) << r.err;
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   };
-  std::vector<double> local, remote;
-  for (int i = 0; i < 2; ++i) {  // interleaved, alternating order
-    if (i % 2 == 0) {
-      local.push_back(timed("local", 10 + i));
-      remote.push_back(timed("slurm", 10 + i));
-    } else {
-      remote.push_back(timed("slurm", 10 + i));
-      local.push_back(timed("local", 10 + i));
+  std::map<std::string, std::vector<double>> walls;
+  const char* kinds[] = {"local", "slurm-1", "slurm-4"};
+  for (int round = 0; round < 2; ++round)
+    for (int k = 0; k < 3; ++k) {
+      std::string kind = kinds[round % 2 == 0 ? k : 2 - k];  // alternating order
+      int max_jobs = kind == "slurm-1" ? 1 : 4;
+      walls[kind].push_back(
+          timed(kind == "local" ? "local" : "slurm", max_jobs, 100 * round + k + 1));
     }
-  }
   double load[3] = {0, 0, 0};
   ::getloadavg(load, 3);
-  const char* nodes = std::getenv("KFORGE_TEST_SLURM_NODES");
-  std::printf("scaling: nodes %s, local %.1f/%.1f s, slurm %.1f/%.1f s, load %.1f\n",
-              nodes ? nodes : "2", local[0], local[1], remote[0], remote[1], load[0]);
+  for (const auto& [kind, w] : walls)
+    std::printf("scaling: %s: %.1f s, %.1f s (load %.1f)\n", kind.c_str(), w[0], w[1], load[0]);
 }
 
 }  // namespace
