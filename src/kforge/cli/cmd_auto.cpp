@@ -60,7 +60,7 @@ int run_auto_command(const AutoCliOptions& o) {
   env.eval.threads = core::thread_count(o.threads);
   env.eval.machine = &*machine;
   env.eval.machine_lock = lock.get();
-  auto executor = make_executor(o.executor, o.config);
+  auto executor = make_executor(o.executor, o.config, run_id);
   env.eval.executor = executor.get();
   env.eval.quiet_waiter = &quiet_waiter();
   env.say = [](std::string_view m) { fmt::print(stderr, "  … {}\n", m); };

@@ -172,6 +172,7 @@ int run_bench(const BenchOptions& o) {
       });
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   auto summary = eval::summarize_suite(results, seconds);
+  if (executor && !quiet) fmt::print(stderr, "{}\n", executor->summary());
 
   auto stamp = eval::stamp_run(*machine, o.impl, threads);
   if (o.json) {

@@ -160,6 +160,7 @@ int run_eval(const EvalCliOptions& o) {
   opt.machine = machine ? &*machine : nullptr;
 
   auto e = eval::evaluate(*ctx, *source, std::filesystem::path(o.kernel).filename().string(), opt);
+  if (executor && progress_enabled()) progress(executor->summary());
   if (o.json)
     fmt::print("{}\n", eval::to_json(e).dump(2));
   else

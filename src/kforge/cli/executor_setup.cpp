@@ -12,7 +12,8 @@
 namespace kforge::cli {
 
 std::unique_ptr<eval::Executor> make_executor(const std::string& flag,
-                                              const std::string& config_path) {
+                                              const std::string& config_path,
+                                              const std::string& scope) {
   auto config = eval::load_executor_config(config_path);
   if (!config) throw UsageError(config.error().message);
   std::string kind = flag.empty() ? config->kind : flag;
@@ -25,6 +26,7 @@ std::unique_ptr<eval::Executor> make_executor(const std::string& flag,
   setup.kforge = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) throw InternalError("cannot find the kforge binary to run on the nodes: " + ec.message());
   setup.node_env = current_settings().node_env;
+  setup.scope = scope;
   // Ctrl-C cancels the jobs in flight (scancel) and ends the waits; a second one ends kforge.
   setup.cancel = llm::install_interrupt_handler();
   setup.say = [](std::string_view m) { progress(m); };

@@ -11,7 +11,10 @@
 
 namespace kforge::cli {
 
+// `scope`: the run the evaluations belong to (a search's or auto run's id; "" for eval and bench):
+// finished jobs are reused only within it (slurm_executor.h).
 std::unique_ptr<eval::Executor> make_executor(const std::string& flag,
-                                              const std::string& config_path);
+                                              const std::string& config_path,
+                                              const std::string& scope = "");
 
 }  // namespace kforge::cli

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "kforge/core/fs.h"
+#include "kforge/core/hash.h"
 #include "kforge/eval/eval_job.h"
 #include "kforge/eval/evaluation_json.h"
 #include "kforge/eval/secret_seeds.h"
@@ -199,7 +200,8 @@ Evaluation SlurmExecutor::evaluate(const TaskContext& ctx, const std::string& so
                                    const std::string& file_name, const EvalOptions& options) {
   EvalJobSpec spec{ctx.spec().id, ctx.task().size, source, file_name, options_to_json(options)};
   Job job;
-  job.key = spec.key();
+  job.key =
+      setup_.scope.empty() ? spec.key() : core::Hasher().add(spec.key()).add(setup_.scope).hex();
   job.folder = folder_for(job.key);
   job.name = "kforge-" + job.key.substr(0, 12);
   job.exclusive = options.time;

@@ -13,9 +13,10 @@
 // fails on its own (non-zero status, time limit) is not retried: its evaluation says why.
 //
 // Restart: the folder of an evaluation is named by the hash of what it evaluates and how
-// (EvalJobSpec::key) and by how many times this process asked for that same work before (a
-// re-measurement asks twice). A restarted driver that asks again in the same order finds a
-// finished folder's result.json (no job), or adopts the job still in flight (no second job).
+// (EvalJobSpec::key, with EvalOptions::job_scope: a search's run id) and by how many times this
+// process asked for that same work before (a re-measurement asks twice). A restarted driver that
+// asks again in the same order finds a finished folder's result.json (no job), or adopts the job
+// still in flight (no second job).
 //
 // Secrets: the driver reads the task's secret seed pool and writes only this evaluation's draws
 // into FOLDER/seeds, mode 0600 in a 0700 folder, which the job reads and deletes before it
@@ -49,6 +50,9 @@ struct SlurmSetup {
   std::vector<std::string> node_env;  // NAME=value lines the job script exports (KFORGE_* only)
   const std::atomic<bool>* cancel = nullptr;  // Ctrl-C: cancel every job and stop waiting
   std::function<void(std::string_view)> say;  // progress lines
+  // The run its evaluations belong to (a search's id): finished jobs are reused only within it,
+  // so a resumed run takes its own results and a new one measures afresh. "": any identical one.
+  std::string scope;
 };
 
 struct SlurmCounts {
