@@ -36,6 +36,7 @@ KforgeApp make_app() {
   for (const auto& command : kCommands) {
     CommandLine line = root.subcommand(command.name, command.help);
     command.add(line);
+    if (command.hidden) app.get_subcommand(command.name)->group("");
   }
   // The settings the root's options change are passed on through the environment on purpose: the
   // progress and colour layers (common.cpp, colour.cpp) read them from there, and so does every

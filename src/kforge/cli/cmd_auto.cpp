@@ -9,6 +9,7 @@
 #include "kforge/cli/colour.h"
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
+#include "kforge/cli/executor_setup.h"
 #include "kforge/cli/table.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/threads.h"
@@ -19,7 +20,7 @@ namespace kforge::cli {
 namespace {
 
 struct AutoCliOptions {
-  std::string task, size, model, strategy, prompts, config;
+  std::string task, size, model, strategy, prompts, config, executor;
   int iterations = 5, patience = 2, debug_attempts = 3, threads = 0, tune_budget = 8;
   double max_usd = 0, budget = 1.0;
   std::int64_t max_tokens = 0;
@@ -59,6 +60,8 @@ int run_auto_command(const AutoCliOptions& o) {
   env.eval.threads = core::thread_count(o.threads);
   env.eval.machine = &*machine;
   env.eval.machine_lock = lock.get();
+  auto executor = make_executor(o.executor, o.config, run_id);
+  env.eval.executor = executor.get();
   env.eval.quiet_waiter = &quiet_waiter();
   env.say = [](std::string_view m) { fmt::print(stderr, "  … {}\n", m); };
   modes::AutoOptions ao;
@@ -141,6 +144,7 @@ void add_auto(CommandLine& cmd) {
   cmd.bind("tune-budget", o->tune_budget);
   cmd.bind("prompts", o->prompts);
   cmd.bind("config", o->config);
+  cmd.bind("executor", o->executor);
   cmd.bind("stream", o->stream);
   cmd.bind("json", o->json);
   cmd.on_run([o] { return run_auto_command(*o); });

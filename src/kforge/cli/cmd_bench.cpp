@@ -9,6 +9,7 @@
 #include "kforge/cli/colour.h"
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
+#include "kforge/cli/executor_setup.h"
 #include "kforge/cli/table.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/threads.h"
@@ -19,7 +20,7 @@ namespace kforge::cli {
 namespace {
 
 struct BenchOptions {
-  std::string suite, tasks, impl = "baseline", size, dump;
+  std::string suite, tasks, impl = "baseline", size, dump, config, executor;
   int threads = 0;
   int retries = 2;
   double budget = 2.0;
@@ -143,6 +144,9 @@ int run_bench(const BenchOptions& o) {
   so.eval.threads = o.threads;
   so.eval.time_budget_s = o.budget;
   so.eval.machine = &*machine;
+  auto executor = make_executor(o.executor, o.config);
+  so.eval.executor = executor.get();
+  if (executor) so.parallel = 64;  // the executor bounds the jobs in flight ([executor] max_jobs)
   const int threads = core::thread_count(o.threads);
   // The root's --quiet (or KFORGE_PROGRESS=0) silences the header and the per-task lines too.
   const bool quiet = !progress_enabled();
@@ -168,6 +172,7 @@ int run_bench(const BenchOptions& o) {
       });
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   auto summary = eval::summarize_suite(results, seconds);
+  if (executor && !quiet) fmt::print(stderr, "{}\n", executor->summary());
 
   auto stamp = eval::stamp_run(*machine, o.impl, threads);
   if (o.json) {
@@ -229,6 +234,8 @@ void add_bench(CommandLine& cmd) {
   cmd.bind("dump", o->dump);
   cmd.bind("json", o->json);
   cmd.bind("csv", o->csv);
+  cmd.bind("config", o->config);
+  cmd.bind("executor", o->executor);
   cmd.exclusive("csv", "json");
   cmd.on_run([o] { return run_bench(*o); });
 }

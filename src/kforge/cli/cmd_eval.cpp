@@ -8,6 +8,7 @@
 #include "kforge/cli/colour.h"
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
+#include "kforge/cli/executor_setup.h"
 #include "kforge/cli/table.h"
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
@@ -18,6 +19,7 @@ namespace {
 
 struct EvalCliOptions {
   std::string task, kernel, size, against, role = "candidate", against_role = "candidate";
+  std::string config, executor;
   int threads = 0;
   bool json = false, no_time = false, profile = false;
   std::string partner = "baseline";
@@ -140,11 +142,15 @@ int run_eval(const EvalCliOptions& o) {
     opt.against_name = std::filesystem::path(o.against).filename().string();
     opt.against_role = parse_role(o.against_role);
   }
+  auto executor = make_executor(o.executor, o.config);
+  if (executor && !o.dump.empty())
+    throw UsageError("--dump writes on this machine: use it with --executor local");
+  opt.executor = executor.get();
   auto lock = make_machine_lock();
   opt.machine_lock = lock.get();
   opt.quiet_waiter = &quiet_waiter();
   std::optional<eval::MachineProfile> machine;
-  if (opt.time) {
+  if (opt.time && !executor) {  // a node measures its own peaks
     auto m = this_machine(lock.get());
     if (m)
       machine = *m;
@@ -154,6 +160,7 @@ int run_eval(const EvalCliOptions& o) {
   opt.machine = machine ? &*machine : nullptr;
 
   auto e = eval::evaluate(*ctx, *source, std::filesystem::path(o.kernel).filename().string(), opt);
+  if (executor && progress_enabled()) progress(executor->summary());
   if (o.json)
     fmt::print("{}\n", eval::to_json(e).dump(2));
   else
@@ -183,6 +190,8 @@ void add_eval(CommandLine& cmd) {
   cmd.bind("profile", o->profile);
   cmd.bind("dump", o->dump);
   cmd.bind("json", o->json);
+  cmd.bind("config", o->config);
+  cmd.bind("executor", o->executor);
   cmd.on_run([o] { return run_eval(*o); });
 }
 

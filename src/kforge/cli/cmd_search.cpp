@@ -15,6 +15,7 @@
 #include "kforge/cli/colour.h"
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
+#include "kforge/cli/executor_setup.h"
 #include "kforge/cli/table.h"
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
@@ -37,6 +38,7 @@ std::string suite_progress_line(const nlohmann::json& row) {
 
 struct SearchCliOptions {
   std::string task, size, model, config, prompts, strategies, start, resume, suite, tasks, out;
+  std::string executor;  // --executor
   modes::SearchOptions search;
   int threads = 0, parallel_tasks = 1;
   double max_usd = 0;
@@ -126,6 +128,15 @@ SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec,
   env.eval.machine = &machine;
   env.eval.machine_lock = &lock;
   env.eval.quiet_waiter = &quiet_waiter();
+  // One executor per search, scoped by its run id: a resumed search reuses its own finished jobs.
+  auto executor = make_executor(o.executor, o.config, env.run_id);
+  env.eval.executor = executor.get();
+  struct Summary {
+    eval::Executor* x;
+    ~Summary() {
+      if (x && progress_enabled()) fmt::print(stderr, "{}\n", x->summary());
+    }
+  } summary_line{executor.get()};
   env.strategies = *strategies;
   if (!o.quiet())
     env.say = [id = spec.id](std::string_view m) { fmt::print(stderr, "  … {}: {}\n", id, m); };
@@ -172,6 +183,7 @@ int run_search_command(SearchCliOptions o) {
   auto& lock = *machine_lock;
   auto machine = this_machine(&lock);
   if (!machine) throw UsageError(machine.error().message);
+  (void)make_executor(o.executor, o.config);  // a bad [executor] is refused before any work
   o.search.model = o.model;
   o.search.strategies_file =
       o.strategies.empty() ? "" : std::filesystem::absolute(o.strategies).string();
@@ -302,6 +314,7 @@ void add_search(CommandLine& cmd) {
   cmd.bind("threads", o->threads);
   cmd.bind("prompts", o->prompts);
   cmd.bind("config", o->config);
+  cmd.bind("executor", o->executor);
   cmd.bind("stream", o->stream);
   cmd.bind("json", o->json);
   cmd.on_run([o] { return run_search_command(*o); });

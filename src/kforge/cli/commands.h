@@ -10,6 +10,7 @@ struct Command {
   const char* name;
   const char* help;
   void (*add)(CommandLine& command);
+  bool hidden = false;  // for kforge itself: neither --help nor completion shows it
 };
 
 void add_list(CommandLine& command);
@@ -27,6 +28,7 @@ void add_compare(CommandLine& command);
 void add_llm(CommandLine& command);
 void add_completion(CommandLine& command);
 void add_serve(CommandLine& command);
+void add_eval_job(CommandLine& command);
 
 inline constexpr Command kCommands[] = {
     {"list", "List the tasks of a suite", add_list},
@@ -70,6 +72,10 @@ inline constexpr Command kCommands[] = {
      "Print a shell completion script: kforge completion bash|zsh|fish (see the README to install "
      "it)",
      add_completion},
+    {"eval-job",
+     "Run one evaluation of a cluster job on this node (the Slurm executor submits it; not for "
+     "people)",
+     add_eval_job, true},
 };
 
 }  // namespace kforge::cli

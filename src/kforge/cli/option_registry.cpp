@@ -157,8 +157,19 @@ std::vector<OptionSpec> make_registry() {
   add({"config",
        "--config",
        "kforge.toml to use (default: ./kforge.toml)",
-       {"auto", "search", "hitl", "serve", "llm ping"},
+       {"auto", "search", "hitl", "serve", "llm ping", "eval", "bench"},
        "KFORGE_CONFIG"});
+  add({"executor",
+       "--executor",
+       "Where evaluations run: local (this machine) or slurm (a job each on a Slurm cluster, as "
+       "[executor] in kforge.toml says); default: [executor] kind, else local",
+       {"eval", "bench", "auto", "search"},
+       "KFORGE_EXECUTOR"})
+      .choices = {"local", "slurm"};
+  add({"job-folder",
+       "job-folder",
+       "The job's folder in the shared folder (the Slurm executor writes it and submits this)",
+       {"eval-job"}});
   add({"prompts", "--prompts",
        "A folder of prompt templates replacing kforge's (planner.txt, coder.txt, …)", kAgents});
   add({"max-usd", "--max-usd",

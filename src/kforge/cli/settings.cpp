@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <string_view>
 
@@ -53,7 +55,24 @@ Settings read_settings(const EnvLookup& env) {
   for (const char* name : {"VISUAL", "EDITOR"})
     if (s.editor = text(env, name); !s.editor.empty()) break;
   if (s.editor.empty()) s.editor = "vi";
+  for (const char* name : {"KFORGE_CXX", "KFORGE_TOOLCHAIN_DIRS", "KFORGE_LOCK_WAIT_S",
+                           "KFORGE_PEAK_BUDGET_S", "KFORGE_QUIET_WAIT_S", "KFORGE_CACHE_DIR"})
+    if (auto v = env(name)) s.node_env.push_back(std::string(name) + "=" + *v);
   return s;
+}
+
+std::vector<std::string> secret_variables_present() {
+  std::vector<std::string> names;
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view entry(*e);
+    auto name = entry.substr(0, entry.find('='));
+    auto ends = [&](std::string_view tail) {
+      return name.size() >= tail.size() && name.substr(name.size() - tail.size()) == tail;
+    };
+    if (ends("_API_KEY") || ends("_TOKEN") || name.find("_SECRET") != std::string_view::npos)
+      names.emplace_back(name);
+  }
+  return names;
 }
 
 Settings current_settings() {

@@ -24,6 +24,9 @@ struct Settings {
   std::string no_color;  // NO_COLOR: any value turns colour off on a terminal
   std::string term;      // TERM: "dumb" is never painted
   std::string editor;    // VISUAL, else EDITOR, else vi: for hitl's `edit`
+  // The KFORGE_* settings above that are set, as NAME=value: all a cluster job's script exports
+  // (its job runs with none of this process's environment, so no API key goes with it).
+  std::vector<std::string> node_env;
 };
 
 using EnvLookup = std::function<std::optional<std::string>(const char* name)>;
@@ -32,5 +35,8 @@ using EnvLookup = std::function<std::optional<std::string>(const char* name)>;
 Settings read_settings(const EnvLookup& env);
 // This process's.
 Settings current_settings();
+// The names of this process's variables that look like credentials (*_API_KEY, *_TOKEN,
+// *_SECRET*): a cluster job refuses to run with any (it was submitted with --export=NONE).
+std::vector<std::string> secret_variables_present();
 
 }  // namespace kforge::cli

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "kforge/eval/dump.h"
+#include "kforge/eval/executor.h"
 #include "kforge/eval/secret_seeds.h"
 #include "kforge/eval/steps.h"
 #include "kforge/toolchain/elf_symbols.h"
@@ -89,8 +90,10 @@ std::size_t memory_budget(const core::ResolvedTask& task, std::size_t requested)
 
 // Secret inputs and their reference outputs, one pair per check set.
 Result<std::pair<std::vector<SharedSet>, std::vector<SharedSet>>> prepare_check_sets(
-    const TaskContext& ctx, int count) {
-  auto seeds = secret_seeds(ctx.state_dir(), ctx.spec().id, count);
+    const TaskContext& ctx, int count, const std::vector<std::uint64_t>& given) {
+  // A cluster job gets this evaluation's draws from the driver; everyone else reads the pool.
+  auto seeds = given.empty() ? secret_seeds(ctx.state_dir(), ctx.spec().id, count)
+                             : Result<std::vector<std::uint64_t>>(given);
   if (!seeds) return seeds.error();
   std::vector<SharedSet> inputs, references;
   for (auto seed : *seeds) {
@@ -236,7 +239,7 @@ class EvaluationRun {
   std::optional<Judgement> prepare_inputs() {
     say("preparing check inputs");
     auto prepare_start = Clock::now();
-    auto sets = prepare_check_sets(ctx_, opt_.check_sets);
+    auto sets = prepare_check_sets(ctx_, opt_.check_sets, opt_.check_seeds);
     if (!sets) return Judgement{Verdict::runtime_error, sets.error().message};
     check_inputs_ = std::move(sets->first);
     references_ = std::move(sets->second);
@@ -426,6 +429,12 @@ class EvaluationRun {
 
 Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std::string& file_name,
                     const EvalOptions& opt) {
+  if (opt.executor) return opt.executor->evaluate(ctx, source, file_name, opt);
+  return evaluate_here(ctx, source, file_name, opt);
+}
+
+Evaluation evaluate_here(const TaskContext& ctx, const std::string& source,
+                         const std::string& file_name, const EvalOptions& opt) {
   return EvaluationRun(ctx, source, file_name, opt).run();
 }
 

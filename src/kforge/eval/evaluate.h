@@ -3,6 +3,7 @@
 //   compile → link check → run in the sandbox → check on secret inputs → time against the
 //   baseline → roofline. Each step lives in its own file; evaluate.cpp calls them in order.
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,8 @@
 #include "kforge/eval/task_context.h"
 
 namespace kforge::eval {
+
+class Executor;
 
 struct EvalOptions {
   int threads = 0;   // 0: all logical CPUs
@@ -47,9 +50,19 @@ struct EvalOptions {
   QuietWaiter* quiet_waiter =
       nullptr;  // waits (bounded) for a quiet machine before timing (optional)
   std::function<void(std::string_view)> progress;  // phase messages for humans (optional)
+  // Where the evaluation runs (executor.h): null, this process; a Slurm executor, a job on a node.
+  Executor* executor = nullptr;
+  // The check inputs' seeds instead of the task's secret pool: only a cluster job sets them (the
+  // node has no pool; the driver hands it the draws of this one evaluation, sealed).
+  std::vector<std::uint64_t> check_seeds;
 };
 
+// Runs the evaluation where options.executor says (here when it is null).
 Evaluation evaluate(const TaskContext& ctx, const std::string& source, const std::string& file_name,
                     const EvalOptions& options);
+// The pipeline in this process: what the local executor runs, and what a cluster job runs on its
+// node. Everything but the executor seam calls evaluate().
+Evaluation evaluate_here(const TaskContext& ctx, const std::string& source,
+                         const std::string& file_name, const EvalOptions& options);
 
 }  // namespace kforge::eval

@@ -36,6 +36,63 @@ double number_or(const nlohmann::json& j, const char* key, double fallback) {
   return j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
 }
 
+// The mismatch report as the debugger reads it (a cluster job's evaluation comes back whole).
+MismatchReport mismatch(const nlohmann::json& j) {
+  MismatchReport r;
+  r.check_set = j.value("check_set", 0);
+  r.rtol = number_or(j, "rtol", 0);
+  r.atol = number_or(j, "atol", 0);
+  for (const auto& o : j.value("outputs", nlohmann::json::array())) {
+    OutputMismatch m;
+    m.output = o.value("output", "");
+    m.shape = o.value("shape", std::vector<std::int64_t>{});
+    m.numel = o.value("numel", std::int64_t{0});
+    m.bad = o.value("bad", std::int64_t{0});
+    m.never_written = o.value("never_written", std::int64_t{0});
+    m.max_abs = number_or(o, "max_abs", 0);
+    m.max_rel = number_or(o, "max_rel", 0);
+    m.worst_index = o.value("worst_index", std::vector<std::int64_t>{});
+    m.worst_actual = number_or(o, "worst_actual", 0);
+    m.worst_expected = number_or(o, "worst_expected", 0);
+    m.first_bad_index = o.value("first_bad_index", std::vector<std::int64_t>{});
+    m.bad_lo = o.value("bad_lo", std::vector<std::int64_t>{});
+    m.bad_hi = o.value("bad_hi", std::vector<std::int64_t>{});
+    m.pattern = o.value("pattern", "");
+    r.outputs.push_back(std::move(m));
+  }
+  return r;
+}
+
+void restore_run_details(const nlohmann::json& j, Evaluation& e) {
+  if (j.contains("mismatch") && j["mismatch"].is_object()) e.mismatch = mismatch(j["mismatch"]);
+  if (auto c = j.value("compile", nlohmann::json::object()); c.is_object()) {
+    e.compile.ok = c.value("ok", false);
+    e.compile.cached = c.value("cached", false);
+    e.compile.seconds = number_or(c, "seconds", 0);
+    e.compile.command = c.value("command", "");
+    if (c.contains("diagnostics") && c["diagnostics"].is_array())
+      e.compile.diagnostics = c["diagnostics"].get<std::vector<toolchain::Diagnostic>>();
+  }
+  if (auto p = j.value("phases", nlohmann::json::object()); p.is_object()) {
+    e.phases.compile_s = number_or(p, "compile_s", 0);
+    e.phases.partner_s = number_or(p, "partner_s", 0);
+    e.phases.prepare_s = number_or(p, "prepare_s", 0);
+    e.phases.check_s = number_or(p, "check_s", 0);
+    e.phases.time_s = number_or(p, "time_s", 0);
+    e.phases.total_s = number_or(p, "total_s", 0);
+  }
+  if (auto w = j.value("timing_window", nlohmann::json::object()); w.is_object()) {
+    e.timing_start = number_or(w, "start", 0);
+    e.timing_end = number_or(w, "end", 0);
+    e.lock_wait_s = number_or(w, "lock_wait_s", 0);
+  }
+  e.warmup_pairs = j.value("warmup_pairs", 0);
+  e.call_overhead_ms = number_or(j, "call_overhead_ms", 0);
+  e.idle_cpu_ms_max = number_or(j, "idle_cpu_ms_max", 0);
+  if (auto sb = j.value("sandbox", nlohmann::json::object()); sb.is_object())
+    e.landlock_abi = sb.value("landlock_abi", 0);
+}
+
 }  // namespace
 
 Evaluation evaluation_from_json(const nlohmann::json& j) {
@@ -87,6 +144,7 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
   for (const auto& ms : j.value("check_ms", nlohmann::json::array()))
     e.check_ms.push_back(ms.get<double>());
   e.kernel_output = j.value("kernel_output", "");
+  restore_run_details(j, e);
   return e;
 }
 

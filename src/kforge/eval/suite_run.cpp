@@ -5,9 +5,12 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
@@ -121,12 +124,24 @@ std::vector<SuiteTaskResult> run_suite(
   std::set<std::string> wanted(o.tasks.begin(), o.tasks.end());
   for (const auto& dir : core::list_task_dirs(o.suite))
     if (wanted.empty() || wanted.count(dir.filename().string())) dirs.push_back(dir);
-  std::vector<SuiteTaskResult> results;
+  std::vector<SuiteTaskResult> results(dirs.size());
+  std::atomic<std::size_t> next{0};
+  std::mutex mu;
   int index = 0;
-  for (const auto& dir : dirs) {
-    results.push_back(run_task(o, compiler, dir));
-    if (on_task) on_task(results.back(), ++index, static_cast<int>(dirs.size()));
-  }
+  auto worker = [&] {
+    for (std::size_t i; (i = next++) < dirs.size();) {
+      auto r = run_task(o, compiler, dirs[i]);
+      std::lock_guard lock(mu);
+      results[i] = std::move(r);
+      if (on_task) on_task(results[i], ++index, static_cast<int>(dirs.size()));
+    }
+  };
+  auto n = std::clamp<std::size_t>(static_cast<std::size_t>(o.parallel), 1,
+                                   std::max<std::size_t>(1, dirs.size()));
+  std::vector<std::thread> threads;
+  for (std::size_t t = 1; t < n; ++t) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
   return results;
 }
 

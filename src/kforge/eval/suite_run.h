@@ -24,6 +24,9 @@ struct SuiteRunOptions {
   std::string size;                // "" = each task's default
   EvalOptions eval;                // threads, budget, machine, …
   std::filesystem::path dump_dir;  // per task: dump_dir/<id>
+  // Tasks evaluated at once. Worth more than 1 only with a cluster executor (eval.executor): on
+  // one machine timings take turns anyway.
+  int parallel = 1;
 };
 
 struct SuiteTaskResult {

@@ -53,7 +53,7 @@ class NodeLabels {
   std::map<std::string, int> ordinal_;
 };
 
-std::string escape(std::string s) {
+std::string escape(const std::string& s) {
   std::string out;
   for (char c : s)
     out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c == '\n' ? ' ' : c);
