@@ -24,6 +24,13 @@ struct SuiteRunOptions {
   std::string size;                // "" = each task's default
   EvalOptions eval;                // threads, budget, machine, …
   std::filesystem::path dump_dir;  // per task: dump_dir/<id>
+  // The target's view of a task (empty: the cpu target's): its expert and baseline files, the
+  // extension of a folder's kernels, and the judge.
+  std::function<std::filesystem::path(const core::TaskSpec&)> expert_path, baseline_path;
+  std::string kernel_extension = ".cpp";
+  std::function<Evaluation(const TaskContext&, const std::string& source,
+                           const std::string& file_name, const EvalOptions&)>
+      judge;
 };
 
 struct SuiteTaskResult {
