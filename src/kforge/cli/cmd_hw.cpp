@@ -11,6 +11,7 @@
 #include "kforge/core/python_env.h"
 #include "kforge/eval/gpu_profile.h"
 #include "kforge/eval/machine.h"
+#include "kforge/runner/cuda_driver.h"
 
 namespace kforge::cli {
 namespace {
@@ -95,9 +96,15 @@ int run_hw_cuda(const HwOptions& o) {
   go.cuda_home = toolchain_settings().cuda_home;
   go.remeasure = o.remeasure;
   if (!o.json) progress("finding the CUDA device (and measuring its peaks the first time)");
-  auto lock = make_machine_lock();
-  auto exclusive = lock->measure();  // peaks are measured with the machine to themselves
-  auto p = eval::gpu_profile(go);
+  // No device: said at once, without waiting for the machine lock.
+  auto devices = runner::cuda_devices();
+  std::unique_ptr<eval::MachineLock> lock;
+  std::optional<eval::MachineLock::Exclusive> exclusive;
+  if (devices) {
+    lock = make_machine_lock();
+    exclusive.emplace(lock->measure());  // peaks are measured with the machine to themselves
+  }
+  auto p = devices ? eval::gpu_profile(go) : Result<eval::GpuProfile>(devices.error());
   if (!p) {
     if (o.json)
       fmt::print("{}\n", nlohmann::json{{"target", "cuda"},
