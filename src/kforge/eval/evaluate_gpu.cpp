@@ -198,9 +198,30 @@ class GpuEvaluationRun {
     auto timed = gpu_paired_timing(
         *candidate_, candidate_buffers_, partner.get(), partner ? &partner_buffers : nullptr,
         host_.task(), timing_inputs_, req, [&rd] { return (std::uint64_t{rd()} << 32) ^ rd(); },
-        steady_ms_clock());
+        setup_.clock ? MsClock(setup_.clock) : steady_ms_clock());
     e_.phases.time_s = since(t0);
-    return judge_timing(timed, host_.task(), e_);
+    if (auto j = judge_timing(timed, host_.task(), e_)) return j;
+    profile();
+    return std::nullopt;
+  }
+
+  // What there is to profile without the device's counters: the roofline against the measured
+  // peaks and ptxas's figures per kernel.
+  void profile() {
+    Profile p;
+    p.gpu_kernels = e_.compile.resources;
+    p.gflops = e_.gflops;
+    p.gbps = e_.gbps;
+    const auto& t = host_.task();
+    p.arithmetic_intensity = t.bytes > 0 ? t.flops / t.bytes : 0;
+    if (setup_.peaks && e_.candidate) {
+      p.machine_balance = setup_.peaks->ridge_fp32();
+      p.bound = p.arithmetic_intensity < p.machine_balance ? "memory" : "compute";
+      p.roofline =
+          gpu_roofline_fraction(t.flops, t.bytes, e_.candidate->median_ms / 1e3, *setup_.peaks);
+      e_.roofline = p.roofline;
+    }
+    e_.profile = std::move(p);
   }
 
   const TaskContext& host_;

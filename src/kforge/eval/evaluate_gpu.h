@@ -14,6 +14,7 @@
 
 #include "kforge/eval/evaluate.h"
 #include "kforge/eval/gpu_device.h"
+#include "kforge/eval/gpu_profile.h"
 #include "kforge/toolchain/link_check.h"
 
 namespace kforge::eval {
@@ -39,6 +40,10 @@ struct GpuEvalSetup {
   // to time the kernel alone.
   std::function<Result<std::filesystem::path>()> partner_artifact;
   std::string partner_name;
+  // The clock the timing reads (empty: the steady clock); tests drive it with their fake device.
+  std::function<double()> clock;
+  // The device's measured peaks (gpu_profile.h), for the roofline; null: no roofline.
+  const GpuPeaks* peaks = nullptr;
 };
 
 Evaluation evaluate_gpu(const TaskContext& host, const GpuEvalSetup& setup,

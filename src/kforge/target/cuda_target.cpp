@@ -6,11 +6,14 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/python_env.h"
 #include "kforge/eval/cuda_process_device.h"
 #include "kforge/eval/evaluate_gpu.h"
+#include "kforge/eval/gpu_profile.h"
 #include "kforge/runner/cuda_driver.h"
 #include "kforge/toolchain/cuda_compiler.h"
 
@@ -128,6 +131,14 @@ eval::Evaluation CudaTarget::evaluate(const eval::TaskContext& host, toolchain::
                                  c.log.substr(0, 2000))};
       return c.artifact;
     };
+  }
+  // The roofline against the device's measured peaks (measured once per device, then cached).
+  std::optional<eval::GpuProfile> gpu;
+  if (options.time && unavailable_reason().empty()) {
+    auto p = eval::gpu_profile({.cache_dir = core::user_cache_dir(),
+                                .cuda_home = nvcc ? nvcc->cuda_home() : "/usr/local/cuda"});
+    if (p) gpu = std::move(*p);
+    if (p) setup.peaks = &gpu->peaks;
   }
   return eval::evaluate_gpu(host, setup, source, file_name, options);
 }

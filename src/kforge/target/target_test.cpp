@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <regex>
@@ -18,6 +19,7 @@
 #include "kforge/core/task_loader.h"
 #include "kforge/eval/eval_test_util.h"
 #include "kforge/eval/evaluate_gpu.h"
+#include "kforge/eval/fake_gpu_device.h"
 #include "kforge/target/cpp_target.h"
 #include "kforge/target/cuda_target.h"
 #include "kforge/toolchain/cuda_compiler.h"
@@ -80,9 +82,9 @@ class CudaTargetTest : public ::testing::Test {
   std::unique_ptr<toolchain::Compiler> compiler_;
 };
 
-// Every task with an expert.cu: compiled as an expert at every size (the constants differ) and
-// held to the expert's link policy (cuBLAS, cuBLASLt, cuDNN allowed; nothing else). Compiles run
-// two at a time: nvcc is slow and the machine has few cores.
+// Every task with an expert.cu: compiled as an expert at the sizes the GPU suite runs (ci and cpu:
+// the constants differ) and held to the expert's link policy (cuBLAS, cuBLASLt, cuDNN allowed;
+// nothing else). Compiles run two at a time: nvcc is slow and the machine has few cores.
 TEST_F(CudaTargetTest, EveryCudaExpertCompilesAndPassesTheExpertLinkCheck) {
   const Target& cuda = *find_target("cuda");
   std::vector<core::TaskSpec> specs;
@@ -91,7 +93,7 @@ TEST_F(CudaTargetTest, EveryCudaExpertCompilesAndPassesTheExpertLinkCheck) {
   ASSERT_GE(specs.size(), 6u);
   std::vector<std::pair<const core::TaskSpec*, std::string>> jobs;
   for (const auto& spec : specs)
-    for (const char* size : {"ci", "full"}) jobs.emplace_back(&spec, size);
+    for (const char* size : {"ci", "cpu"}) jobs.emplace_back(&spec, size);
   std::vector<std::string> failures(jobs.size());
   two_at_a_time(jobs.size(), [&](std::size_t i) {
     const auto& [spec, size] = jobs[i];
@@ -180,6 +182,69 @@ TEST_F(CudaTargetTest, TheAdversarialCorpusGetsItsHostVerdicts) {
   for (std::size_t i = 0; i < cases.size(); ++i)
     EXPECT_EQ(eval::verdict_name(results[i].verdict), cases[i].expected)
         << cases[i].file << ": " << results[i].reason;
+  std::filesystem::remove_all(state);
+}
+
+// The whole GPU evaluation in order, on fake devices: nvcc compiles the kernel for real, the host
+// task supplies the secret inputs and reference outputs, a fake device computes RMSNorm on the
+// host (the kernel 1 ms a call, the partner 2 ms), and the verdict, the paired speedup and the
+// profile (ptxas figures, the roofline against given peaks) come out of evaluate_gpu.
+TEST_F(CudaTargetTest, TheGpuEvaluationRunsCompileCheckTimeAndProfileInOrder) {
+  auto spec = load("12p_rmsnorm");
+  auto host_compiler = make_cpp_compiler(settings_);
+  auto state = eval::test_state_dir("cuda-fake-eval");
+  auto ctx = eval::TaskContext::create(spec, "ci", *host_compiler, state);
+  ASSERT_TRUE(ctx.ok()) << ctx.error().message;
+  const Target& cuda = *find_target("cuda");
+  const auto& t = ctx->task();
+  const std::int64_t rows = t.outputs[0].numel / 256, d = 256;
+  auto rmsnorm = [rows, d](std::vector<std::span<std::byte>>& a, double ms) {
+    auto* x = reinterpret_cast<const float*>(a[0].data());
+    auto* scale = reinterpret_cast<const float*>(a[1].data());
+    auto* y = reinterpret_cast<float*>(a[2].data());
+    for (std::int64_t r = 0; r < rows; ++r) {
+      double ss = 0;
+      for (std::int64_t i = 0; i < d; ++i) ss += double(x[r * d + i]) * x[r * d + i];
+      const double inv = 1.0 / std::sqrt(ss / d + 1e-5);
+      for (std::int64_t i = 0; i < d; ++i)
+        y[r * d + i] = static_cast<float>(x[r * d + i] * inv * scale[i]);
+    }
+    return eval::FakeLaunch{.ms = ms};
+  };
+  double clock = 0;
+  eval::GpuPeaks peaks{.fp32_fma_gflops = 50000, .hbm_gbps = 4000};
+  eval::GpuEvalSetup setup;
+  setup.compiler = compiler_.get();
+  setup.header = cuda.task_header(t);
+  setup.link_policy = [&](toolchain::Role r) { return cuda.link_policy(*compiler_, r); };
+  setup.device_missing = [] { return std::string(); };
+  setup.start_device = [&](const std::filesystem::path& artifact,
+                           bool trusted) -> Result<std::unique_ptr<eval::GpuDevice>> {
+    const double ms = trusted ? 2.0 : 1.0;  // the partner is the trusted one here
+    return std::unique_ptr<eval::GpuDevice>(std::make_unique<eval::FakeGpuDevice>(
+        [&, ms](auto& args) { return rmsnorm(args, ms); }, &clock));
+  };
+  setup.partner_artifact = [] { return Result<std::filesystem::path>("partner.so"); };
+  setup.partner_name = "baseline";
+  setup.peaks = &peaks;
+  setup.clock = [&clock] { return clock; };
+  eval::EvalOptions opt;
+  opt.time_budget_s = 0.0;
+  opt.warmup_s = 0.0;
+  opt.min_pairs = opt.max_pairs = 10;
+  auto source =
+      core::read_text(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm" / "expert.cu");
+  // As a candidate: the expert's source uses nothing a candidate may not.
+  auto e = eval::evaluate_gpu(*ctx, setup, *source, "kernel.cu", opt);
+  EXPECT_EQ(e.verdict, eval::Verdict::correct) << e.reason;
+  ASSERT_TRUE(e.speedup);
+  EXPECT_DOUBLE_EQ(e.speedup->median, 2.0);
+  EXPECT_EQ(e.partner, "baseline");
+  ASSERT_TRUE(e.profile);
+  ASSERT_FALSE(e.profile->gpu_kernels.empty());
+  EXPECT_GT(e.profile->gpu_kernels[0].registers, 0);
+  EXPECT_EQ(e.profile->bound, "memory");
+  EXPECT_GT(e.roofline, 0);
   std::filesystem::remove_all(state);
 }
 
