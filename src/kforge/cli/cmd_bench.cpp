@@ -20,7 +20,7 @@ namespace kforge::cli {
 namespace {
 
 struct BenchOptions {
-  std::string suite, tasks, impl = "baseline", size, dump, config, executor;
+  std::string suite, tasks, impl = "baseline", size, dump, config, executor, target;
   int threads = 0;
   int retries = 2;
   double budget = 2.0;
@@ -154,6 +154,19 @@ int run_bench(const BenchOptions& o) {
   if (!quiet) fmt::print(stderr, "{}\n", header);
 
   auto compiler = make_compiler();
+  // Another target: its expert and baseline files, its kernels' extension and its judge.
+  const target::Target& target = target_arg(o.target);
+  std::unique_ptr<toolchain::Compiler> target_compiler;
+  if (target.name() != target::default_target().name()) {
+    target_compiler = target.make_compiler(toolchain_settings());
+    so.expert_path = [&target](const core::TaskSpec& s) { return target.expert_path(s); };
+    so.baseline_path = [&target](const core::TaskSpec& s) { return target.baseline_path(s); };
+    so.kernel_extension = target.kernel_extension();
+    so.judge = [&](const eval::TaskContext& ctx, const std::string& source, const std::string& name,
+                   const eval::EvalOptions& opt) {
+      return target.evaluate(ctx, *target_compiler, source, name, opt);
+    };
+  }
   auto start = std::chrono::steady_clock::now();
   auto results = eval::run_suite(so, *compiler, [&](const eval::SuiteTaskResult& r, int i, int n) {
     if (quiet) return;
@@ -233,6 +246,7 @@ void add_bench(CommandLine& cmd) {
   cmd.bind("retries", o->retries);
   cmd.bind("dump", o->dump);
   cmd.bind("json", o->json);
+  cmd.bind("target", o->target);
   cmd.bind("csv", o->csv);
   cmd.bind("config", o->config);
   cmd.bind("executor", o->executor);

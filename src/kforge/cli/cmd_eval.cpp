@@ -28,6 +28,7 @@ struct EvalCliOptions {
   int check_sets = 3;
   double timeout = 30;
   std::vector<std::string> allow_libs;
+  std::string target;
 };
 
 toolchain::Role parse_role(const std::string& r) {
@@ -95,6 +96,9 @@ std::string print_human(const eval::Evaluation& e) {
                e.partner, e.partner_pace.slowdown, format_ms(e.partner_pace.quiet->median_ms),
                e.partner_pace.quiet->runs)});
   }
+  // A GPU kernel's ptxas figures: registers, spills, shared memory, occupancy at 256 threads.
+  if (!e.compile.resources.empty())
+    rows.push_back({"kernels", toolchain::format_resources(e.compile.resources)});
   if (e.profile) {
     rows.push_back({"profile", e.profile->summary()});
     rows.push_back({"loops", toolchain::format_vector_remarks(e.profile->vectorization)});
@@ -116,6 +120,7 @@ int run_eval(const EvalCliOptions& o) {
   // A folder or a binary is a usage error here, not a compile_error (or a crash) later.
   auto source = core::read_source(o.kernel);
   if (!source) throw UsageError(source.error().message);
+  const target::Target& target = target_arg(o.target);
   auto compiler = make_compiler();
   auto ctx = eval::TaskContext::create(spec, o.size, *compiler, core::state_dir());
   if (!ctx) throw UsageError(ctx.error().message);
@@ -150,7 +155,9 @@ int run_eval(const EvalCliOptions& o) {
   opt.machine_lock = lock.get();
   opt.quiet_waiter = &quiet_waiter();
   std::optional<eval::MachineProfile> machine;
-  if (opt.time && !executor) {  // a node measures its own peaks
+  // The roofline of a cpu kernel is this CPU's; a GPU's peaks are `kforge hw --target cuda`'s.
+  // A node measures its own peaks.
+  if (opt.time && !executor && target.name() == "cpp") {
     auto m = this_machine(lock.get());
     if (m)
       machine = *m;
@@ -159,7 +166,10 @@ int run_eval(const EvalCliOptions& o) {
   }
   opt.machine = machine ? &*machine : nullptr;
 
-  auto e = eval::evaluate(*ctx, *source, std::filesystem::path(o.kernel).filename().string(), opt);
+  auto target_compiler =
+      target.name() == "cpp" ? nullptr : target.make_compiler(toolchain_settings());
+  auto e = target.evaluate(*ctx, target_compiler ? *target_compiler : *compiler, *source,
+                           std::filesystem::path(o.kernel).filename().string(), opt);
   if (executor && progress_enabled()) progress(executor->summary());
   if (o.json)
     fmt::print("{}\n", eval::to_json(e).dump(2));
@@ -192,6 +202,7 @@ void add_eval(CommandLine& cmd) {
   cmd.bind("json", o->json);
   cmd.bind("config", o->config);
   cmd.bind("executor", o->executor);
+  cmd.bind("target", o->target);
   cmd.on_run([o] { return run_eval(*o); });
 }
 

@@ -7,13 +7,17 @@
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
 #include "kforge/cli/table.h"
+#include "kforge/core/paths.h"
 #include "kforge/core/python_env.h"
+#include "kforge/eval/gpu_profile.h"
 #include "kforge/eval/machine.h"
+#include "kforge/runner/cuda_driver.h"
 
 namespace kforge::cli {
 namespace {
 
 struct HwOptions {
+  std::string target;
   bool json = false, remeasure = false;
   double budget = 0;  // KFORGE_PEAK_BUDGET_S, default 30
 };
@@ -84,7 +88,63 @@ std::vector<std::pair<std::string, std::string>> python_rows(const core::PythonE
           {"torch", version_or_why(p.torch_version, p.torch_error)}};
 }
 
+// --target cuda: the first CUDA device and its measured peaks; exit 1 with the reason when there
+// is no device (a script asking for the GPU must not read an empty answer as one).
+int run_hw_cuda(const HwOptions& o) {
+  eval::GpuProfileOptions go;
+  go.cache_dir = core::user_cache_dir();
+  go.cuda_home = toolchain_settings().cuda_home;
+  go.remeasure = o.remeasure;
+  if (!o.json) progress("finding the CUDA device (and measuring its peaks the first time)");
+  // No device: said at once, without waiting for the machine lock.
+  auto devices = runner::cuda_devices();
+  std::unique_ptr<eval::MachineLock> lock;
+  std::optional<eval::MachineLock::Exclusive> exclusive;
+  if (devices) {
+    lock = make_machine_lock();
+    exclusive.emplace(lock->measure());  // peaks are measured with the machine to themselves
+  }
+  auto p = devices ? eval::gpu_profile(go) : Result<eval::GpuProfile>(devices.error());
+  if (!p) {
+    if (o.json)
+      fmt::print("{}\n", nlohmann::json{{"target", "cuda"},
+                                        {"devices", nlohmann::json::array()},
+                                        {"problem", p.error().message}}
+                             .dump(2));
+    else
+      fmt::print("{}", key_values({{"target", "cuda"}, {"device", "none: " + p.error().message}}));
+    return 1;
+  }
+  if (o.json) {
+    nlohmann::json j = *p;
+    j["target"] = "cuda";
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  const auto& d = p->device;
+  const auto& k = p->peaks;
+  fmt::print(
+      "{}",
+      key_values({
+          {"gpu", fmt::format("{} ({}, driver {}.{})", d.name, d.arch(), d.driver_version / 1000,
+                              d.driver_version % 1000 / 10)},
+          {"sms", std::to_string(d.sms)},
+          {"memory", fmt::format("{:.1f} GiB", d.memory_bytes / double(1ULL << 30))},
+          {"l2", fmt::format("{:.1f} MiB", d.l2_bytes / double(1 << 20))},
+          {"fma f32", fmt::format("{:.0f} GFLOP/s (measured)", k.fp32_fma_gflops)},
+          {"tensor", fmt::format("{:.0f} GFLOP/s FP16, {:.0f} GFLOP/s TF32 (mma.sync, measured)",
+                                 k.tensor_f16_gflops, k.tensor_tf32_gflops)},
+          {"memory bw", fmt::format("{:.0f} GB/s (measured copy)", k.hbm_gbps)},
+          {"roofline", fmt::format("FP32 ridge at {:.1f} FLOP/byte: kernels below it are bound by "
+                                   "memory, above it by FP32 throughput",
+                                   k.ridge_fp32())},
+          {"peaks", p->measured_now ? "measured now" : "from the per-user cache (--remeasure)"},
+      }));
+  return 0;
+}
+
 int run_hw(const HwOptions& o) {
+  if (target_arg(o.target).name() == "cuda") return run_hw_cuda(o);
   auto lock = make_machine_lock();
   auto m = this_machine(lock.get(), o.remeasure, o.budget);
   if (!m) throw UsageError(m.error().message);
@@ -132,6 +192,7 @@ int run_hw(const HwOptions& o) {
 void add_hw(CommandLine& cmd) {
   auto o = std::make_shared<HwOptions>();
   cmd.bind("json", o->json);
+  cmd.bind("target", o->target);
   cmd.bind("remeasure", o->remeasure);
   cmd.bind("peak-budget", o->budget);
   cmd.on_run([o] { return run_hw(*o); });

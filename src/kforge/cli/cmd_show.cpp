@@ -7,7 +7,6 @@
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
 #include "kforge/cli/table.h"
-#include "kforge/core/task_header.h"
 #include "kforge/core/task_python.h"
 #include "kforge/core/task_resolve.h"
 
@@ -20,6 +19,7 @@ struct ShowOptions {
   bool json = false;
   bool header = false;
   bool python = false;
+  std::string target;
 };
 
 std::string init_text(const core::InitSpec& i) {
@@ -62,9 +62,10 @@ int run_show(const ShowOptions& o) {
   auto spec = load_task_arg(o.task);
   auto task = core::resolve_task(spec, o.size);
   if (!task) throw UsageError(task.error().message);
-  auto compiler = make_compiler();
+  const target::Target& target = target_arg(o.target);
+  auto compiler = target.make_compiler(toolchain_settings());
   if (o.header) {
-    fmt::print("{}", core::task_header(*task));
+    fmt::print("{}", target.task_header(*task));
     return 0;
   }
   if (o.python) {
@@ -94,7 +95,9 @@ int run_show(const ShowOptions& o) {
                         {"atol", task->atol},
                         {"flops", task->flops},
                         {"bytes", task->bytes},
-                        {"signature", core::kernel_signature(*task)},
+                        {"target", target.name()},
+                        {"kernel_file", target.kernel_file_name()},
+                        {"signature", target.kernel_signature(*task)},
                         {"flags", compiler->flags_for(toolchain::Role::candidate)}};
     fmt::print("{}\n", j.dump(2));
     return 0;
@@ -131,7 +134,8 @@ int run_show(const ShowOptions& o) {
     tensors.add({"out", t.name, std::string(core::dtype_name(t.dtype)),
                  fmt::format("[{}]", fmt::join(t.shape, ", ")), ""});
   fmt::print("{}\n", tensors.render());
-  fmt::print("signature:\n  #include \"kforge_task.h\"\n  {};\n", core::kernel_signature(*task));
+  fmt::print("signature ({}, one {} file):\n  #include \"kforge_task.h\"\n  {};\n", target.name(),
+             target.kernel_extension(), target.kernel_signature(*task));
   fmt::print("compiled with: {}\n",
              fmt::join(compiler->flags_for(toolchain::Role::candidate), " "));
   return 0;
@@ -147,6 +151,7 @@ void add_show(CommandLine& cmd) {
   cmd.bind("json", o->json);
   cmd.bind("header", o->header);
   cmd.bind("python", o->python);
+  cmd.bind("target", o->target);
   cmd.on_run([o] { return run_show(*o); });
 }
 

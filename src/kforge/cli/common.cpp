@@ -11,6 +11,7 @@
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/task_loader.h"
+#include "kforge/target/cpp_target.h"
 
 namespace kforge::cli {
 
@@ -22,8 +23,8 @@ core::TaskSpec load_task_arg(const std::string& task) {
   return std::move(*spec);
 }
 
-std::unique_ptr<toolchain::CppCompiler> make_compiler() {
-  toolchain::CppCompilerOptions o;
+target::ToolchainSettings toolchain_settings() {
+  target::ToolchainSettings o;
   // Compiled artifacts and the ATen header depend on the compiler, flags and CPU, not on the
   // project: one cache per user, shared by every working directory.
   o.cache_dir = core::user_cache_dir();
@@ -33,7 +34,21 @@ std::unique_ptr<toolchain::CppCompiler> make_compiler() {
   const Settings s = current_settings();
   o.cxx = s.cxx;
   for (const auto& d : s.toolchain_dirs) o.toolchain_dirs.emplace_back(d);
-  return std::make_unique<toolchain::CppCompiler>(o);
+  if (!s.cuda_home.empty()) o.cuda_home = s.cuda_home;
+  o.cuda_arch = s.cuda_arch;
+  return o;
+}
+
+std::unique_ptr<toolchain::CppCompiler> make_compiler() {
+  return target::make_cpp_compiler(toolchain_settings());
+}
+
+const target::Target& target_arg(const std::string& name) {
+  if (name.empty()) return target::default_target();
+  if (const auto* t = target::find_target(name)) return *t;
+  std::string names;
+  for (const auto& n : target::target_names()) names += (names.empty() ? "" : ", ") + n;
+  throw UsageError(fmt::format("unknown target '{}' (kforge knows {})", name, names));
 }
 
 std::unique_ptr<eval::MachineLock> make_machine_lock() {

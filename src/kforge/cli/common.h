@@ -13,6 +13,7 @@
 #include "kforge/eval/machine.h"
 #include "kforge/eval/machine_lock.h"
 #include "kforge/eval/quiet_wait.h"
+#include "kforge/target/target.h"
 #include "kforge/toolchain/cpp_compiler.h"
 
 namespace kforge::cli {
@@ -22,7 +23,12 @@ namespace kforge::cli {
 void require_writable_state_dir();
 
 core::TaskSpec load_task_arg(const std::string& task);
+// The host compiler: cpu kernels, and every target's references and generators.
 std::unique_ptr<toolchain::CppCompiler> make_compiler();
+// --target: the target of that name ("" or unset: cpp); a UsageError naming the choices.
+const target::Target& target_arg(const std::string& name);
+// What the user configured for toolchains (KFORGE_CXX, KFORGE_CUDA_HOME, ...).
+target::ToolchainSettings toolchain_settings();
 // The machine lock of this command: one measurement at a time among its threads and among every
 // kforge process of the user (a file lock in the per-user cache; KFORGE_LOCK_WAIT_S bounds a wait,
 // default 600). Waits are told on the progress lines.

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <map>
 
+#include "kforge/target/target.h"
+
 namespace kforge::cli {
 namespace {
 
@@ -46,6 +48,12 @@ std::vector<OptionSpec> make_registry() {
        {"eval", "show", "bench", "auto", "search", "hitl"},
        "",
        kSizeType});
+  add({"target",
+       "--target",
+       "What kernels are written for: cpp (CPUs; default) or cuda (NVIDIA GPUs, nvcc)",
+       {"eval", "show", "bench", "hw"},
+       "KFORGE_TARGET"})
+      .choices = target::target_names();
   add({"threads", "--threads", "Threads for the kernel and its partner (default: all CPUs)",
        kTimed})
       .range = ValueRange{1, 1024};

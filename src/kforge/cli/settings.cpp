@@ -43,6 +43,11 @@ Settings read_settings(const EnvLookup& env) {
   Settings s;
   s.cxx = text(env, "KFORGE_CXX");
   s.toolchain_dirs = dirs(env("KFORGE_TOOLCHAIN_DIRS"));
+  s.cuda_home = text(env, "KFORGE_CUDA_HOME");
+  s.cuda_arch = text(env, "KFORGE_CUDA_ARCH");
+  if (!s.cuda_arch.empty() && s.cuda_arch.rfind("sm_", 0) != 0)
+    throw UsageError("KFORGE_CUDA_ARCH must name an architecture like sm_90, not '" + s.cuda_arch +
+                     "'");
   s.lock_wait_s = seconds(env, "KFORGE_LOCK_WAIT_S", s.lock_wait_s);
   s.peak_budget_s = seconds(env, "KFORGE_PEAK_BUDGET_S", s.peak_budget_s);
   s.quiet_wait_s = seconds(env, "KFORGE_QUIET_WAIT_S", s.quiet_wait_s);

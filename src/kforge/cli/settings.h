@@ -14,7 +14,9 @@ namespace kforge::cli {
 struct Settings {
   std::string cxx;  // KFORGE_CXX: the C++ compiler for kernels ("": g++)
   std::vector<std::string>
-      toolchain_dirs;         // KFORGE_TOOLCHAIN_DIRS: a compiler's trees outside /usr
+      toolchain_dirs;     // KFORGE_TOOLCHAIN_DIRS: a compiler's trees outside /usr
+  std::string cuda_home;  // KFORGE_CUDA_HOME: the CUDA toolkit ("": /usr/local/cuda)
+  std::string cuda_arch;  // KFORGE_CUDA_ARCH: sm_XX to compile for ("": the device's, else sm_90)
   double lock_wait_s = 600;   // KFORGE_LOCK_WAIT_S: the longest wait for another process's timing
   double peak_budget_s = 30;  // KFORGE_PEAK_BUDGET_S: the longest peak measurement
   double quiet_wait_s =

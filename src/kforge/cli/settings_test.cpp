@@ -63,5 +63,21 @@ TEST(Settings, AMalformedNumberNamesItsVariable) {
     }
 }
 
+// The cuda target's toolkit and architecture; an architecture nvcc would not take is refused
+// before anything is compiled, naming the variable.
+TEST(Settings, TheCudaToolkitAndArchitecture) {
+  auto s =
+      read_settings(env({{"KFORGE_CUDA_HOME", "/opt/cuda-13"}, {"KFORGE_CUDA_ARCH", "sm_80"}}));
+  EXPECT_EQ(s.cuda_home, "/opt/cuda-13");
+  EXPECT_EQ(s.cuda_arch, "sm_80");
+  EXPECT_TRUE(read_settings(env({})).cuda_arch.empty());
+  try {
+    (void)read_settings(env({{"KFORGE_CUDA_ARCH", "hopper"}}));
+    ADD_FAILURE() << "KFORGE_CUDA_ARCH=hopper was taken";
+  } catch (const UsageError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("KFORGE_CUDA_ARCH"));
+  }
+}
+
 }  // namespace
 }  // namespace kforge::cli

@@ -28,32 +28,36 @@ std::string shape_list(const ResolvedTensor& t) {
   return s;
 }
 
-std::string arguments(const ResolvedTask& task, bool mutable_inputs) {
+std::string arguments(const ResolvedTask& task, bool mutable_inputs,
+                      const std::string& extra_params = {}) {
   std::string args;
   for (const auto& t : task.inputs)
     args += fmt::format("{}{}{}* {}", args.empty() ? "" : ", ", mutable_inputs ? "" : "const ",
                         dtype_c_type(t.dtype), t.name);
   if (mutable_inputs) return args;
   for (const auto& t : task.outputs) args += fmt::format(", {}* {}", dtype_c_type(t.dtype), t.name);
+  if (!extra_params.empty()) args += ", " + extra_params;
   return args;
 }
 
 }  // namespace
 
-std::string kernel_signature(const ResolvedTask& task) {
-  return fmt::format("extern \"C\" void kernel({})", arguments(task, false));
+std::string kernel_signature(const ResolvedTask& task, const KernelAbi& abi) {
+  return fmt::format("extern \"C\" void kernel({})", arguments(task, false, abi.extra_params));
 }
 
 std::string generator_signature(const ResolvedTask& task) {
   return fmt::format("extern \"C\" void generate(std::uint64_t seed, {})", arguments(task, true));
 }
 
-std::string task_header(const ResolvedTask& task) {
+std::string task_header(const ResolvedTask& task, const KernelAbi& abi) {
   const TaskSpec& spec = *task.spec;
   std::string h;
   h += fmt::format("// kforge_task.h: generated for task {} at size '{}'. Do not edit.\n", spec.id,
                    task.size);
-  h += "#pragma once\n#include <cstddef>\n#include <cstdint>\n\nnamespace task {\n";
+  h += "#pragma once\n#include <cstddef>\n#include <cstdint>\n";
+  for (const auto& inc : abi.includes) h += fmt::format("#include {}\n", inc);
+  h += "\nnamespace task {\n";
   const SizePreset* preset = spec.find_size(task.size);
   for (const auto& sym : preset->order)
     h += fmt::format("inline constexpr std::int64_t {} = {};\n", sym,
@@ -71,9 +75,9 @@ std::string task_header(const ResolvedTask& task) {
     h += fmt::format("inline constexpr std::int64_t {}_numel = {};  // {} [{}]\n", t.name, t.numel,
                      dtype_name(t.dtype), shape_list(t));
   h += "}  // namespace task\n\n";
-  h += "// Buffers are dense, row-major and 64-byte aligned; inputs are read-only.\n";
+  h += fmt::format("// {}\n", abi.buffer_note);
   h += fmt::format("extern \"C\" __attribute__((visibility(\"default\"))) void kernel({});\n",
-                   arguments(task, false));
+                   arguments(task, false, abi.extra_params));
   if (spec.has_generator())
     h += fmt::format(
         "extern \"C\" __attribute__((visibility(\"default\"))) void generate(std::uint64_t seed, "

@@ -43,6 +43,7 @@ nlohmann::json to_json(const Evaluation& e) {
                   {"errors", toolchain::count_errors(e.compile.diagnostics)},
                   {"diagnostics", e.compile.diagnostics},
                   {"command", e.compile.command}};
+  if (!e.compile.resources.empty()) j["compile"]["resources"] = e.compile.resources;
   j["idle_cpu_ms_max"] = e.idle_cpu_ms_max;
   j["call_overhead_ms"] = e.call_overhead_ms;
   j["timing_window"] = {

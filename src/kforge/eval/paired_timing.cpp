@@ -21,12 +21,6 @@ double now_s() {
 }
 
 // Half-width of the ~95% confidence interval of the median, relative to the median.
-double median_ci_relative(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const double median = v[v.size() / 2];
-  auto [lo, hi] = core::median_ci95(v);
-  return median > 0 ? (hi - lo) / (2 * median) : 1.0;
-}
 
 // kforge's own OpenMP workers (perturbation, comparison) would spin on the cores the next timed
 // call needs: inside the loop this thread runs its parallel regions on one thread.
@@ -73,6 +67,13 @@ std::optional<Judgement> compare_pair(const OutputSnapshot& cand,
 }
 
 }  // namespace
+
+double median_ci_relative(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const double median = v[v.size() / 2];
+  auto [lo, hi] = core::median_ci95(v);
+  return median > 0 ? (hi - lo) / (2 * median) : 1.0;
+}
 
 TimingInputs::TimingInputs(SharedSet& set, const core::ResolvedTask& task)
     : set_(&set), task_(&task) {

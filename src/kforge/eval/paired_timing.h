@@ -52,6 +52,10 @@ class TimingInputs {
   std::vector<std::vector<unsigned char>> pristine_;
 };
 
+// Half the width of the 95% confidence interval of the median, relative to it: the stop rule of
+// every paired timing (at the budget, stop once ±2%; up to three budgets; early at ±0.5%).
+double median_ci_relative(std::vector<double> v);
+
 // `partner` may be null (timed alone). The comparison of timed outputs allows twice the task's
 // tolerance: both sides approximate the exact result.
 PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, TimingInputs& inputs,

@@ -102,10 +102,13 @@ void fill_roofline(Profile& p, const core::ResolvedTask& task, double seconds,
 }
 
 std::string Profile::summary() const {
-  return fmt::format("roofline: {:.1f}%{} ({}); {:.2f} GFLOP/s, {:.2f} GB/s\n", 100 * roofline,
-                     roofline_note.empty() ? "" : " — " + roofline_note, bound_text(), gflops,
-                     gbps) +
-         samples_text();
+  std::string s =
+      fmt::format("roofline: {:.1f}%{} ({}); {:.2f} GFLOP/s, {:.2f} GB/s\n", 100 * roofline,
+                  roofline_note.empty() ? "" : " — " + roofline_note, bound_text(), gflops, gbps);
+  // A GPU kernel has no host samples: its compiler's resource figures take their place.
+  if (!gpu_kernels.empty())
+    return s + "kernels (ptxas):\n" + toolchain::format_resources(gpu_kernels);
+  return s + samples_text();
 }
 
 std::string Profile::bound_text() const {
@@ -140,6 +143,7 @@ std::string Profile::samples_text() const {
 }
 
 nlohmann::json to_json(const Profile& p) {
+  nlohmann::json gpu = p.gpu_kernels;
   nlohmann::json hot = nlohmann::json::array();
   for (const auto& h : p.hot_lines) {
     auto [low, high] = share_interval(h.samples, p.samples);
@@ -168,6 +172,7 @@ nlohmann::json to_json(const Profile& p) {
           {"machine_balance", p.machine_balance},
           {"bound", p.bound},
           {"roofline_note", p.roofline_note},
+          {"gpu_kernels", gpu},
           {"summary", p.summary()}};
 }
 

@@ -13,6 +13,7 @@
 
 #include "kforge/core/task_resolve.h"
 #include "kforge/eval/machine.h"
+#include "kforge/toolchain/ptxas_report.h"
 #include "kforge/toolchain/vectorization_report.h"
 
 namespace kforge::eval {
@@ -38,6 +39,9 @@ struct Profile {
   double machine_balance = 0;       // peak FLOP/s over peak bytes/s for the thread count
   std::string bound;                // "compute" or "memory" by the roofline model
   std::string roofline_note;        // why the roofline is above 100% ("" when it is not)
+  // A GPU kernel's per-kernel ptxas figures (registers, spills, shared memory, occupancy): what
+  // there is to read without the device's counters. Empty for cpu kernels.
+  std::vector<toolchain::KernelResources> gpu_kernels;
 
   std::string summary() const;  // text for humans: the roofline, then samples_text()
   std::string bound_text()

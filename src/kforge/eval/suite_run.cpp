@@ -26,18 +26,28 @@ struct Source {
 };
 
 // Where the implementation of `spec` comes from, or nullopt (with a reason) when it has none.
-std::optional<Source> source_for(const core::TaskSpec& spec, const std::string& impl,
+std::optional<Source> source_for(const core::TaskSpec& spec, const SuiteRunOptions& o,
                                  std::string& why) {
-  if (impl == "baseline") return Source{spec.baseline_path(), toolchain::Role::baseline};
-  if (impl == "reference") return Source{spec.reference_path(), toolchain::Role::reference};
-  if (impl == "expert") {
-    if (!std::filesystem::exists(spec.expert_path())) {
-      why = "skipped: no expert.cpp";
+  const std::string& impl = o.impl;
+  if (impl == "baseline") {
+    if (!o.baseline_path) return Source{spec.baseline_path(), toolchain::Role::baseline};
+    auto path = o.baseline_path(spec);
+    if (!std::filesystem::exists(path)) {
+      why = "skipped: no " + path.filename().string();
       return std::nullopt;
     }
-    return Source{spec.expert_path(), toolchain::Role::expert};
+    return Source{path, toolchain::Role::baseline};
   }
-  auto path = std::filesystem::path(impl) / (spec.id + ".cpp");
+  if (impl == "reference") return Source{spec.reference_path(), toolchain::Role::reference};
+  if (impl == "expert") {
+    auto path = o.expert_path ? o.expert_path(spec) : spec.expert_path();
+    if (!std::filesystem::exists(path)) {
+      why = "skipped: no " + path.filename().string();
+      return std::nullopt;
+    }
+    return Source{path, toolchain::Role::expert};
+  }
+  auto path = std::filesystem::path(impl) / (spec.id + o.kernel_extension);
   if (!std::filesystem::exists(path)) {
     why = fmt::format("skipped: no {}", path.string());
     return std::nullopt;
@@ -77,7 +87,7 @@ SuiteTaskResult run_task(const SuiteRunOptions& o, toolchain::Compiler& compiler
       return r;
     }
     r.id = spec->id;
-    auto source = source_for(*spec, o.impl, r.status);
+    auto source = source_for(*spec, o, r.status);
     if (!source) return r;
     auto ctx = TaskContext::create(*spec, o.size, compiler, core::state_dir());
     if (!ctx) {
@@ -92,7 +102,8 @@ SuiteTaskResult run_task(const SuiteRunOptions& o, toolchain::Compiler& compiler
     EvalOptions eo = o.eval;
     eo.role = source->role;
     if (!o.dump_dir.empty()) eo.dump_dir = o.dump_dir / spec->id;
-    r.evaluation = evaluate(*ctx, *text, source->path.filename().string(), eo);
+    const std::string name = source->path.filename().string();
+    r.evaluation = o.judge ? o.judge(*ctx, *text, name, eo) : evaluate(*ctx, *text, name, eo);
   } catch (const std::exception& e) {
     r.evaluation.reset();
     r.status =

@@ -27,6 +27,13 @@ struct SuiteRunOptions {
   // Tasks evaluated at once. Worth more than 1 only with a cluster executor (eval.executor): on
   // one machine timings take turns anyway.
   int parallel = 1;
+  // The target's view of a task (empty: the cpu target's): its expert and baseline files, the
+  // extension of a folder's kernels, and the judge.
+  std::function<std::filesystem::path(const core::TaskSpec&)> expert_path, baseline_path;
+  std::string kernel_extension = ".cpp";
+  std::function<Evaluation(const TaskContext&, const std::string& source,
+                           const std::string& file_name, const EvalOptions&)>
+      judge;
 };
 
 struct SuiteTaskResult {

@@ -13,6 +13,7 @@ constexpr std::pair<Verdict, std::string_view> kNames[] = {
     {Verdict::timeout, "timeout"},
     {Verdict::sandbox_violation, "sandbox_violation"},
     {Verdict::input_modified, "input_modified"},
+    {Verdict::no_device, "no_device"},
 };
 }  // namespace
 

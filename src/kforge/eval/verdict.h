@@ -14,7 +14,10 @@ enum class Verdict {
   runtime_error,
   timeout,
   sandbox_violation,
-  input_modified
+  input_modified,
+  // Not a judgement of the kernel: this machine cannot run its target (no CUDA device). The
+  // kernel compiled and passed the link check; nothing was checked or timed.
+  no_device
 };
 
 std::string_view verdict_name(Verdict v);

@@ -62,14 +62,15 @@ Result<std::filesystem::path> make_scratch(const std::filesystem::path& root) {
   return Error{fmt::format("cannot create a fresh folder under {}", root.string())};
 }
 
-std::string scratch_file_name(const std::string& display_name) {
-  const std::string fallback = "kernel.cpp";
+std::string scratch_file_name(const std::string& display_name, const std::string& extension) {
+  const std::string fallback = "kernel" + extension;
   const std::string& n = display_name;
   if (n.empty() || n.size() > 128 || n[0] == '-' || n[0] == '.') return fallback;
   for (char c : n)
     if (!plain_name_char(c)) return fallback;  // '/' included: a basename only
   // The extension decides the language and whether g++ takes the file as source at all
   // (kernel.h would become a precompiled header, kernel.o a linker input).
+  if (extension == ".cu") return n.ends_with(".cu") ? n : fallback;
   if (!(n.ends_with(".cpp") || n.ends_with(".cc") || n.ends_with(".cxx"))) return fallback;
   return n;
 }

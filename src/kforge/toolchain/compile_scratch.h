@@ -21,8 +21,10 @@ Result<std::filesystem::path> make_scratch(const std::filesystem::path& root);
 
 // The name the source is written under. `display_name` (what the user or agent called the file,
 // what diagnostics show) is kept when it is a plain C++ file name: basename, [A-Za-z0-9._-],
-// not starting with '-' or '.', ending in .cpp, .cc or .cxx. Anything else becomes kernel.cpp.
-std::string scratch_file_name(const std::string& display_name);
+// not starting with '-' or '.', ending in .cpp, .cc or .cxx (or .cu when `extension` is ".cu").
+// Anything else becomes "kernel" + extension.
+std::string scratch_file_name(const std::string& display_name,
+                              const std::string& extension = ".cpp");
 
 // Moves a finished scratch folder to `entry` in the cache; across filesystems (a tmpfs scratch, a
 // disk cache) by copying into a staging folder beside `entry` and renaming that. Succeeds when

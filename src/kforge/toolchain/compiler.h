@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kforge/toolchain/diagnostics.h"
+#include "kforge/toolchain/ptxas_report.h"
 
 namespace kforge::toolchain {
 
@@ -33,6 +34,8 @@ struct CompileResult {
   std::string command;  // the command line, for humans
   double seconds = 0;   // compile time (0 when served from the cache)
   std::string key;      // content hash of everything that shapes the artifact
+  // Per GPU kernel: registers, spills, shared memory (ptxas -v); empty for host targets.
+  std::vector<KernelResources> resources;
 };
 
 class Compiler {

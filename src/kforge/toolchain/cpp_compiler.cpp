@@ -14,6 +14,7 @@
 #include "kforge/core/hash.h"
 #include "kforge/core/subprocess.h"
 #include "kforge/core/utf8.h"
+#include "kforge/toolchain/compile_cache.h"
 #include "kforge/toolchain/compile_scratch.h"
 
 namespace kforge::toolchain {
@@ -58,86 +59,6 @@ std::string host_cpu_signature() {
     if (flags.empty() && line.rfind("flags", 0) == 0) flags = line;
   }
   return model + "|" + flags;
-}
-
-std::string shell_join(const std::vector<std::string>& argv) {
-  std::string s;
-  for (const auto& a : argv) s += (s.empty() ? "" : " ") + a;
-  return s;
-}
-
-// The compiler names the file as it was written; the user knows it by the display name.
-std::string rename_in_output(std::string text, const std::string& written,
-                             const std::string& display) {
-  if (written == display) return text;
-  const std::string from = written + ":", to = display + ":";
-  for (std::size_t at = text.find(from); at != std::string::npos;
-       at = text.find(from, at + to.size()))
-    text.replace(at, from.size(), to);
-  return text;
-}
-
-nlohmann::json result_to_json(const CompileResult& r) {
-  return {{"ok", r.ok},   {"timed_out", r.timed_out}, {"diagnostics", r.diagnostics},
-          {"log", r.log}, {"command", r.command},     {"seconds", r.seconds}};
-}
-
-// A cached outcome, or false. An entry that exists but is not whole (no result, or a successful
-// result without its artifact: a write that failed on a full disk) is removed, so that the
-// recompile can take its place.
-bool load_cached(const std::filesystem::path& entry, CompileResult& r) {
-  std::error_code ec;
-  if (!std::filesystem::exists(entry, ec)) return false;
-  auto discard = [&] {
-    std::filesystem::remove_all(entry, ec);
-    return false;
-  };
-  auto text = core::read_text(entry / "result.json");
-  if (!text) return discard();
-  try {
-    auto j = nlohmann::json::parse(*text);
-    r.ok = j.at("ok");
-    r.timed_out = j.value("timed_out", false);
-    r.diagnostics = j.at("diagnostics").get<std::vector<Diagnostic>>();
-    r.log = j.value("log", "");
-    r.command = j.value("command", "");
-    r.cached = true;
-    r.artifact = r.ok ? entry / "kernel.so" : std::filesystem::path{};
-    if (r.ok && !std::filesystem::exists(r.artifact)) return discard();
-    return true;
-  } catch (const std::exception&) {
-    return discard();  // a damaged entry is recompiled
-  }
-}
-
-// Every file under dir, by relative path and content, in one key: a trusted compile may include
-// any of them, so an edited helper header must miss the cache, not serve the old artifact.
-std::string tree_digest(const std::filesystem::path& dir) {
-  std::vector<std::filesystem::path> files;
-  std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
-       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
-    if (it->is_regular_file(ec)) files.push_back(it->path());
-  std::sort(files.begin(), files.end());
-  core::Hasher h;
-  for (const auto& f : files) {
-    auto text = core::read_text(f);
-    h.add(std::filesystem::relative(f, dir).string())
-        .add(text ? *text : "unreadable: " + text.error().message);
-  }
-  return h.hex();
-}
-
-// Puts what the sandbox did first in the log, and as an error the verdict will show.
-void explain_sandbox(CompileResult& result, const std::string& raw_output,
-                     const SandboxLimits& limits) {
-  if (auto hit = sandbox_limit_hit(raw_output, limits); !hit.empty()) {
-    result.log = hit + "\n" + result.log;
-    result.diagnostics.insert(result.diagnostics.begin(),
-                              Diagnostic{"kforge", 0, 0, "error", hit, {}});
-  } else if (auto note = sandbox_refusal_note(raw_output); !note.empty()) {
-    result.log += note + "\n";
-  }
 }
 
 }  // namespace

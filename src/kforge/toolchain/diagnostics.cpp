@@ -25,13 +25,26 @@ std::string line_of(const std::string& text, int line) {
 std::vector<Diagnostic> parse_diagnostics(
     const std::string& output, const std::vector<std::pair<std::string, std::string>>& sources) {
   static const std::regex pattern(R"(^(.+?):(\d+):(\d+): (fatal error|error|warning|note): (.*)$)");
+  // nvcc's front end (cudafe++): "kernel.cu(12): error: ..." or "kernel.cu(7): warning #177-D:
+  // ..."; no column. Host-side code it hands to g++ is reported in g++'s format above.
+  static const std::regex nvcc_pattern(
+      R"(^(.+?)\((\d+)\): (catastrophic error|error|warning|remark)(?: #[0-9A-Z-]+)?: (.*)$)");
   std::vector<Diagnostic> out;
   std::istringstream in(output);
   std::string line;
   while (std::getline(in, line)) {
     std::smatch m;
-    if (!std::regex_match(line, m, pattern)) continue;
-    Diagnostic d{m[1], std::stoi(m[2]), std::stoi(m[3]), m[4], m[5], {}};
+    Diagnostic d;
+    if (std::regex_match(line, m, pattern)) {
+      d = Diagnostic{m[1], std::stoi(m[2]), std::stoi(m[3]), m[4], m[5], {}};
+    } else if (std::regex_match(line, m, nvcc_pattern)) {
+      std::string severity = m[3];
+      if (severity == "catastrophic error") severity = "fatal error";
+      if (severity == "remark") severity = "note";
+      d = Diagnostic{m[1], std::stoi(m[2]), 0, severity, m[4], {}};
+    } else {
+      continue;
+    }
     for (const auto& [name, text] : sources) {
       std::string file = d.file;
       if (file == name ||
@@ -65,7 +78,9 @@ std::string format_errors(const std::vector<Diagnostic>& diagnostics, std::size_
       in_error = false;
       continue;
     }
-    s += fmt::format("{}:{}:{}: {}: {}\n", d.file, d.line, d.column, d.severity, d.message);
+    const std::string where = d.column > 0 ? fmt::format("{}:{}:{}", d.file, d.line, d.column)
+                                           : fmt::format("{}:{}", d.file, d.line);
+    s += fmt::format("{}: {}: {}\n", where, d.severity, d.message);
     if (!d.source_line.empty()) s += fmt::format("  {:>4} | {}\n", d.line, d.source_line);
   }
   std::size_t total = static_cast<std::size_t>(count_errors(diagnostics));

@@ -19,20 +19,27 @@ const char* kLibDirs[] = {"/lib/x86_64-linux-gnu",
                           "/usr/local/lib",
                           "/usr/lib"};
 
-std::filesystem::path find_library(const std::string& soname) {
-  for (const char* dir : kLibDirs) {
-    std::filesystem::path p = std::filesystem::path(dir) / soname;
+std::vector<std::filesystem::path> search_dirs(const std::vector<std::filesystem::path>& extra) {
+  std::vector<std::filesystem::path> dirs(std::begin(kLibDirs), std::end(kLibDirs));
+  dirs.insert(dirs.end(), extra.begin(), extra.end());
+  return dirs;
+}
+
+std::filesystem::path find_library(const std::string& soname,
+                                   const std::vector<std::filesystem::path>& dirs) {
+  for (const auto& dir : dirs) {
+    std::filesystem::path p = dir / soname;
     if (std::filesystem::exists(p)) return p;
   }
   return {};
 }
 
 // "dnnl" → "libdnnl.so.2" as installed; a full soname passes through.
-std::string soname_for(const std::string& lib) {
+std::string soname_for(const std::string& lib, const std::vector<std::filesystem::path>& dirs) {
   if (lib.rfind("lib", 0) == 0 && lib.find(".so") != std::string::npos) return lib;
   std::string prefix = "lib" + lib + ".so.";
   std::string best;
-  for (const char* dir : kLibDirs) {
+  for (const auto& dir : dirs) {
     std::error_code ec;
     for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
       std::string name = e.path().filename().string();
@@ -44,14 +51,15 @@ std::string soname_for(const std::string& lib) {
 }
 
 // Exported names of one library, read once per process.
-const std::set<std::string>& exports_of(const std::string& soname) {
+const std::set<std::string>& exports_of(const std::string& soname,
+                                        const std::vector<std::filesystem::path>& dirs) {
   static std::mutex mu;
   static std::map<std::string, std::set<std::string>> cache;
   std::lock_guard lock(mu);
   auto it = cache.find(soname);
   if (it != cache.end()) return it->second;
   std::set<std::string> names;
-  if (auto path = find_library(soname); !path.empty())
+  if (auto path = find_library(soname, dirs); !path.empty())
     if (auto elf = read_elf_dynamic(path))
       for (const auto& s : elf->defined) names.insert(s.name);
   return cache.emplace(soname, std::move(names)).first->second;
@@ -78,18 +86,21 @@ LinkVerdict check_link(const std::filesystem::path& so, const LinkPolicy& policy
   auto elf = read_elf_dynamic(so);
   if (!elf) return {LinkProblem::unreadable, elf.error().message};
 
+  const auto dirs = search_dirs(policy.lib_dirs);
   std::vector<std::string> allowed = runtime_sonames();
-  for (const auto& lib : policy.extra_libs) allowed.push_back(soname_for(lib));
+  for (const auto& lib : policy.extra_libs) allowed.push_back(soname_for(lib, dirs));
   std::set<std::string> allowed_set(allowed.begin(), allowed.end());
 
   std::vector<std::string> refused_libs;
   for (const auto& needed : elf->needed)
     if (!allowed_set.count(needed)) refused_libs.push_back(needed);
   if (!refused_libs.empty())
-    return {LinkProblem::library_refused,
-            fmt::format("links against {}: a kernel may use only the C/C++ runtime and OpenMP "
-                        "(libc, libm, libstdc++, libgcc_s, libgomp)",
-                        join_first(refused_libs, 4))};
+    return {
+        LinkProblem::library_refused,
+        fmt::format("links against {}: a kernel may use only the C/C++ runtime and OpenMP "
+                    "(libc, libm, libstdc++, libgcc_s, libgomp){}",
+                    join_first(refused_libs, 4),
+                    policy.extra_libs.empty() ? "" : " and " + join_first(policy.extra_libs, 8))};
 
   bool has_entry = false;
   for (const auto& s : elf->defined) has_entry = has_entry || (s.name == entry && s.function);
@@ -101,12 +112,12 @@ LinkVerdict check_link(const std::filesystem::path& so, const LinkPolicy& policy
 
   std::set<std::string> provided;
   for (const auto& lib : allowed) {
-    const auto& names = exports_of(lib);
+    const auto& names = exports_of(lib, dirs);
     provided.insert(names.begin(), names.end());
   }
   std::set<std::string> runtime_exports;
   for (const auto& lib : runtime_sonames()) {
-    const auto& names = exports_of(lib);
+    const auto& names = exports_of(lib, dirs);
     runtime_exports.insert(names.begin(), names.end());
   }
 

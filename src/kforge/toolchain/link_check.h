@@ -12,6 +12,8 @@ namespace kforge::toolchain {
 struct LinkPolicy {
   // Extra libraries allowed beyond the runtime, by short name ("dnnl", "openblas") or soname.
   std::vector<std::string> extra_libs;
+  // Folders to find those libraries in besides the system's (the CUDA toolkit's lib64).
+  std::vector<std::filesystem::path> lib_dirs;
 };
 
 enum class LinkProblem {

@@ -1,0 +1,279 @@
+// fork/exec of kforge-run-cuda with the channel on fd 3, and the request/reply loop with its
+// watchdog (poll with a deadline, then SIGKILL to the process group).
+#include "kforge/eval/cuda_process_device.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <regex>
+#include <thread>
+
+#include "kforge/core/paths.h"
+#include "kforge/runner/cuda_wire.h"
+
+namespace kforge::eval {
+namespace {
+
+namespace wire = runner::cuda_wire;
+constexpr int kChannelFd = 3;
+
+std::filesystem::path runner_executable() {
+  if (const char* d = std::getenv("KFORGE_BIN_DIR"); d && *d)
+    return std::filesystem::path(d) / "kforge-run-cuda";
+  return core::executable_dir() / "kforge-run-cuda";
+}
+
+class CudaProcessDevice : public GpuDevice {
+ public:
+  CudaProcessDevice(pid_t pid, int channel, int output) : pid_(pid), channel_(channel) {
+    reader_ = std::thread([this, output] {
+      char buf[4096];
+      for (ssize_t n; (n = ::read(output, buf, sizeof buf)) > 0;) {
+        std::lock_guard lock(mu_);
+        if (output_.size() < (64u << 10)) output_.append(buf, static_cast<std::size_t>(n));
+      }
+      ::close(output);
+    });
+  }
+  ~CudaProcessDevice() override {
+    ::close(channel_);
+    kill_group();
+    if (reader_.joinable()) reader_.join();
+  }
+
+  // The "ready" reply, or why the process could not load the kernel.
+  Status await_ready(double timeout_s) {
+    auto r = receive(timeout_s);
+    if (!r) return with_context(r.error(), "kforge-run-cuda");
+    return ok_status();
+  }
+
+  Result<DeviceBuffer> allocate(std::size_t bytes) override {
+    auto r = request({wire::Op::allocate, 0, bytes}, nullptr, 0, 60);
+    if (!r) return r.error();
+    return DeviceBuffer{static_cast<int>(r->value), bytes};
+  }
+  Status upload(const DeviceBuffer& to, std::span<const std::byte> from) override {
+    auto r = request({wire::Op::upload, static_cast<std::uint32_t>(to.id), from.size()},
+                     from.data(), from.size(), 60);
+    return r ? ok_status() : Status(r.error());
+  }
+  Status download(const DeviceBuffer& from, std::span<std::byte> to) override {
+    auto r = request({wire::Op::download, static_cast<std::uint32_t>(from.id), to.size()}, nullptr,
+                     0, 60);
+    if (!r) return r.error();
+    if (payload_.size() != to.size())
+      return Error{fmt::format("kforge-run-cuda sent {} bytes where {} were asked for",
+                               payload_.size(), to.size())};
+    std::memcpy(to.data(), payload_.data(), to.size());
+    return ok_status();
+  }
+  DeviceCall call(const std::vector<DeviceBuffer>& args, double timeout_s) override {
+    std::vector<std::uint32_t> ids;
+    for (const auto& a : args) ids.push_back(static_cast<std::uint32_t>(a.id));
+    auto r = request({wire::Op::call, static_cast<std::uint32_t>(ids.size()),
+                      ids.size() * sizeof(std::uint32_t)},
+                     ids.data(), ids.size() * sizeof(std::uint32_t), timeout_s);
+    if (r) return {DeviceCall::Outcome::returned, {}};
+    if (hung_) return {DeviceCall::Outcome::hung, {}};
+    return {DeviceCall::Outcome::failed, r.error().message};
+  }
+  Status flush_l2() override {
+    auto r = request({wire::Op::flush_l2, 0, 0}, nullptr, 0, 60);
+    return r ? ok_status() : Status(r.error());
+  }
+  // Closing the channel ends the runner's loop; a sanitizer then prints its summary and exits.
+  Result<std::string> finish() override {
+    if (pid_ > 0) {
+      ::shutdown(channel_, SHUT_RDWR);
+      using Clock = std::chrono::steady_clock;
+      const auto deadline = Clock::now() + std::chrono::seconds(60);
+      int status = 0;
+      while (Clock::now() < deadline && ::waitpid(pid_, &status, WNOHANG) == 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (::waitpid(pid_, &status, WNOHANG) == 0) kill_group();
+      pid_ = -1;
+    }
+    if (reader_.joinable()) reader_.join();
+    std::lock_guard lock(mu_);
+    return output_;
+  }
+
+ private:
+  Result<wire::Reply> request(const wire::Request& q, const void* payload, std::size_t n,
+                              double timeout_s) {
+    if (dead_) return Error{"the kernel's process is gone" + process_note()};
+    if (!wire::write_all(channel_, &q, sizeof q) ||
+        (n > 0 && !wire::write_all(channel_, payload, n))) {
+      dead_ = true;
+      return Error{"the kernel's process stopped reading requests" + process_note()};
+    }
+    return receive(timeout_s);
+  }
+
+  Result<wire::Reply> receive(double timeout_s) {
+    if (!wait_readable(timeout_s)) {
+      hung_ = dead_ = true;
+      kill_group();  // the watchdog: the call, its threads and its device work end here
+      return Error{fmt::format("no reply within {:g} s: the process was killed", timeout_s)};
+    }
+    wire::Reply r;
+    if (!wire::read_all(channel_, &r, sizeof r)) {
+      dead_ = true;
+      return Error{"the kernel's process died" + process_note()};
+    }
+    payload_.resize(r.length);
+    if (r.length > 0 && !wire::read_all(channel_, payload_.data(), r.length)) {
+      dead_ = true;
+      return Error{"the kernel's process died mid-reply" + process_note()};
+    }
+    if (r.status != 0) return Error{payload_};
+    return r;
+  }
+
+  bool wait_readable(double timeout_s) {
+    using Clock = std::chrono::steady_clock;
+    const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
+    for (;;) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      if (left.count() <= 0) return false;
+      pollfd p{channel_, POLLIN, 0};
+      int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1 << 30)));
+      if (r > 0) return true;
+      if (r < 0 && errno != EINTR) return false;
+    }
+  }
+
+  void kill_group() {
+    if (pid_ <= 0) return;
+    ::kill(-pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    if (WIFSIGNALED(status)) signal_ = WTERMSIG(status);
+    pid_ = -1;
+  }
+
+  std::string process_note() {
+    // A process that closed its channel is exiting: give it a moment to become reapable, so the
+    // signal that ended it (SIGSEGV, SIGBUS) can be named.
+    for (int tries = 0; pid_ > 0 && tries < 100; ++tries) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        if (WIFSIGNALED(status)) signal_ = WTERMSIG(status);
+        pid_ = -1;
+        break;
+      }
+      if (!dead_) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    std::string note;
+    if (signal_) note += fmt::format(" (killed by signal {}: {})", signal_, strsignal(signal_));
+    std::lock_guard lock(mu_);
+    if (!output_.empty()) note += "; its output: " + output_.substr(0, 2000);
+    return note;
+  }
+
+  pid_t pid_;
+  int channel_;
+  int signal_ = 0;
+  bool dead_ = false, hung_ = false;
+  std::string payload_;
+  std::thread reader_;
+  std::mutex mu_;
+  std::string output_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<GpuDevice>> start_cuda_process_device(const CudaProcessOptions& o) {
+  auto exe = runner_executable();
+  if (!std::filesystem::exists(exe))
+    return Error{fmt::format("the CUDA runner {} is missing (build kforge with scripts/setup)",
+                             exe.string())};
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    return Error{fmt::format("socketpair: {}", std::strerror(errno))};
+  int out[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) return Error{fmt::format("pipe: {}", std::strerror(errno))};
+  // No LD_LIBRARY_PATH: each artifact finds its CUDA libraries through its own run path (nvcc's
+  // toolkit for kernels and experts, the torch wheel's for baselines).
+  std::vector<std::string> env = {"PATH=/usr/bin:/bin", "LANG=C"};
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::string exe_str = exe.string(), lib = o.library.string(), mode = "--host-memory";
+  std::vector<std::string> wrapper = o.wrapper;
+  std::vector<char*> argv;
+  for (auto& w : wrapper) argv.push_back(w.data());
+  argv.push_back(exe_str.data());
+  argv.push_back(lib.data());
+  if (o.host_memory) argv.push_back(mode.data());
+  argv.push_back(nullptr);
+  const std::size_t memory = o.trusted ? 0 : o.memory_bytes;
+
+  const pid_t parent = ::getpid();
+  pid_t pid = ::fork();
+  if (pid < 0) return Error{fmt::format("fork: {}", std::strerror(errno))};
+  if (pid == 0) {
+    ::setsid();
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(125);
+    ::dup2(sv[1], kChannelFd);
+    int devnull = ::open("/dev/null", O_RDONLY);
+    ::dup2(devnull, 0);
+    ::dup2(out[1], 1);
+    ::dup2(out[1], 2);
+    ::syscall(SYS_close_range, kChannelFd + 1, ~0U, 0);
+    if (memory > 0) {
+      rlimit as{memory, memory};
+      ::setrlimit(RLIMIT_AS, &as);
+    }
+    rlimit core{0, 0};
+    ::setrlimit(RLIMIT_CORE, &core);
+    if (!o.library.parent_path().empty() && ::chdir(o.library.parent_path().c_str()) != 0)
+      ::_exit(126);
+    ::execve(argv[0], argv.data(), envp.data());
+    ::_exit(127);
+  }
+  ::close(sv[1]);
+  ::close(out[1]);
+  auto device = std::make_unique<CudaProcessDevice>(pid, sv[0], out[0]);
+  if (auto ready = device->await_ready(o.start_timeout_s); !ready) return ready.error();
+  return std::unique_ptr<GpuDevice>(std::move(device));
+}
+
+std::filesystem::path find_compute_sanitizer(const std::filesystem::path& cuda_home) {
+  for (const auto& p : {cuda_home / "bin" / "compute-sanitizer",
+                        cuda_home / "compute-sanitizer" / "compute-sanitizer"}) {
+    std::error_code ec;
+    if (std::filesystem::exists(p, ec)) return p;
+  }
+  return {};
+}
+
+std::vector<std::string> sanitizer_wrapper(const std::filesystem::path& sanitizer,
+                                           const std::string& tool) {
+  return {sanitizer.string(),   "--tool", tool, "--error-exitcode", "99", "--print-limit", "20",
+          "--target-processes", "all"};
+}
+
+int sanitizer_error_count(const std::string& output) {
+  static const std::regex summary(R"(ERROR SUMMARY: (\d+) error)");
+  std::smatch m;
+  return std::regex_search(output, m, summary) ? std::stoi(m[1]) : -1;
+}
+
+}  // namespace kforge::eval

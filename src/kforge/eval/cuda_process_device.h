@@ -1,0 +1,37 @@
+#pragma once
+// The real GpuDevice: a kforge-run-cuda process holding the kernel's library and its buffers
+// (its own process group, a clean environment, no descriptor of kforge's but its channel, a
+// parent-death signal). Each request waits for its reply at most as long as the judge allows;
+// a call that overruns is killed with its whole process group (the watchdog) and reads `hung`.
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kforge/eval/gpu_device.h"
+
+namespace kforge::eval {
+
+struct CudaProcessOptions {
+  std::filesystem::path library;  // the compiled kernel (kernel.so)
+  bool trusted = false;           // an expert or baseline (may load cuBLAS, cuDNN, libtorch)
+  std::filesystem::path state_dir;
+  std::size_t memory_bytes = 0;  // host address-space limit for an untrusted kernel; 0: none
+  bool host_memory = false;      // tests: host buffers, no device (kforge-run-cuda --host-memory)
+  double start_timeout_s = 120;  // the driver's first context creation can take seconds
+  // A program the runner runs under (compute-sanitizer and its options); empty: none.
+  std::vector<std::string> wrapper;
+};
+
+Result<std::unique_ptr<GpuDevice>> start_cuda_process_device(const CudaProcessOptions& options);
+
+// compute-sanitizer of the toolkit at `cuda_home`, or empty when it is not installed.
+std::filesystem::path find_compute_sanitizer(const std::filesystem::path& cuda_home);
+// The options that run `tool` (memcheck, racecheck) with a non-zero exit on any error.
+std::vector<std::string> sanitizer_wrapper(const std::filesystem::path& sanitizer,
+                                           const std::string& tool);
+// The error count of a sanitizer's "ERROR SUMMARY: N errors" line; -1 when there is none.
+int sanitizer_error_count(const std::string& output);
+
+}  // namespace kforge::eval

@@ -1,0 +1,169 @@
+// The real device process (kforge-run-cuda) driven by the GPU judge, without a GPU: in its
+// --host-memory mode the same wire, the same process walls and the same watchdog serve a kernel
+// compiled for the host. Proves the plumbing the GPU runs on: a correct kernel passes, a kernel
+// that spins is killed by the watchdog and judged a timeout, one that writes its input is caught,
+// one that crashes is a runtime error naming the signal, and a timed pair reads back both sides.
+#include "kforge/eval/cuda_process_device.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+
+#include "kforge/core/subprocess.h"
+#include "kforge/eval/gpu_judge.h"
+
+namespace kforge::eval {
+namespace {
+
+constexpr int kN = 256;
+
+core::ResolvedTask add_task() {
+  core::ResolvedTask t;
+  t.size = "ci";
+  for (const char* name : {"x", "y"})
+    t.inputs.push_back(core::ResolvedTensor{name, core::DType::f32, {kN}, kN, kN * 4, {}, true});
+  t.outputs.push_back(core::ResolvedTensor{"z", core::DType::f32, {kN}, kN, kN * 4, {}, false});
+  t.rtol = 1e-5;
+  t.atol = 1e-6;
+  return t;
+}
+
+HostSet floats(const std::vector<std::vector<float>>& tensors) {
+  HostSet s;
+  for (const auto& v : tensors) {
+    std::vector<std::byte> b(v.size() * 4);
+    std::memcpy(b.data(), v.data(), b.size());
+    s.tensors.push_back(std::move(b));
+  }
+  return s;
+}
+
+class CudaProcessDeviceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("kforge-cuda-process-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // The host stand-in for a .cu kernel: the same entry, with the stream as a void*.
+  std::filesystem::path build(const std::string& body) {
+    auto src = dir_ / "kernel.cpp", so = dir_ / "kernel.so";
+    std::ofstream(src) << "extern \"C\" void kernel(const float* x, const float* y, float* z, "
+                          "void* stream) {\n"
+                       << body << "\n}\n";
+    auto r = core::run_process({"g++", "-O1", "-shared", "-fPIC", "-o", so.string(), src.string()});
+    EXPECT_TRUE(r.success()) << r.err;
+    return so;
+  }
+  std::optional<Judgement> check(const std::string& body, double timeout_s = 10) {
+    auto device = start_cuda_process_device({.library = build(body), .host_memory = true});
+    EXPECT_TRUE(device.ok()) << (device ? "" : device.error().message);
+    if (!device) return Judgement{Verdict::runtime_error, "no device"};
+    auto buffers = allocate_set(**device, task_);
+    EXPECT_TRUE(buffers.ok());
+    std::vector<float> x(kN), y(kN), z(kN);
+    for (int i = 0; i < kN; ++i) {
+      x[i] = 0.5f * i;
+      y[i] = 2.0f - i;
+      z[i] = x[i] + y[i];
+    }
+    return gpu_check(**device, *buffers, task_, {floats({x, y})}, {floats({z})}, timeout_s, e_);
+  }
+  std::filesystem::path dir_;
+  core::ResolvedTask task_ = add_task();
+  Evaluation e_;
+};
+
+const char* kAdd = "for (int i = 0; i < 256; ++i) z[i] = x[i] + y[i];";
+
+TEST_F(CudaProcessDeviceTest, ACorrectKernelPassesThroughTheProcess) {
+  auto j = check(kAdd);
+  EXPECT_FALSE(j) << j->reason;
+}
+
+TEST_F(CudaProcessDeviceTest, ASpinningKernelIsKilledByTheWatchdog) {
+  const auto start = std::chrono::steady_clock::now();
+  auto j = check("for (volatile int spin = 1; spin;) {}", 1.0);
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->verdict, Verdict::timeout) << j->reason;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(8));
+}
+
+TEST_F(CudaProcessDeviceTest, AKernelWritingItsInputIsCaught) {
+  auto j = check(std::string(kAdd) + " const_cast<float*>(x)[7] = 1e9f;");
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->verdict, Verdict::input_modified) << j->reason;
+}
+
+TEST_F(CudaProcessDeviceTest, ACrashIsARuntimeErrorNamingTheSignal) {
+  auto j = check("*(volatile int*)nullptr = 1;");
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->verdict, Verdict::runtime_error);
+  EXPECT_NE(j->reason.find("signal"), std::string::npos) << j->reason;
+}
+
+TEST_F(CudaProcessDeviceTest, AMissingEntryIsRefusedAtStart) {
+  auto so = dir_ / "empty.so", src = dir_ / "empty.cpp";
+  std::ofstream(src) << "extern \"C\" void other() {}\n";
+  ASSERT_TRUE(
+      core::run_process({"g++", "-shared", "-fPIC", "-o", so.string(), src.string()}).success());
+  auto device = start_cuda_process_device({.library = so, .host_memory = true});
+  ASSERT_FALSE(device.ok());
+  EXPECT_NE(device.error().message.find("kernel"), std::string::npos);
+}
+
+TEST_F(CudaProcessDeviceTest, PairedTimingReadsBothSidesThroughTheirProcesses) {
+  auto cand = start_cuda_process_device({.library = build(kAdd), .host_memory = true});
+  ASSERT_TRUE(cand.ok());
+  auto partner_so = dir_ / "partner.so";
+  std::filesystem::copy_file(build(kAdd), partner_so);
+  auto partner = start_cuda_process_device({.library = partner_so, .host_memory = true});
+  ASSERT_TRUE(partner.ok());
+  auto cb = allocate_set(**cand, task_);
+  auto pb = allocate_set(**partner, task_);
+  std::vector<float> x(kN, 1.0f), y(kN, 2.0f);
+  PairedTimingRequest req;
+  req.budget_s = 0;
+  req.warmup_s = 0;
+  req.min_pairs = req.max_pairs = 5;
+  std::uint64_t seed = 7;
+  auto t = gpu_paired_timing(
+      **cand, *cb, partner->get(), &*pb, task_, floats({x, y}), req, [&] { return seed++; },
+      steady_ms_clock());
+  ASSERT_FALSE(t.failure) << t.failure->reason;
+  EXPECT_EQ(t.candidate_ms.size(), 5u);
+  for (double ms : t.candidate_ms) EXPECT_GT(ms, 0);
+}
+
+// The sanitizer pass: the runner under a wrapper (here a shell standing in for compute-sanitizer,
+// which is not installed on these machines), whose report finish() collects once the runner ends.
+TEST_F(CudaProcessDeviceTest, AWrappersReportIsCollectedWhenTheProcessEnds) {
+  auto device = start_cuda_process_device(
+      {.library = build(kAdd),
+       .host_memory = true,
+       .wrapper = {"/bin/sh", "-c", "\"$@\"; echo '========= ERROR SUMMARY: 2 errors'", "sh"}});
+  ASSERT_TRUE(device.ok()) << device.error().message;
+  auto buffers = allocate_set(**device, task_);
+  ASSERT_TRUE(buffers.ok());
+  auto report = (*device)->finish();
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(sanitizer_error_count(*report), 2) << *report;
+}
+
+TEST(SanitizerSummary, CountsTheErrorsOrSaysThereWasNoSummary) {
+  EXPECT_EQ(
+      sanitizer_error_count("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n"), 0);
+  EXPECT_EQ(sanitizer_error_count("========= Invalid __global__ write of size 4 bytes\n"
+                                  "========= ERROR SUMMARY: 1 error\n"),
+            1);
+  EXPECT_EQ(sanitizer_error_count("Segmentation fault\n"), -1);
+}
+
+}  // namespace
+}  // namespace kforge::eval

@@ -1,0 +1,248 @@
+// The GPU evaluation's orchestrator (evaluate_gpu.h says the order). The decisive steps are the
+// same functions as the cpu target's (judge_compile, the link check, the comparison, the timing
+// statistics) or gpu_judge.cpp's; this file only puts them in order.
+#include "kforge/eval/evaluate_gpu.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstring>
+#include <random>
+
+#include "kforge/eval/cuda_process_device.h"
+#include "kforge/eval/gpu_judge.h"
+#include "kforge/eval/secret_seeds.h"
+#include "kforge/eval/steps.h"
+
+namespace kforge::eval {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+HostSet host_copy(const SharedSet& set, const std::vector<core::ResolvedTensor>& tensors) {
+  HostSet h;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const auto* p = reinterpret_cast<const std::byte*>(set.tensor(i));
+    h.tensors.emplace_back(p, p + tensors[i].bytes);
+  }
+  return h;
+}
+
+std::optional<Judgement> judge_built(const toolchain::CompileResult& c, toolchain::Role role,
+                                     const GpuEvalSetup& setup, const EvalOptions& opt) {
+  if (auto j = judge_compile(c)) return j;
+  if (role == toolchain::Role::baseline || role == toolchain::Role::reference) return std::nullopt;
+  auto policy = setup.link_policy(role);
+  policy.extra_libs.insert(policy.extra_libs.end(), opt.allow_libs.begin(), opt.allow_libs.end());
+  auto link = toolchain::check_link(c.artifact, policy);
+  if (link.ok()) return std::nullopt;
+  if (link.problem == toolchain::LinkProblem::missing_entry)
+    return Judgement{Verdict::compile_error, link.reason};
+  return Judgement{Verdict::link_refused, link.reason};
+}
+
+class GpuEvaluationRun {
+ public:
+  GpuEvaluationRun(const TaskContext& host, const GpuEvalSetup& setup, const std::string& source,
+                   const std::string& file_name, const EvalOptions& opt)
+      : host_(host), setup_(setup), source_(source), file_name_(file_name), opt_(opt) {
+    e_.task_id = host.spec().id;
+    e_.size = host.task().size;
+    e_.role = std::string(toolchain::role_name(opt.role));
+    e_.threads = 1;
+  }
+
+  Evaluation run() {
+    using Step = std::optional<Judgement> (GpuEvaluationRun::*)();
+    static constexpr Step kSteps[] = {
+        &GpuEvaluationRun::compile,         // 1. nvcc, in the compile sandbox; the link check
+        &GpuEvaluationRun::find_device,     // 2. no device: say so, check and time nothing
+        &GpuEvaluationRun::prepare_inputs,  // 3. secret inputs and reference outputs, on the host
+        &GpuEvaluationRun::check,           // 4. every check set on the device
+        &GpuEvaluationRun::sanitize,        //    and the first again under compute-sanitizer
+        &GpuEvaluationRun::time,            // 5. paired with the partner, on kforge's clock
+    };
+    for (Step step : kSteps)
+      if (auto j = (this->*step)()) return finish(*j);
+    return finish({Verdict::correct, opt_.time ? "correct; timed" : "correct"});
+  }
+
+ private:
+  void say(std::string_view m) const {
+    if (opt_.progress) opt_.progress(m);
+  }
+  Evaluation finish(const Judgement& j) {
+    e_.verdict = j.verdict;
+    e_.reason = j.reason;
+    e_.phases.total_s = since(start_);
+    return std::move(e_);
+  }
+
+  std::optional<Judgement> compile() {
+    say("compiling (nvcc)");
+    toolchain::CompileRequest req{opt_.role, source_, file_name_, setup_.header, opt_.extra_flags};
+    e_.compile = setup_.compiler->compile(req);
+    e_.phases.compile_s = e_.compile.seconds;
+    return judge_built(e_.compile, opt_.role, setup_, opt_);
+  }
+
+  std::optional<Judgement> find_device() {
+    std::string missing = setup_.device_missing ? setup_.device_missing() : std::string{};
+    if (missing.empty()) return std::nullopt;
+    return Judgement{Verdict::no_device,
+                     missing +
+                         ". The kernel compiled and passed the link check; checking and "
+                         "timing it need a GPU"};
+  }
+
+  std::optional<Judgement> prepare_inputs() {
+    say("preparing check inputs");
+    auto t0 = Clock::now();
+    auto seeds = secret_seeds(host_.state_dir(), host_.spec().id, opt_.check_sets);
+    if (!seeds) return Judgement{Verdict::runtime_error, seeds.error().message};
+    for (auto seed : *seeds) {
+      auto in = host_.make_inputs(seed);
+      if (!in) return Judgement{Verdict::runtime_error, in.error().message};
+      auto ref = host_.reference_outputs(*in, seed);
+      if (!ref) return Judgement{Verdict::runtime_error, ref.error().message};
+      inputs_.push_back(host_copy(*in, host_.task().inputs));
+      references_.push_back(host_copy(*ref, host_.task().outputs));
+    }
+    auto timing =
+        host_.make_inputs(std::random_device{}() * 0x100000001ULL ^ std::random_device{}());
+    if (!timing) return Judgement{Verdict::runtime_error, timing.error().message};
+    timing_inputs_ = host_copy(*timing, host_.task().inputs);
+    e_.phases.prepare_s = since(t0);
+    return std::nullopt;
+  }
+
+  std::optional<Judgement> check() {
+    say("checking on the device");
+    auto t0 = Clock::now();
+    auto device = setup_.start_device(e_.compile.artifact, opt_.role != toolchain::Role::candidate);
+    if (!device) return Judgement{Verdict::runtime_error, device.error().message};
+    candidate_ = std::move(*device);
+    auto buffers = allocate_set(*candidate_, host_.task());
+    if (!buffers) return Judgement{Verdict::runtime_error, buffers.error().message};
+    candidate_buffers_ = std::move(*buffers);
+    auto j = gpu_check(*candidate_, candidate_buffers_, host_.task(), inputs_, references_,
+                       opt_.call_timeout_s, e_);
+    e_.phases.check_s = since(t0);
+    return j;
+  }
+
+  std::optional<Judgement> sanitize() {
+    if (!setup_.start_sanitized || opt_.role != toolchain::Role::candidate) return std::nullopt;
+    for (const auto& tool : setup_.sanitizer_tools) {
+      say("checking under compute-sanitizer " + tool);
+      auto device = setup_.start_sanitized(e_.compile.artifact, tool);
+      if (!device) return Judgement{Verdict::runtime_error, device.error().message};
+      auto buffers = allocate_set(**device, host_.task());
+      if (!buffers) return Judgement{Verdict::runtime_error, buffers.error().message};
+      // A sanitized call runs tens of times slower: ten times the call's allowance.
+      Evaluation scratch;
+      auto j = gpu_check(**device, *buffers, host_.task(), {inputs_.front()}, {references_.front()},
+                         10 * opt_.call_timeout_s, scratch);
+      auto report = (*device)->finish();
+      const std::string text = report ? *report : report.error().message;
+      const int errors = sanitizer_error_count(text);
+      if (errors > 0)
+        return Judgement{Verdict::runtime_error,
+                         fmt::format("compute-sanitizer {} found {} error{}:\n{}", tool, errors,
+                                     errors == 1 ? "" : "s", text.substr(0, 3000))};
+      if (j) return Judgement{j->verdict, "under compute-sanitizer " + tool + ": " + j->reason};
+      if (errors < 0)
+        return Judgement{
+            Verdict::runtime_error,
+            "compute-sanitizer " + tool + " ended without its summary:\n" + text.substr(0, 2000)};
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Judgement> time() {
+    if (!opt_.time) return std::nullopt;
+    std::unique_ptr<GpuDevice> partner;
+    DeviceSet partner_buffers;
+    if (setup_.partner_artifact) {
+      say("building the " + setup_.partner_name);
+      auto artifact = setup_.partner_artifact();
+      if (!artifact) return Judgement{Verdict::runtime_error, artifact.error().message};
+      if (!artifact->empty()) {
+        auto p = setup_.start_device(*artifact, true);
+        if (!p) return Judgement{Verdict::runtime_error, p.error().message};
+        partner = std::move(*p);
+        auto b = allocate_set(*partner, host_.task());
+        if (!b) return Judgement{Verdict::runtime_error, b.error().message};
+        partner_buffers = std::move(*b);
+        e_.partner = setup_.partner_name;
+      }
+    }
+    say("timing, paired and interleaved");
+    // One measurement at a time on the machine (its CPU side drives the device and reads the
+    // clock): the same lock as the cpu target's timings.
+    std::optional<MachineLock::Exclusive> hold;
+    if (opt_.machine_lock) hold.emplace(opt_.machine_lock->measure());
+    auto t0 = Clock::now();
+    PairedTimingRequest req;
+    req.budget_s = opt_.time_budget_s;
+    req.warmup_s = opt_.warmup_s;
+    req.min_pairs = opt_.min_pairs;
+    req.max_pairs = opt_.max_pairs;
+    req.perturb = opt_.perturb;
+    req.call_timeout_s = opt_.call_timeout_s;
+    std::random_device rd;
+    auto timed = gpu_paired_timing(
+        *candidate_, candidate_buffers_, partner.get(), partner ? &partner_buffers : nullptr,
+        host_.task(), timing_inputs_, req, [&rd] { return (std::uint64_t{rd()} << 32) ^ rd(); },
+        setup_.clock ? MsClock(setup_.clock) : steady_ms_clock());
+    e_.phases.time_s = since(t0);
+    if (auto j = judge_timing(timed, host_.task(), e_)) return j;
+    profile();
+    return std::nullopt;
+  }
+
+  // What there is to profile without the device's counters: the roofline against the measured
+  // peaks and ptxas's figures per kernel.
+  void profile() {
+    Profile p;
+    p.gpu_kernels = e_.compile.resources;
+    p.gflops = e_.gflops;
+    p.gbps = e_.gbps;
+    const auto& t = host_.task();
+    p.arithmetic_intensity = t.bytes > 0 ? t.flops / t.bytes : 0;
+    if (setup_.peaks && e_.candidate) {
+      p.machine_balance = setup_.peaks->ridge_fp32();
+      p.bound = p.arithmetic_intensity < p.machine_balance ? "memory" : "compute";
+      p.roofline =
+          gpu_roofline_fraction(t.flops, t.bytes, e_.candidate->median_ms / 1e3, *setup_.peaks);
+      e_.roofline = p.roofline;
+    }
+    e_.profile = std::move(p);
+  }
+
+  const TaskContext& host_;
+  const GpuEvalSetup& setup_;
+  const std::string& source_;
+  const std::string& file_name_;
+  const EvalOptions& opt_;
+  Evaluation e_;
+  Clock::time_point start_ = Clock::now();
+  std::vector<HostSet> inputs_, references_;
+  HostSet timing_inputs_;
+  std::unique_ptr<GpuDevice> candidate_;
+  DeviceSet candidate_buffers_;
+};
+
+}  // namespace
+
+Evaluation evaluate_gpu(const TaskContext& host, const GpuEvalSetup& setup,
+                        const std::string& source, const std::string& file_name,
+                        const EvalOptions& options) {
+  return GpuEvaluationRun(host, setup, source, file_name, options).run();
+}
+
+}  // namespace kforge::eval

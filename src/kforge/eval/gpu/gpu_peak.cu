@@ -1,0 +1,108 @@
+// kforge-gpu-peak: the peaks of the first CUDA device, measured (not taken from a datasheet):
+// FP32 FMA throughput, tensor-core throughput through mma.sync (WMMA: FP16 and TF32 inputs, FP32
+// accumulation: what a kernel written with WMMA or mma.sync can reach; Hopper's wgmma goes
+// further), and memory bandwidth (a streaming copy much larger than L2). Trusted code of kforge's:
+// compiled by `kforge hw --target cuda` with nvcc and timed with CUDA events, best of 5 runs.
+// Prints one JSON object on stdout.
+#include <cuda_runtime.h>
+#include <mma.h>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace {
+
+constexpr int kChains = 8, kIters = 4096, kThreads = 256;
+
+__global__ void fma_loop(float* out, float seed) {
+  float a[kChains];
+  for (int c = 0; c < kChains; ++c) a[c] = seed + threadIdx.x + c;
+  for (int i = 0; i < kIters; ++i)
+    for (int c = 0; c < kChains; ++c) a[c] = fmaf(a[c], 0.999999f, 1e-7f);
+  float s = 0;
+  for (int c = 0; c < kChains; ++c) s += a[c];
+  if (s == 12345.678f) out[0] = s;  // keeps the loop alive
+}
+
+template <typename In, typename Frag, int K>
+__global__ void mma_loop(float* out) {
+  using namespace nvcuda;
+  wmma::fragment<wmma::matrix_a, 16, 16, K, Frag, wmma::row_major> a;
+  wmma::fragment<wmma::matrix_b, 16, 16, K, Frag, wmma::col_major> b;
+  wmma::fragment<wmma::accumulator, 16, 16, K, float> acc[4];
+  wmma::fill_fragment(a, In(0.001f));
+  wmma::fill_fragment(b, In(0.001f));
+  for (auto& c : acc) wmma::fill_fragment(c, 0.0f);
+  for (int i = 0; i < kIters; ++i)
+    for (auto& c : acc) wmma::mma_sync(c, a, b, c);
+  float s = 0;
+  for (auto& c : acc) s += c.x[0];
+  if (s == 12345.678f) out[0] = s;
+}
+
+__global__ void copy(const float4* __restrict__ in, float4* __restrict__ out, long long n) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    out[i] = in[i];
+}
+
+template <typename Launch>
+float best_ms(Launch launch) {
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  launch();  // warm-up
+  cudaDeviceSynchronize();
+  float best = 1e30f;
+  for (int run = 0; run < 5; ++run) {
+    cudaEventRecord(start);
+    launch();
+    cudaEventRecord(stop);
+    cudaEventSynchronize(stop);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    best = std::min(best, ms);
+  }
+  return best;
+}
+
+}  // namespace
+
+int main() {
+  cudaDeviceProp p{};
+  if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) {
+    std::printf("{\"error\": \"%s\"}\n", cudaGetErrorString(cudaGetLastError()));
+    return 1;
+  }
+  float* sink = nullptr;
+  cudaMalloc(&sink, 64);
+  const int blocks = p.multiProcessorCount * 8;
+  const double threads = static_cast<double>(blocks) * kThreads;
+  const float fma_ms = best_ms([&] { fma_loop<<<blocks, kThreads>>>(sink, 1.0f); });
+  const double fma_gflops = 2.0 * kChains * kIters * threads / (fma_ms * 1e6);
+  // One warp per 32 threads, 4 accumulators, each mma 16·16·K multiply-adds.
+  const double warps = threads / 32;
+  const float f16_ms = best_ms([&] { mma_loop<half, half, 16><<<blocks, kThreads>>>(sink); });
+  const double f16_gflops = 2.0 * 16 * 16 * 16 * 4 * kIters * warps / (f16_ms * 1e6);
+  const float tf32_ms = best_ms([&] {
+    mma_loop<float, nvcuda::wmma::precision::tf32, 8><<<blocks, kThreads>>>(sink);
+  });
+  const double tf32_gflops = 2.0 * 16 * 16 * 8 * 4 * kIters * warps / (tf32_ms * 1e6);
+  // 8× the L2, at least 1 GiB each way: the copy streams from memory.
+  const long long bytes = std::max<long long>(1LL << 30, 8LL * p.l2CacheSize);
+  float4 *in = nullptr, *out = nullptr;
+  cudaMalloc(&in, bytes);
+  cudaMalloc(&out, bytes);
+  cudaMemset(in, 0, bytes);
+  const long long n = bytes / 16;
+  const float copy_ms = best_ms([&] { copy<<<p.multiProcessorCount * 16, 512>>>(in, out, n); });
+  const double gbps = 2.0 * bytes / (copy_ms * 1e6);
+  cudaError_t err = cudaGetLastError();
+  std::printf(
+      "{\"name\": \"%s\", \"sm\": \"sm_%d%d\", \"sms\": %d, \"memory_bytes\": %zu, \"l2_bytes\": "
+      "%d, \"fp32_fma_gflops\": %.1f, \"tensor_f16_gflops\": %.1f, \"tensor_tf32_gflops\": %.1f, "
+      "\"hbm_gbps\": %.1f, \"error\": \"%s\"}\n",
+      p.name, p.major, p.minor, p.multiProcessorCount, p.totalGlobalMem, p.l2CacheSize, fma_gflops,
+      f16_gflops, tf32_gflops, gbps, err == cudaSuccess ? "" : cudaGetErrorString(err));
+  return err == cudaSuccess ? 0 : 1;
+}

@@ -1,0 +1,48 @@
+#pragma once
+// One GPU as the judge drives it, behind a narrow interface: the real one is the kernel's own
+// process holding a CUDA context (the device runner), the fake one (fake_gpu_device.h) runs in
+// tests without a GPU. Every method is a request the judge makes; what comes back is data the
+// judge checks (bytes, "returned", "hung"), never a verdict or a time: the judge takes times on
+// its own clock around call().
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kforge/core/result.h"
+
+namespace kforge::eval {
+
+struct DeviceBuffer {
+  int id = -1;
+  std::size_t bytes = 0;
+};
+
+struct DeviceCall {
+  enum class Outcome { returned, hung, failed };
+  Outcome outcome = Outcome::failed;
+  std::string error;  // failed: the CUDA error ("an illegal memory access was encountered")
+};
+
+class GpuDevice {
+ public:
+  virtual ~GpuDevice() = default;
+  // Device memory for one tensor, 256-byte aligned (cudaMalloc's guarantee).
+  virtual Result<DeviceBuffer> allocate(std::size_t bytes) = 0;
+  virtual Status upload(const DeviceBuffer& to, std::span<const std::byte> from) = 0;
+  virtual Status download(const DeviceBuffer& from, std::span<std::byte> to) = 0;
+  // Calls the kernel's host entry with `args` (inputs in order, then outputs) and the process's
+  // stream, then waits for the whole device (cudaDeviceSynchronize, not the stream): work the
+  // kernel left on another stream or in a graph is finished, or has failed, before this returns.
+  // After `timeout_s` the watchdog kills the process and the call is `hung`; the device is gone.
+  virtual DeviceCall call(const std::vector<DeviceBuffer>& args, double timeout_s) = 0;
+  // Evicts the L2 cache (a write over a buffer larger than it), so a timed call reads its inputs
+  // from memory as it would inside a model, not from the previous call's cache lines.
+  virtual Status flush_l2() = 0;
+  // Ends the device's process and returns what it printed (a compute-sanitizer report when it
+  // ran under one); empty for a device that prints nothing.
+  virtual Result<std::string> finish() { return std::string{}; }
+};
+
+}  // namespace kforge::eval

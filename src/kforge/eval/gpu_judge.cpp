@@ -1,0 +1,254 @@
+// The check and the paired timing on a GPU, in the order the evaluation contract gives them.
+// Everything decisive happens here, in kforge's process: the comparison of bytes read back from
+// the device, the clock around each call, the perturbation of inputs and the pairing.
+#include "kforge/eval/gpu_judge.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "kforge/core/compare.h"
+#include "kforge/core/input_fill.h"
+#include "kforge/eval/mismatch.h"
+
+namespace kforge::eval {
+namespace {
+
+// 0xFF in every byte: NaN for f32 and f64, -1 for the integer types, and what no correct kernel
+// leaves in an output it was meant to write.
+constexpr std::byte kPoison{0xFF};
+
+Status upload_all(GpuDevice& d, const std::vector<DeviceBuffer>& to, const HostSet& from) {
+  for (std::size_t i = 0; i < to.size(); ++i)
+    if (auto st = d.upload(to[i], from.tensors[i]); !st) return st;
+  return ok_status();
+}
+
+Status poison(GpuDevice& d, const std::vector<DeviceBuffer>& outputs) {
+  for (const auto& o : outputs) {
+    std::vector<std::byte> nan(o.bytes, kPoison);
+    if (auto st = d.upload(o, nan); !st) return st;
+  }
+  return ok_status();
+}
+
+Result<HostSet> download_all(GpuDevice& d, const std::vector<DeviceBuffer>& from) {
+  HostSet s;
+  for (const auto& b : from) {
+    s.tensors.emplace_back(b.bytes);
+    if (auto st = d.download(b, s.tensors.back()); !st) return st.error();
+  }
+  return s;
+}
+
+std::optional<Judgement> judge_call(const DeviceCall& c, const std::string& when,
+                                    double timeout_s) {
+  switch (c.outcome) {
+    case DeviceCall::Outcome::returned:
+      return std::nullopt;
+    case DeviceCall::Outcome::hung:
+      return Judgement{Verdict::timeout,
+                       fmt::format("{}: the kernel did not finish within {:g} s (the device was "
+                                   "synchronized, so work on any stream counts); the watchdog "
+                                   "killed its process",
+                                   when, timeout_s)};
+    case DeviceCall::Outcome::failed:
+      break;
+  }
+  return Judgement{Verdict::runtime_error, fmt::format("{}: CUDA error: {}", when, c.error)};
+}
+
+// A judgement when any input's bytes differ from what was uploaded.
+std::optional<Judgement> inputs_unchanged(GpuDevice& d, const DeviceSet& b,
+                                          const core::ResolvedTask& task, const HostSet& expected,
+                                          const std::string& when) {
+  auto now = download_all(d, b.inputs);
+  if (!now) return Judgement{Verdict::runtime_error, when + ": " + now.error().message};
+  for (std::size_t i = 0; i < b.inputs.size(); ++i) {
+    const auto& was = expected.tensors[i];
+    const auto& is = now->tensors[i];
+    std::size_t differ = 0;
+    for (std::size_t k = 0; k < was.size(); ++k) differ += was[k] != is[k];
+    if (differ)
+      return Judgement{Verdict::input_modified,
+                       fmt::format("{}: the kernel wrote to input '{}' ({} of {} bytes differ): "
+                                   "inputs are read-only",
+                                   when, task.inputs[i].name, differ, was.size())};
+  }
+  return std::nullopt;
+}
+
+void perturb_set(const core::ResolvedTask& task, const HostSet& pristine, HostSet& out,
+                 std::uint64_t seed, double spread) {
+  for (std::size_t i = 0; i < task.inputs.size(); ++i) {
+    const auto& t = task.inputs[i];
+    if (!t.mutate) {
+      out.tensors[i] = pristine.tensors[i];
+      continue;
+    }
+    core::perturb(t.dtype, pristine.tensors[i].data(), out.tensors[i].data(), t.numel,
+                  seed ^ (0x9E3779B97F4A7C15ULL * (i + 1)), spread);
+  }
+}
+
+struct TimedCall {
+  double ms = 0;
+  std::optional<Judgement> failure;
+  HostSet outputs;
+};
+
+// One timed call: fresh inputs, poisoned outputs, a cold L2, then the call on kforge's clock.
+TimedCall timed_call(GpuDevice& d, const DeviceSet& b, const core::ResolvedTask& task,
+                     const HostSet& inputs, const PairedTimingRequest& req, const MsClock& clock,
+                     const std::string& who) {
+  TimedCall t;
+  auto fail = [&](const std::string& m) {
+    t.failure = Judgement{Verdict::runtime_error, who + ": " + m};
+    return t;
+  };
+  if (auto st = upload_all(d, b.inputs, inputs); !st) return fail(st.error().message);
+  if (auto st = poison(d, b.outputs); !st) return fail(st.error().message);
+  if (auto st = d.flush_l2(); !st) return fail(st.error().message);
+  const double start = clock();
+  auto call = d.call(b.args(), req.call_timeout_s);
+  t.ms = clock() - start;
+  if ((t.failure = judge_call(call, who, req.call_timeout_s))) return t;
+  if ((t.failure = inputs_unchanged(d, b, task, inputs, who))) return t;
+  auto out = download_all(d, b.outputs);
+  if (!out) return fail(out.error().message);
+  t.outputs = std::move(*out);
+  return t;
+}
+
+}  // namespace
+
+std::vector<DeviceBuffer> DeviceSet::args() const {
+  std::vector<DeviceBuffer> a = inputs;
+  a.insert(a.end(), outputs.begin(), outputs.end());
+  return a;
+}
+
+Result<DeviceSet> allocate_set(GpuDevice& device, const core::ResolvedTask& task) {
+  DeviceSet s;
+  for (const auto& t : task.inputs) {
+    auto b = device.allocate(t.bytes);
+    if (!b) return with_context(b.error(), "allocating input '" + t.name + "'");
+    s.inputs.push_back(*b);
+  }
+  for (const auto& t : task.outputs) {
+    auto b = device.allocate(t.bytes);
+    if (!b) return with_context(b.error(), "allocating output '" + t.name + "'");
+    s.outputs.push_back(*b);
+  }
+  return s;
+}
+
+std::optional<Judgement> gpu_check(GpuDevice& device, const DeviceSet& buffers,
+                                   const core::ResolvedTask& task,
+                                   const std::vector<HostSet>& inputs,
+                                   const std::vector<HostSet>& references, double timeout_s,
+                                   Evaluation& e) {
+  for (std::size_t s = 0; s < inputs.size(); ++s) {
+    const std::string when = fmt::format("check set {}", s + 1);
+    auto fail = [&](const Error& err) {
+      return Judgement{Verdict::runtime_error, when + ": " + err.message};
+    };
+    if (auto st = upload_all(device, buffers.inputs, inputs[s]); !st) return fail(st.error());
+    if (auto st = poison(device, buffers.outputs); !st) return fail(st.error());
+    if (auto j = judge_call(device.call(buffers.args(), timeout_s), when, timeout_s)) return j;
+    if (auto j = inputs_unchanged(device, buffers, task, inputs[s], when)) return j;
+    auto got = download_all(device, buffers.outputs);
+    if (!got) return fail(got.error());
+    MismatchReport report{static_cast<int>(s + 1), task.rtol, task.atol, {}};
+    for (std::size_t o = 0; o < task.outputs.size(); ++o) {
+      auto m = analyze_output(task.outputs[o], got->tensors[o].data(),
+                              references[s].tensors[o].data(), task.rtol, task.atol);
+      if (m.bad > 0) report.outputs.push_back(std::move(m));
+    }
+    if (!report.outputs.empty()) {
+      std::string summary = report.summary();
+      e.mismatch = std::move(report);
+      return Judgement{Verdict::incorrect, summary};
+    }
+  }
+  return std::nullopt;
+}
+
+MsClock steady_ms_clock() {
+  return [] {
+    return std::chrono::duration<double, std::milli>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  };
+}
+
+PairedTiming gpu_paired_timing(GpuDevice& candidate, const DeviceSet& candidate_buffers,
+                               GpuDevice* partner, const DeviceSet* partner_buffers,
+                               const core::ResolvedTask& task, const HostSet& timing_inputs,
+                               const PairedTimingRequest& req,
+                               const std::function<std::uint64_t()>& seed, const MsClock& clock) {
+  PairedTiming result;
+  HostSet inputs = timing_inputs;
+  const double start = clock();
+  bool warming = true;
+  for (int pair = 0; pair < req.max_pairs + 1; ++pair) {
+    if (req.between_pairs) req.between_pairs();
+    perturb_set(task, timing_inputs, inputs, seed(), req.perturb);
+    const std::string which = fmt::format("timed pair {}", pair + 1);
+    // The candidate always first, on inputs no one has read since they were written.
+    auto c =
+        timed_call(candidate, candidate_buffers, task, inputs, req, clock, which + ", the kernel");
+    if (c.failure) {
+      result.failure = c.failure;
+      return result;
+    }
+    std::optional<TimedCall> p;
+    if (partner) {
+      p = timed_call(*partner, *partner_buffers, task, inputs, req, clock, which + ", the partner");
+      if (p->failure) {
+        result.failure = p->failure;
+        return result;
+      }
+      // Both sides approximate the exact result: twice the task's tolerance between them.
+      for (std::size_t o = 0; o < task.outputs.size(); ++o) {
+        auto m = analyze_output(task.outputs[o], c.outputs.tensors[o].data(),
+                                p->outputs.tensors[o].data(), 2 * task.rtol, 2 * task.atol);
+        if (m.bad > 0) {
+          result.failure = Judgement{
+              Verdict::incorrect,
+              fmt::format("{}: output '{}' differs from the partner's on the same inputs in {} of "
+                          "{} elements (max abs error {:g}): a kernel must be right on every "
+                          "call, not only the checked ones",
+                          which, task.outputs[o].name, m.bad, m.numel, m.max_abs)};
+          return result;
+        }
+      }
+    }
+    const double elapsed_s = (clock() - start) / 1e3;
+    if (warming) {
+      ++result.warmup_pairs;
+      warming = elapsed_s < req.warmup_s;
+      continue;
+    }
+    result.candidate_ms.push_back(c.ms);
+    if (p) result.partner_ms.push_back(p->ms);
+    const int pairs = static_cast<int>(result.candidate_ms.size());
+    if (pairs >= req.max_pairs) break;
+    if (pairs < req.min_pairs) continue;
+    // The cpu target's stop rule: at the budget once the median ratio is known to ±2% (up to
+    // three budgets), or early once it is known to ±0.5%.
+    std::vector<double> ratios;
+    for (int i = 0; p && i < pairs; ++i)
+      ratios.push_back(result.partner_ms[i] / std::max(result.candidate_ms[i], 1e-9));
+    const auto& series = p ? ratios : result.candidate_ms;
+    if (elapsed_s >= req.budget_s &&
+        (elapsed_s >= 3 * req.budget_s || median_ci_relative(series) <= 0.02))
+      break;
+    if (pairs >= 30 && pairs % 10 == 0 && median_ci_relative(series) < 0.005) break;
+  }
+  return result;
+}
+
+}  // namespace kforge::eval

@@ -1,0 +1,236 @@
+// The GPU judge's host logic on a fake device (no GPU needed): each defence of the check and the
+// paired timing is shown to catch the kernel it exists for, and the timing's figures are shown to
+// come from kforge's clock and pairing. Removing a defence from gpu_judge.cpp fails a test here.
+#include "kforge/eval/gpu_judge.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include "kforge/eval/fake_gpu_device.h"
+
+namespace kforge::eval {
+namespace {
+
+constexpr int kN = 64;
+
+// z = x + y over 64 floats.
+core::ResolvedTask add_task() {
+  core::ResolvedTask t;
+  t.size = "ci";
+  for (const char* name : {"x", "y"})
+    t.inputs.push_back(core::ResolvedTensor{name, core::DType::f32, {kN}, kN, kN * 4, {}, true});
+  t.outputs.push_back(core::ResolvedTensor{"z", core::DType::f32, {kN}, kN, kN * 4, {}, false});
+  t.rtol = 1e-5;
+  t.atol = 1e-6;
+  return t;
+}
+
+float* as_floats(std::span<std::byte> s) { return reinterpret_cast<float*>(s.data()); }
+
+HostSet floats(const std::vector<std::vector<float>>& tensors) {
+  HostSet s;
+  for (const auto& v : tensors) {
+    std::vector<std::byte> b(v.size() * 4);
+    std::memcpy(b.data(), v.data(), b.size());
+    s.tensors.push_back(std::move(b));
+  }
+  return s;
+}
+
+// Inputs (seeded ramps) and z = x + y as the reference.
+struct Sets {
+  std::vector<HostSet> inputs, references;
+};
+Sets check_sets(int count) {
+  Sets s;
+  for (int k = 0; k < count; ++k) {
+    std::vector<float> x(kN), y(kN), z(kN);
+    for (int i = 0; i < kN; ++i) {
+      x[i] = 0.5f * i + k;
+      y[i] = 1.0f - 0.25f * i * k;
+      z[i] = x[i] + y[i];
+    }
+    s.inputs.push_back(floats({x, y}));
+    s.references.push_back(floats({z}));
+  }
+  return s;
+}
+
+FakeLaunch add(std::vector<std::span<std::byte>>& a, double ms = 1.0) {
+  for (int i = 0; i < kN; ++i) as_floats(a[2])[i] = as_floats(a[0])[i] + as_floats(a[1])[i];
+  return {.ms = ms};
+}
+
+class GpuJudgeTest : public ::testing::Test {
+ protected:
+  std::optional<Judgement> check(FakeGpuDevice::Kernel kernel) {
+    FakeGpuDevice device(std::move(kernel), &clock_);
+    auto buffers = allocate_set(device, task_);
+    EXPECT_TRUE(buffers.ok());
+    auto sets = check_sets(3);
+    return gpu_check(device, *buffers, task_, sets.inputs, sets.references, 5.0, e_);
+  }
+  PairedTiming time(FakeGpuDevice& cand, FakeGpuDevice& partner, int pairs = 12) {
+    auto cb = allocate_set(cand, task_);
+    auto pb = allocate_set(partner, task_);
+    PairedTimingRequest req;
+    req.budget_s = 0;
+    req.warmup_s = 0;
+    req.min_pairs = req.max_pairs = pairs;
+    std::uint64_t next = 1;
+    return gpu_paired_timing(
+        cand, *cb, &partner, &*pb, task_, check_sets(1).inputs[0], req, [&] { return next++; },
+        [this] { return clock_; });
+  }
+  core::ResolvedTask task_ = add_task();
+  Evaluation e_;
+  double clock_ = 0;
+};
+
+TEST_F(GpuJudgeTest, AnHonestKernelPassesEveryCheckSet) {
+  int calls = 0;
+  EXPECT_FALSE(check([&](auto& a) {
+    ++calls;
+    return add(a);
+  }));
+  EXPECT_EQ(calls, 3);
+}
+
+TEST_F(GpuJudgeTest, AWrongElementIsIncorrectWithAMismatchReport) {
+  auto j = check([](auto& a) {
+    auto l = add(a);
+    as_floats(a[2])[17] += 1.0f;
+    return l;
+  });
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->verdict, Verdict::incorrect);
+  ASSERT_TRUE(e_.mismatch);
+  EXPECT_EQ(e_.mismatch->outputs.at(0).bad, 1);
+}
+
+// Outputs are poisoned before every call: a kernel that writes nothing (or only the first time,
+// keeping a result it computed once) leaves NaN, which no reference holds.
+TEST_F(GpuJudgeTest, AnOutputLeftUnwrittenIsCaughtByThePoison) {
+  bool first = true;
+  auto j = check([&](auto& a) {
+    if (first) add(a);
+    first = false;
+    return FakeLaunch{};
+  });
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->verdict, Verdict::incorrect);
+  EXPECT_EQ(e_.mismatch->check_set, 2);
+  EXPECT_GT(e_.mismatch->outputs.at(0).never_written, 0);
+}
+
+TEST_F(GpuJudgeTest, AKernelThatWritesAnInputIsInputModified) {
+  auto j = check([](auto& a) {
+    auto l = add(a);
+    as_floats(a[0])[3] = 0;  // scratch space in an input
+    return l;
+  });
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->verdict, Verdict::input_modified);
+  EXPECT_NE(j->reason.find("input 'x'"), std::string::npos) << j->reason;
+}
+
+TEST_F(GpuJudgeTest, AHungKernelIsATimeoutNamingTheWatchdog) {
+  auto j = check([](auto&) { return FakeLaunch{.hang = true}; });
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->verdict, Verdict::timeout);
+  EXPECT_NE(j->reason.find("watchdog"), std::string::npos);
+}
+
+TEST_F(GpuJudgeTest, ACudaErrorIsARuntimeErrorWithItsText) {
+  auto j = check([](auto& a) {
+    auto l = add(a);
+    l.error = "an illegal memory access was encountered";
+    return l;
+  });
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->verdict, Verdict::runtime_error);
+  EXPECT_NE(j->reason.find("illegal memory access"), std::string::npos);
+}
+
+// Work left on another stream runs at the device-wide synchronization inside call(): its outputs
+// are there when the judge reads them (the real device's sync is exercised by scripts/gpu-check).
+TEST_F(GpuJudgeTest, WorkOnAnotherStreamIsWaitedForBeforeOutputsAreRead) {
+  EXPECT_FALSE(check([](auto& a) {
+    FakeLaunch l;
+    l.pending = [&a] { add(a); };
+    return l;
+  }));
+}
+
+TEST_F(GpuJudgeTest, TimingIsPairedOnKforgesClockWithAColdL2BeforeEveryCall) {
+  FakeGpuDevice cand([](auto& a) { return add(a, 1.0); }, &clock_);
+  FakeGpuDevice partner([](auto& a) { return add(a, 3.0); }, &clock_);
+  auto t = time(cand, partner);
+  ASSERT_FALSE(t.failure) << t.failure->reason;
+  ASSERT_EQ(t.candidate_ms.size(), 12u);
+  ASSERT_EQ(t.partner_ms.size(), 12u);
+  for (std::size_t i = 0; i < t.candidate_ms.size(); ++i) {
+    EXPECT_DOUBLE_EQ(t.candidate_ms[i], 1.0);
+    EXPECT_DOUBLE_EQ(t.partner_ms[i], 3.0);
+  }
+  EXPECT_EQ(cand.l2_flushes(), cand.calls());
+  EXPECT_EQ(partner.l2_flushes(), partner.calls());
+}
+
+// The inputs change every pair (a fresh perturbation) and both sides of a pair see the same ones.
+TEST_F(GpuJudgeTest, EveryPairGetsFreshlyPerturbedInputsSharedByBothSides) {
+  std::vector<float> cand_x0, partner_x0;
+  FakeGpuDevice cand(
+      [&](auto& a) {
+        cand_x0.push_back(as_floats(a[0])[5]);
+        return add(a);
+      },
+      &clock_);
+  FakeGpuDevice partner(
+      [&](auto& a) {
+        partner_x0.push_back(as_floats(a[0])[5]);
+        return add(a);
+      },
+      &clock_);
+  auto t = time(cand, partner, 8);
+  ASSERT_FALSE(t.failure);
+  EXPECT_EQ(cand_x0, partner_x0);
+  EXPECT_EQ(std::set<float>(cand_x0.begin(), cand_x0.end()).size(), cand_x0.size());
+}
+
+// A kernel right on the checked inputs but serving a stale answer when timed (a cache keyed on
+// the buffer's address) is caught by comparing every timed output with the partner's.
+TEST_F(GpuJudgeTest, AStaleResultInATimedCallIsIncorrect) {
+  std::vector<float> cached;
+  FakeGpuDevice cand(
+      [&](auto& a) {
+        if (cached.empty()) {
+          add(a);
+          cached.assign(as_floats(a[2]), as_floats(a[2]) + kN);
+        }
+        std::memcpy(as_floats(a[2]), cached.data(), kN * 4);
+        return FakeLaunch{.ms = 0.1};
+      },
+      &clock_);
+  FakeGpuDevice partner([](auto& a) { return add(a); }, &clock_);
+  auto t = time(cand, partner);
+  ASSERT_TRUE(t.failure);
+  EXPECT_EQ(t.failure->verdict, Verdict::incorrect);
+  EXPECT_NE(t.failure->reason.find("partner"), std::string::npos);
+}
+
+TEST_F(GpuJudgeTest, AKernelThatHangsWhileTimedIsATimeout) {
+  int calls = 0;
+  FakeGpuDevice cand([&](auto& a) { return ++calls > 3 ? FakeLaunch{.hang = true} : add(a); },
+                     &clock_);
+  FakeGpuDevice partner([](auto& a) { return add(a); }, &clock_);
+  auto t = time(cand, partner);
+  ASSERT_TRUE(t.failure);
+  EXPECT_EQ(t.failure->verdict, Verdict::timeout);
+}
+
+}  // namespace
+}  // namespace kforge::eval

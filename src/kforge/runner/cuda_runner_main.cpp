@@ -1,0 +1,265 @@
+// kforge-run-cuda LIBRARY [--host-memory]: holds one kernel's shared object and its buffers, and
+// serves kforge's requests on fd 3 (cuda_wire.h) until kforge closes it. With the device (the
+// default) buffers are device memory from the driver API (libcuda, opened at run time), the
+// kernel's entry is called with them and a stream of this process, and every call ends with
+// cuCtxSynchronize: the whole context, so work the kernel put on another stream, or launched from
+// a graph, is finished (or has failed) before the reply. --host-memory runs the same protocol
+// with host buffers and no device: kforge's tests drive the process, the watchdog and the wire
+// with a host-compiled kernel on machines without a GPU.
+// Nothing this process says is a verdict or a time: kforge times each call on its own clock and
+// compares the bytes it reads back.
+#include <dlfcn.h>
+#include <signal.h>
+#include <sys/prctl.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kforge/runner/cuda_wire.h"
+
+namespace {
+
+using namespace kforge::runner::cuda_wire;
+constexpr int kChannel = 3;
+constexpr int kMaxArgs = 24;
+
+// The kernel's entry takes N pointers and the stream (a pointer too): all in the integer
+// registers or on the stack alike, so one cast per argument count calls it.
+template <std::size_t... I>
+void call_entry(void* entry, void* const* args, void* stream, std::index_sequence<I...>) {
+  using Fn = void (*)(decltype((void)I, static_cast<void*>(nullptr))..., void*);
+  reinterpret_cast<Fn>(entry)(args[I]..., stream);
+}
+
+template <std::size_t N = 1>
+bool call_n(void* entry, const std::vector<void*>& args, void* stream) {
+  if constexpr (N > kMaxArgs) {
+    return false;
+  } else {
+    if (args.size() == N) {
+      call_entry(entry, args.data(), stream, std::make_index_sequence<N>{});
+      return true;
+    }
+    return call_n<N + 1>(entry, args, stream);
+  }
+}
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string init() = 0;  // empty: ready
+  virtual std::pair<void*, std::string> allocate(std::size_t bytes) = 0;
+  virtual std::string upload(void* to, const void* from, std::size_t n) = 0;
+  virtual std::string download(void* to, const void* from, std::size_t n) = 0;
+  virtual void* stream() = 0;
+  virtual std::string synchronize() = 0;
+  virtual std::string flush_l2() = 0;
+};
+
+class HostBackend : public Backend {
+ public:
+  std::string init() override { return {}; }
+  std::pair<void*, std::string> allocate(std::size_t bytes) override {
+    void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+    return {p, p ? "" : "out of host memory"};
+  }
+  std::string upload(void* to, const void* from, std::size_t n) override {
+    std::memcpy(to, from, n);
+    return {};
+  }
+  std::string download(void* to, const void* from, std::size_t n) override {
+    std::memcpy(to, from, n);
+    return {};
+  }
+  void* stream() override { return nullptr; }
+  std::string synchronize() override { return {}; }
+  std::string flush_l2() override { return {}; }
+};
+
+// The driver API by its ABI (cuda.h): CUdeviceptr is a 64-bit integer, a stream and a context
+// are pointers, results are ints.
+class DeviceBackend : public Backend {
+ public:
+  std::string init() override {
+    lib_ = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+    if (!lib_) return "no CUDA device: libcuda.so.1 is not installed";
+    if (!bind("cuInit", init_) || !bind("cuDeviceGet", device_get_) ||
+        !bind("cuDevicePrimaryCtxRetain", retain_) || !bind("cuCtxSetCurrent", set_current_) ||
+        !bind("cuMemAlloc_v2", alloc_) || !bind("cuMemcpyHtoD_v2", htod_) ||
+        !bind("cuMemcpyDtoH_v2", dtoh_) || !bind("cuCtxSynchronize", sync_) ||
+        !bind("cuStreamCreate", stream_create_) || !bind("cuMemsetD8_v2", memset_) ||
+        !bind("cuDeviceGetAttribute", attribute_))
+      return "libcuda.so.1 lacks the driver API kforge-run-cuda calls";
+    bind("cuGetErrorString", error_string_);
+    int device = 0;
+    void* ctx = nullptr;
+    if (int r = init_(0)) return error("cuInit", r);
+    if (int r = device_get_(&device, 0)) return error("cuDeviceGet", r);
+    // The primary context: the one the CUDA runtime inside the kernel's library uses too.
+    if (int r = retain_(&ctx, device)) return error("cuDevicePrimaryCtxRetain", r);
+    if (int r = set_current_(ctx)) return error("cuCtxSetCurrent", r);
+    if (int r = stream_create_(&stream_, 0)) return error("cuStreamCreate", r);
+    int l2 = 0;
+    attribute_(&l2, 38 /* CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE */, device);
+    // Twice the L2, written before every timed call, evicts whatever the last call left.
+    flush_bytes_ = std::max<std::size_t>(2 * static_cast<std::size_t>(l2), 8u << 20);
+    if (int r = alloc_(&flush_, flush_bytes_)) return error("cuMemAlloc (L2 flush buffer)", r);
+    return {};
+  }
+  std::pair<void*, std::string> allocate(std::size_t bytes) override {
+    unsigned long long p = 0;
+    if (int r = alloc_(&p, bytes)) return {nullptr, error("cuMemAlloc", r)};
+    return {reinterpret_cast<void*>(p), {}};
+  }
+  std::string upload(void* to, const void* from, std::size_t n) override {
+    int r = htod_(reinterpret_cast<unsigned long long>(to), from, n);
+    return r ? error("cuMemcpyHtoD", r) : "";
+  }
+  std::string download(void* to, const void* from, std::size_t n) override {
+    int r = dtoh_(to, reinterpret_cast<unsigned long long>(from), n);
+    return r ? error("cuMemcpyDtoH", r) : "";
+  }
+  void* stream() override { return stream_; }
+  std::string synchronize() override {
+    int r = sync_();
+    return r ? error("the kernel", r) : "";
+  }
+  std::string flush_l2() override {
+    if (int r = memset_(flush_, 0x5A, flush_bytes_)) return error("cuMemsetD8 (L2 flush)", r);
+    return synchronize();
+  }
+
+ private:
+  template <typename F>
+  bool bind(const char* name, F& f) {
+    f = reinterpret_cast<F>(::dlsym(lib_, name));
+    return f != nullptr;
+  }
+  std::string error(const char* what, int r) const {
+    const char* s = nullptr;
+    if (error_string_ && error_string_(r, &s) == 0 && s)
+      return std::string(what) + ": " + s + " (CUDA error " + std::to_string(r) + ")";
+    return std::string(what) + ": CUDA error " + std::to_string(r);
+  }
+  void* lib_ = nullptr;
+  int (*init_)(unsigned) = nullptr;
+  int (*device_get_)(int*, int) = nullptr;
+  int (*retain_)(void**, int) = nullptr;
+  int (*set_current_)(void*) = nullptr;
+  int (*alloc_)(unsigned long long*, std::size_t) = nullptr;
+  int (*htod_)(unsigned long long, const void*, std::size_t) = nullptr;
+  int (*dtoh_)(void*, unsigned long long, std::size_t) = nullptr;
+  int (*sync_)() = nullptr;
+  int (*stream_create_)(void**, unsigned) = nullptr;
+  int (*memset_)(unsigned long long, unsigned char, std::size_t) = nullptr;
+  int (*attribute_)(int*, int, int) = nullptr;
+  int (*error_string_)(int, const char**) = nullptr;
+  void* stream_ = nullptr;
+  unsigned long long flush_ = 0;
+  std::size_t flush_bytes_ = 0;
+};
+
+bool reply(std::uint32_t status, std::uint32_t value, const void* payload, std::size_t n) {
+  Reply r{status, value, n};
+  return write_all(kChannel, &r, sizeof r) && (n == 0 || write_all(kChannel, payload, n));
+}
+
+bool reply_error(const std::string& text) { return reply(1, 0, text.data(), text.size()); }
+
+int serve(Backend& b, void* entry) {
+  std::vector<std::pair<void*, std::size_t>> buffers;
+  std::vector<char> staging;
+  for (Request q; read_all(kChannel, &q, sizeof q);) {
+    bool ok = true;
+    switch (q.op) {
+      case Op::allocate: {
+        auto [p, err] = b.allocate(q.length);
+        if (!err.empty()) {
+          ok = reply_error(err);
+          break;
+        }
+        buffers.emplace_back(p, q.length);
+        ok = reply(0, static_cast<std::uint32_t>(buffers.size() - 1), nullptr, 0);
+        break;
+      }
+      case Op::upload: {
+        staging.resize(q.length);
+        if (!read_all(kChannel, staging.data(), q.length)) return 0;
+        if (q.id >= buffers.size() || q.length > buffers[q.id].second) return 2;
+        auto err = b.upload(buffers[q.id].first, staging.data(), q.length);
+        ok = err.empty() ? reply(0, 0, nullptr, 0) : reply_error(err);
+        break;
+      }
+      case Op::download: {
+        if (q.id >= buffers.size() || q.length > buffers[q.id].second) return 2;
+        staging.resize(q.length);
+        auto err = b.download(staging.data(), buffers[q.id].first, q.length);
+        ok = err.empty() ? reply(0, 0, staging.data(), q.length) : reply_error(err);
+        break;
+      }
+      case Op::call: {
+        std::vector<std::uint32_t> ids(q.id);
+        if (!read_all(kChannel, ids.data(), ids.size() * sizeof(std::uint32_t))) return 0;
+        std::vector<void*> args;
+        for (auto id : ids) {
+          if (id >= buffers.size()) return 2;
+          args.push_back(buffers[id].first);
+        }
+        if (!call_n(entry, args, b.stream())) {
+          ok = reply_error("more arguments than kforge-run-cuda can pass");
+          break;
+        }
+        auto err = b.synchronize();
+        ok = err.empty() ? reply(0, 0, nullptr, 0) : reply_error(err);
+        break;
+      }
+      case Op::flush_l2: {
+        auto err = b.flush_l2();
+        ok = err.empty() ? reply(0, 0, nullptr, 0) : reply_error(err);
+        break;
+      }
+      default:
+        return 2;
+    }
+    if (!ok) return 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: kforge-run-cuda LIBRARY [--host-memory]\n");
+    return 2;
+  }
+  const bool host = argc > 2 && std::strcmp(argv[2], "--host-memory") == 0;
+  std::unique_ptr<Backend> backend;
+  if (host)
+    backend = std::make_unique<HostBackend>();
+  else
+    backend = std::make_unique<DeviceBackend>();
+  // The device first: the kernel's library (and the CUDA runtime it loads) finds the context.
+  if (auto err = backend->init(); !err.empty()) {
+    reply_error(err);
+    return 1;
+  }
+  void* lib = ::dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    reply_error(std::string("cannot load the kernel: ") + ::dlerror());
+    return 1;
+  }
+  void* entry = ::dlsym(lib, "kernel");
+  if (!entry) {
+    reply_error("the library does not define `kernel`");
+    return 1;
+  }
+  if (!reply(0, 0, nullptr, 0)) return 1;  // ready
+  return serve(*backend, entry);
+}

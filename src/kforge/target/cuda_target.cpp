@@ -1,0 +1,152 @@
+// The cuda target: one .cu file whose extern "C" host entry takes device pointers and the stream
+// to launch on; nvcc to a shared object linked against the CUDA runtime only (experts and
+// baselines may add cuBLAS, cuBLASLt, cuDNN); judged by eval::evaluate_gpu on a CUDA device,
+// with the host task (the same secret inputs and reference outputs as the cpu target).
+#include "kforge/target/cuda_target.h"
+
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "kforge/core/fs.h"
+#include "kforge/core/paths.h"
+#include "kforge/core/python_env.h"
+#include "kforge/eval/cuda_process_device.h"
+#include "kforge/eval/evaluate_gpu.h"
+#include "kforge/eval/gpu_profile.h"
+#include "kforge/runner/cuda_driver.h"
+#include "kforge/toolchain/cuda_compiler.h"
+
+namespace kforge::target {
+
+std::string cuda_arch(const std::string& configured) {
+  if (!configured.empty()) return configured;
+  auto devices = runner::cuda_devices();
+  return devices && !devices->empty() ? devices->front().arch() : "sm_90";
+}
+
+core::KernelAbi CudaTarget::abi() const {
+  return {{"<cuda_runtime.h>"},
+          "cudaStream_t stream",
+          "Buffers are device pointers (cudaMalloc'd: 256-byte aligned), dense and row-major; "
+          "inputs are read-only.\n// Launch every kernel on `stream`; kforge synchronizes the "
+          "whole device after the call."};
+}
+
+std::filesystem::path CudaTarget::expert_path(const core::TaskSpec& spec) const {
+  return spec.dir / "expert.cu";
+}
+
+std::filesystem::path CudaTarget::baseline_path(const core::TaskSpec& spec) const {
+  return spec.dir / "baseline.cu";
+}
+
+std::filesystem::path wheel_torch_dir() {
+  std::error_code ec;
+  const auto lib = core::python_env_dir() / "lib";
+  for (const auto& e : std::filesystem::directory_iterator(lib, ec)) {
+    const auto torch = e.path() / "site-packages" / "torch";
+    if (std::filesystem::exists(torch / "lib" / "libtorch_cuda.so", ec))
+      return std::filesystem::canonical(torch, ec);
+  }
+  return {};
+}
+
+std::unique_ptr<toolchain::Compiler> CudaTarget::make_compiler(const ToolchainSettings& s) const {
+  toolchain::CudaCompilerOptions o;
+  o.torch_dir = wheel_torch_dir();
+  if (!s.cxx.empty()) o.host_cxx = s.cxx;
+  o.cuda_home = s.cuda_home;
+  o.arch = cuda_arch(s.cuda_arch);
+  o.cache_dir = s.cache_dir;
+  o.include_dir = s.include_dir;
+  return std::make_unique<toolchain::CudaCompiler>(o);
+}
+
+toolchain::LinkPolicy CudaTarget::link_policy(const toolchain::Compiler& compiler,
+                                              toolchain::Role role) const {
+  if (auto* cuda = dynamic_cast<const toolchain::CudaCompiler*>(&compiler))
+    return cuda->link_policy(role);
+  return toolchain::LinkPolicy{{"cudart"}, {}};
+}
+
+std::string CudaTarget::unavailable_reason() const {
+  auto devices = runner::cuda_devices();
+  return devices ? std::string{} : devices.error().message;
+}
+
+eval::Evaluation CudaTarget::evaluate(const eval::TaskContext& host, toolchain::Compiler& compiler,
+                                      const std::string& source, const std::string& file_name,
+                                      const eval::EvalOptions& options) const {
+  eval::GpuEvalSetup setup;
+  setup.compiler = &compiler;
+  setup.header = task_header(host.task());
+  setup.link_policy = [this, &compiler](toolchain::Role role) {
+    return link_policy(compiler, role);
+  };
+  setup.device_missing = [this] { return unavailable_reason(); };
+  setup.start_device = [&](const std::filesystem::path& artifact, bool trusted) {
+    return eval::start_cuda_process_device({.library = artifact,
+                                            .trusted = trusted,
+                                            .state_dir = host.state_dir(),
+                                            .memory_bytes = options.memory_bytes});
+  };
+  // The check phase again under compute-sanitizer (out-of-bounds and misaligned accesses, then
+  // shared-memory races) where the toolkit has it.
+  auto* nvcc = dynamic_cast<const toolchain::CudaCompiler*>(&compiler);
+  if (auto sanitizer = eval::find_compute_sanitizer(
+          nvcc ? nvcc->cuda_home() : toolchain::CudaCompilerOptions{}.cuda_home);
+      !sanitizer.empty()) {
+    setup.sanitizer_tools = {"memcheck", "racecheck"};
+    setup.start_sanitized = [&, sanitizer](const std::filesystem::path& artifact,
+                                           const std::string& tool) {
+      return eval::start_cuda_process_device({.library = artifact,
+                                              .state_dir = host.state_dir(),
+                                              .memory_bytes = 0,  // the sanitizer maps much
+                                              .wrapper = eval::sanitizer_wrapper(sanitizer, tool)});
+    };
+  }
+  // The partner: --against, or the task's CUDA baseline (PyTorch eager on the device); without
+  // either the kernel is timed alone and no speedup is claimed.
+  if (!options.against_source.empty()) {
+    setup.partner_name = "against " + options.against_name;
+    setup.partner_artifact = [&]() -> Result<std::filesystem::path> {
+      toolchain::CompileRequest req{
+          options.against_role, options.against_source, options.against_name, setup.header, {}};
+      auto c = compiler.compile(req);
+      if (!c.ok) return Error{"the --against kernel does not compile:\n" + c.log.substr(0, 2000)};
+      return c.artifact;
+    };
+  } else if (options.partner == eval::EvalOptions::Partner::baseline &&
+             std::filesystem::exists(baseline_path(host.spec()))) {
+    setup.partner_name = "baseline";
+    setup.partner_artifact = [&]() -> Result<std::filesystem::path> {
+      auto text = core::read_text(baseline_path(host.spec()));
+      if (!text) return text.error();
+      toolchain::CompileRequest req{
+          toolchain::Role::baseline, *text, "baseline.cu", setup.header, {}};
+      auto c = compiler.compile(req);
+      if (!c.ok)
+        return Error{fmt::format("task {}: baseline.cu does not compile:\n{}", host.spec().id,
+                                 c.log.substr(0, 2000))};
+      return c.artifact;
+    };
+  }
+  // The roofline against the device's measured peaks (measured once per device, then cached).
+  std::optional<eval::GpuProfile> gpu;
+  if (options.time && unavailable_reason().empty()) {
+    auto p = eval::gpu_profile({.cache_dir = core::user_cache_dir(),
+                                .cuda_home = nvcc ? nvcc->cuda_home() : "/usr/local/cuda"});
+    if (p) gpu = std::move(*p);
+    if (p) setup.peaks = &gpu->peaks;
+  }
+  return eval::evaluate_gpu(host, setup, source, file_name, options);
+}
+
+AgentMaterial CudaTarget::agent_material() const {
+  const auto root = core::source_dir();
+  return {"CUDA C++ (nvcc 13, sm_90 by default: Hopper)", root / "prompts" / "cuda",
+          root / "knowledge" / "cuda", root / "strategies" / "cuda.toml"};
+}
+
+}  // namespace kforge::target

@@ -1,0 +1,36 @@
+#pragma once
+// The cuda target (cuda_target.cpp says what it is).
+
+#include "kforge/target/target.h"
+
+namespace kforge::target {
+
+class CudaTarget : public Target {
+ public:
+  std::string_view name() const override { return "cuda"; }
+  std::string_view summary() const override {
+    return "CUDA C++ for NVIDIA GPUs, compiled by nvcc; an extern \"C\" host entry launches the "
+           "kernels on the given stream";
+  }
+  std::string kernel_extension() const override { return ".cu"; }
+  core::KernelAbi abi() const override;
+  std::filesystem::path expert_path(const core::TaskSpec& spec) const override;
+  std::filesystem::path baseline_path(const core::TaskSpec& spec) const override;
+  std::unique_ptr<toolchain::Compiler> make_compiler(
+      const ToolchainSettings& settings) const override;
+  toolchain::LinkPolicy link_policy(const toolchain::Compiler& compiler,
+                                    toolchain::Role role) const override;
+  std::string unavailable_reason() const override;
+  eval::Evaluation evaluate(const eval::TaskContext& host, toolchain::Compiler& compiler,
+                            const std::string& source, const std::string& file_name,
+                            const eval::EvalOptions& options) const override;
+  AgentMaterial agent_material() const override;
+};
+
+// The torch folder of the project's Python environment when its wheel has CUDA; else empty.
+std::filesystem::path wheel_torch_dir();
+
+// The architecture to compile for: `configured` when set, else the first device's, else sm_90.
+std::string cuda_arch(const std::string& configured);
+
+}  // namespace kforge::target

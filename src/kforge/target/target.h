@@ -1,0 +1,96 @@
+#pragma once
+// A target: what a kernel is written in and what it runs on. One small interface, so the CLI,
+// the agents and the modes never ask which target they serve, and a new one (pallas) is a new
+// implementation of this class plus a line in targets.cpp:
+//   - the kernel file and its ABI (the generated kforge_task.h and the signature `show` prints),
+//   - the toolchain that turns the file into an artifact (toolchain::Compiler),
+//   - the task's own trusted sources for it (expert, baseline),
+//   - the judge that checks and times it (compile → link check → run → check → time), and
+//     whether this machine can run it at all,
+//   - the agents' material: prompt folder, playbook folder, search strategies.
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kforge/core/task_header.h"
+#include "kforge/core/task_resolve.h"
+#include "kforge/core/task_spec.h"
+#include "kforge/eval/evaluate.h"
+#include "kforge/eval/task_context.h"
+#include "kforge/toolchain/compiler.h"
+#include "kforge/toolchain/link_check.h"
+
+namespace kforge::target {
+
+// What the user configured for toolchains (settings.cpp reads it; a target takes what it needs).
+struct ToolchainSettings {
+  std::filesystem::path cache_dir;    // the per-user artifact cache
+  std::filesystem::path include_dir;  // bench/include
+  std::string cxx;                    // KFORGE_CXX
+  std::vector<std::filesystem::path> toolchain_dirs;
+  std::filesystem::path cuda_home = "/usr/local/cuda";  // KFORGE_CUDA_HOME
+  std::string cuda_arch;  // KFORGE_CUDA_ARCH; empty: the device's, else sm_90
+};
+
+// Where the agents' text for a target lives (under the source tree): a prompt template is looked
+// up in prompt_dir first, then in prompts/; the playbook and strategies are the target's own.
+struct AgentMaterial {
+  std::string language;  // "C++20 with OpenMP and AVX2 intrinsics", "CUDA C++ (nvcc, sm_90)"
+  std::filesystem::path prompt_dir;
+  std::filesystem::path playbook_dir;
+  std::filesystem::path strategies_file;
+};
+
+class Target {
+ public:
+  virtual ~Target() = default;
+
+  virtual std::string_view name() const = 0;  // what --target takes: "cpp", "cuda"
+  virtual std::string_view summary() const = 0;
+
+  // The kernel file: "kernel" + this extension (".cpp", ".cu").
+  virtual std::string kernel_extension() const = 0;
+  std::string kernel_file_name() const { return "kernel" + kernel_extension(); }
+  // What the target adds to the shared C ABI (includes, a stream parameter, where buffers live).
+  virtual core::KernelAbi abi() const = 0;
+  std::string kernel_signature(const core::ResolvedTask& task) const {
+    return core::kernel_signature(task, abi());
+  }
+  std::string task_header(const core::ResolvedTask& task) const {
+    return core::task_header(task, abi());
+  }
+
+  // The task's trusted sources in this target; a path that does not exist means "none".
+  virtual std::filesystem::path expert_path(const core::TaskSpec& spec) const = 0;
+  virtual std::filesystem::path baseline_path(const core::TaskSpec& spec) const = 0;
+
+  // The compiler for kernels of this target. The reference, the generator and the task context
+  // stay on the host (cpp) compiler whatever the target: they are the oracle, not the kernel.
+  virtual std::unique_ptr<toolchain::Compiler> make_compiler(
+      const ToolchainSettings& settings) const = 0;
+  // What an artifact of `role` may link.
+  virtual toolchain::LinkPolicy link_policy(const toolchain::Compiler& compiler,
+                                            toolchain::Role role) const = 0;
+
+  // Empty when kernels of this target can run on this machine; else the reason, starting with
+  // what is missing ("no CUDA device: ...").
+  virtual std::string unavailable_reason() const = 0;
+
+  // The judge for this target. `host` is the task on the host compiler (inputs, secret seeds,
+  // reference outputs); `compiler` came from make_compiler. A failing kernel is a verdict.
+  virtual eval::Evaluation evaluate(const eval::TaskContext& host, toolchain::Compiler& compiler,
+                                    const std::string& source, const std::string& file_name,
+                                    const eval::EvalOptions& options) const = 0;
+
+  virtual AgentMaterial agent_material() const = 0;
+};
+
+// The targets kforge knows, by name; nullptr for an unknown name.
+const Target* find_target(std::string_view name);
+std::vector<std::string> target_names();
+const Target& default_target();  // cpp
+
+}  // namespace kforge::target

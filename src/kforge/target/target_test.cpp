@@ -1,0 +1,270 @@
+// The target seam and the cuda target without a GPU: the registry, the ABI each target gives
+// kforge_task.h and `show`, every CUDA expert compiled and link-checked as an expert, and the
+// adversarial corpus for the cuda target (tests/adversarial_cuda) judged through the cuda judge
+// with no device: each file must get the host verdict its first line names (a compile error, a
+// refused link, or no_device: built and linked, nothing run, never a pass).
+#include "kforge/target/target.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <regex>
+#include <thread>
+
+#include "kforge/core/fs.h"
+#include "kforge/core/paths.h"
+#include "kforge/core/task_loader.h"
+#include "kforge/eval/eval_test_util.h"
+#include "kforge/eval/evaluate_gpu.h"
+#include "kforge/eval/fake_gpu_device.h"
+#include "kforge/target/cpp_target.h"
+#include "kforge/target/cuda_target.h"
+#include "kforge/toolchain/cuda_compiler.h"
+
+namespace kforge::target {
+namespace {
+
+core::TaskSpec load(const std::string& id) {
+  auto spec = core::load_task(core::source_dir() / "bench" / "jaxbench" / id);
+  EXPECT_TRUE(spec.ok()) << id;
+  return std::move(*spec);
+}
+
+// nvcc is slow and these machines have few cores: jobs run two at a time.
+void two_at_a_time(std::size_t n, const std::function<void(std::size_t)>& job) {
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i; (i = next++) < n;) job(i);
+  };
+  std::thread a(worker), b(worker);
+  a.join();
+  b.join();
+}
+
+TEST(Targets, EveryTargetIsFoundByItsName) {
+  EXPECT_EQ(target_names(), (std::vector<std::string>{"cpp", "cuda"}));
+  for (const auto& n : target_names()) EXPECT_EQ(find_target(n)->name(), n);
+  EXPECT_EQ(find_target("pallas"), nullptr);
+  EXPECT_EQ(default_target().name(), "cpp");
+}
+
+TEST(Targets, TheCpuAbiIsUnchangedAndTheCudaAbiAddsTheStream) {
+  auto spec = load("12p_rmsnorm");
+  auto task = core::resolve_task(spec, "ci");
+  ASSERT_TRUE(task.ok());
+  const Target& cpp = *find_target("cpp");
+  const Target& cuda = *find_target("cuda");
+  EXPECT_EQ(cpp.kernel_signature(*task),
+            "extern \"C\" void kernel(const float* x, const float* scale, float* y)");
+  EXPECT_EQ(cpp.task_header(*task), core::task_header(*task));
+  EXPECT_EQ(cuda.kernel_signature(*task),
+            "extern \"C\" void kernel(const float* x, const float* scale, float* y, "
+            "cudaStream_t stream)");
+  EXPECT_NE(cuda.task_header(*task).find("#include <cuda_runtime.h>"), std::string::npos);
+  EXPECT_EQ(cuda.kernel_file_name(), "kernel.cu");
+  EXPECT_EQ(cuda.expert_path(spec).filename(), "expert.cu");
+}
+
+class CudaTargetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    settings_.cache_dir = eval::test_compile_cache();
+    settings_.include_dir = core::source_dir() / "bench" / "include";
+    settings_.cuda_arch = "sm_90";
+    compiler_ = find_target("cuda")->make_compiler(settings_);
+    if (!dynamic_cast<toolchain::CudaCompiler&>(*compiler_).available())
+      GTEST_SKIP() << "nvcc is not installed (/usr/local/cuda)";
+  }
+  ToolchainSettings settings_;
+  std::unique_ptr<toolchain::Compiler> compiler_;
+};
+
+// Every task with an expert.cu: compiled as an expert at the sizes the GPU suite runs (ci and cpu:
+// the constants differ) and held to the expert's link policy (cuBLAS, cuBLASLt, cuDNN allowed;
+// nothing else). Compiles run two at a time: nvcc is slow and the machine has few cores.
+TEST_F(CudaTargetTest, EveryCudaExpertCompilesAndPassesTheExpertLinkCheck) {
+  const Target& cuda = *find_target("cuda");
+  std::vector<core::TaskSpec> specs;
+  for (const auto& dir : core::list_task_dirs(core::source_dir() / "bench" / "jaxbench"))
+    if (std::filesystem::exists(dir / "expert.cu")) specs.push_back(load(dir.filename().string()));
+  ASSERT_GE(specs.size(), 6u);
+  std::vector<std::pair<const core::TaskSpec*, std::string>> jobs;
+  for (const auto& spec : specs)
+    for (const char* size : {"ci", "cpu"}) jobs.emplace_back(&spec, size);
+  std::vector<std::string> failures(jobs.size());
+  two_at_a_time(jobs.size(), [&](std::size_t i) {
+    const auto& [spec, size] = jobs[i];
+    const std::string what = spec->id + " at size " + size;
+    auto task = core::resolve_task_shapes(*spec, size);
+    if (!task) {
+      failures[i] = what + ": " + task.error().message;
+      return;
+    }
+    auto text = core::read_text(cuda.expert_path(*spec));
+    auto c = compiler_->compile(
+        {toolchain::Role::expert, *text, "expert.cu", cuda.task_header(*task), {}});
+    if (!c.ok) {
+      failures[i] = what + ":\n" + c.log;
+      return;
+    }
+    auto link =
+        toolchain::check_link(c.artifact, cuda.link_policy(*compiler_, toolchain::Role::expert));
+    if (!link.ok()) failures[i] = what + ": " + link.reason;
+  });
+  for (const auto& f : failures) EXPECT_EQ(f, "");
+}
+
+// The CUDA baselines: PyTorch eager on the device through the C++ API of the project's torch
+// wheel (build/pyenv), compiled as baselines (host code linking libtorch_cuda).
+TEST_F(CudaTargetTest, TheCudaBaselinesCompileAgainstTheWheelsTorch) {
+  if (wheel_torch_dir().empty()) GTEST_SKIP() << "no torch wheel with CUDA in build/pyenv";
+  const Target& cuda = *find_target("cuda");
+  std::vector<core::TaskSpec> specs;
+  for (const auto& dir : core::list_task_dirs(core::source_dir() / "bench" / "jaxbench"))
+    if (std::filesystem::exists(dir / "baseline.cu"))
+      specs.push_back(load(dir.filename().string()));
+  ASSERT_GE(specs.size(), 2u);
+  std::vector<std::string> failures(specs.size());
+  two_at_a_time(specs.size(), [&](std::size_t i) {
+    auto task = core::resolve_task_shapes(specs[i], "ci");
+    auto text = core::read_text(cuda.baseline_path(specs[i]));
+    auto c = compiler_->compile(
+        {toolchain::Role::baseline, *text, "baseline.cu", cuda.task_header(*task), {}});
+    if (!c.ok) failures[i] = specs[i].id + ":\n" + c.log.substr(0, 3000);
+  });
+  for (const auto& f : failures) EXPECT_EQ(f, "");
+}
+
+struct CorpusCase {
+  std::string file, expected;
+};
+
+std::vector<CorpusCase> corpus() {
+  std::vector<CorpusCase> cases;
+  static const std::regex host(R"(^// host: (\w+))");
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(KFORGE_TEST_DATA) /
+                                                           "adversarial_cuda")) {
+    if (e.path().extension() != ".cu") continue;
+    std::ifstream in(e.path());
+    std::string first;
+    std::getline(in, first);
+    std::smatch m;
+    if (std::regex_search(first, m, host)) cases.push_back({e.path().string(), m[1]});
+  }
+  std::sort(cases.begin(), cases.end(), [](auto& a, auto& b) { return a.file < b.file; });
+  return cases;
+}
+
+// The cuda judge with the device taken away: what the host-side defences decide by themselves.
+TEST_F(CudaTargetTest, TheAdversarialCorpusGetsItsHostVerdicts) {
+  auto cases = corpus();
+  ASSERT_GE(cases.size(), 8u);
+  auto spec = load("12p_rmsnorm");
+  auto host_compiler = make_cpp_compiler(settings_);
+  auto state = eval::test_state_dir("cuda-corpus");
+  auto ctx = eval::TaskContext::create(spec, "ci", *host_compiler, state);
+  ASSERT_TRUE(ctx.ok()) << ctx.error().message;
+  const Target& cuda = *find_target("cuda");
+  eval::GpuEvalSetup setup;
+  setup.compiler = compiler_.get();
+  setup.header = cuda.task_header(ctx->task());
+  setup.link_policy = [&](toolchain::Role r) { return cuda.link_policy(*compiler_, r); };
+  setup.device_missing = [] { return std::string("no CUDA device: taken away by the test"); };
+  std::vector<eval::Evaluation> results(cases.size());
+  two_at_a_time(cases.size(), [&](std::size_t i) {
+    auto text = core::read_text(cases[i].file);
+    results[i] = eval::evaluate_gpu(*ctx, setup, *text,
+                                    std::filesystem::path(cases[i].file).filename().string(), {});
+  });
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    EXPECT_EQ(eval::verdict_name(results[i].verdict), cases[i].expected)
+        << cases[i].file << ": " << results[i].reason;
+  std::filesystem::remove_all(state);
+}
+
+// The whole GPU evaluation in order, on fake devices: nvcc compiles the kernel for real, the host
+// task supplies the secret inputs and reference outputs, a fake device computes RMSNorm on the
+// host (the kernel 1 ms a call, the partner 2 ms), and the verdict, the paired speedup and the
+// profile (ptxas figures, the roofline against given peaks) come out of evaluate_gpu.
+TEST_F(CudaTargetTest, TheGpuEvaluationRunsCompileCheckTimeAndProfileInOrder) {
+  auto spec = load("12p_rmsnorm");
+  auto host_compiler = make_cpp_compiler(settings_);
+  auto state = eval::test_state_dir("cuda-fake-eval");
+  auto ctx = eval::TaskContext::create(spec, "ci", *host_compiler, state);
+  ASSERT_TRUE(ctx.ok()) << ctx.error().message;
+  const Target& cuda = *find_target("cuda");
+  const auto& t = ctx->task();
+  const std::int64_t rows = t.outputs[0].numel / 256, d = 256;
+  auto rmsnorm = [rows, d](std::vector<std::span<std::byte>>& a, double ms) {
+    auto* x = reinterpret_cast<const float*>(a[0].data());
+    auto* scale = reinterpret_cast<const float*>(a[1].data());
+    auto* y = reinterpret_cast<float*>(a[2].data());
+    for (std::int64_t r = 0; r < rows; ++r) {
+      double ss = 0;
+      for (std::int64_t i = 0; i < d; ++i) ss += double(x[r * d + i]) * x[r * d + i];
+      const double inv = 1.0 / std::sqrt(ss / d + 1e-5);
+      for (std::int64_t i = 0; i < d; ++i)
+        y[r * d + i] = static_cast<float>(x[r * d + i] * inv * scale[i]);
+    }
+    return eval::FakeLaunch{.ms = ms};
+  };
+  double clock = 0;
+  eval::GpuPeaks peaks{.fp32_fma_gflops = 50000, .hbm_gbps = 4000};
+  eval::GpuEvalSetup setup;
+  setup.compiler = compiler_.get();
+  setup.header = cuda.task_header(t);
+  setup.link_policy = [&](toolchain::Role r) { return cuda.link_policy(*compiler_, r); };
+  setup.device_missing = [] { return std::string(); };
+  setup.start_device = [&](const std::filesystem::path& artifact,
+                           bool trusted) -> Result<std::unique_ptr<eval::GpuDevice>> {
+    const double ms = trusted ? 2.0 : 1.0;  // the partner is the trusted one here
+    return std::unique_ptr<eval::GpuDevice>(std::make_unique<eval::FakeGpuDevice>(
+        [&, ms](auto& args) { return rmsnorm(args, ms); }, &clock));
+  };
+  setup.partner_artifact = [] { return Result<std::filesystem::path>("partner.so"); };
+  setup.partner_name = "baseline";
+  setup.peaks = &peaks;
+  setup.clock = [&clock] { return clock; };
+  eval::EvalOptions opt;
+  opt.time_budget_s = 0.0;
+  opt.warmup_s = 0.0;
+  opt.min_pairs = opt.max_pairs = 10;
+  auto source =
+      core::read_text(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm" / "expert.cu");
+  // As a candidate: the expert's source uses nothing a candidate may not.
+  auto e = eval::evaluate_gpu(*ctx, setup, *source, "kernel.cu", opt);
+  EXPECT_EQ(e.verdict, eval::Verdict::correct) << e.reason;
+  ASSERT_TRUE(e.speedup);
+  EXPECT_DOUBLE_EQ(e.speedup->median, 2.0);
+  EXPECT_EQ(e.partner, "baseline");
+  ASSERT_TRUE(e.profile);
+  ASSERT_FALSE(e.profile->gpu_kernels.empty());
+  EXPECT_GT(e.profile->gpu_kernels[0].registers, 0);
+  EXPECT_EQ(e.profile->bound, "memory");
+  EXPECT_GT(e.roofline, 0);
+  std::filesystem::remove_all(state);
+}
+
+TEST_F(CudaTargetTest, WithoutADeviceEvaluationSaysSoAndNeverPasses) {
+  if (find_target("cuda")->unavailable_reason().empty()) GTEST_SKIP() << "a CUDA device is here";
+  auto spec = load("12p_rmsnorm");
+  auto host_compiler = make_cpp_compiler(settings_);
+  auto state = eval::test_state_dir("cuda-nodevice");
+  auto ctx = eval::TaskContext::create(spec, "ci", *host_compiler, state);
+  ASSERT_TRUE(ctx.ok());
+  auto text =
+      core::read_text(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm" / "expert.cu");
+  eval::EvalOptions opt;
+  opt.role = toolchain::Role::expert;
+  auto e = find_target("cuda")->evaluate(*ctx, *compiler_, *text, "expert.cu", opt);
+  EXPECT_EQ(e.verdict, eval::Verdict::no_device) << e.reason;
+  EXPECT_NE(e.reason.find("no CUDA device"), std::string::npos);
+  EXPECT_FALSE(e.correct());
+  std::filesystem::remove_all(state);
+}
+
+}  // namespace
+}  // namespace kforge::target

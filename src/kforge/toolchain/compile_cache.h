@@ -1,0 +1,39 @@
+#pragma once
+// What every compiler of kforge shares around the compiler run itself: the outcome cache entry
+// (result.json beside the artifact, keyed by content hash), digests of folders a trusted compile
+// may read, and how a compiler's output is told to humans (the file by its display name, the
+// sandbox limit it hit).
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "kforge/toolchain/compile_sandbox.h"
+#include "kforge/toolchain/compiler.h"
+
+namespace kforge::toolchain {
+
+std::string shell_join(const std::vector<std::string>& argv);
+
+// The compiler names the file as it was written; the user knows it by the display name.
+std::string rename_in_output(std::string text, const std::string& written,
+                             const std::string& display);
+
+nlohmann::json result_to_json(const CompileResult& r);
+
+// A cached outcome, or false. An entry that exists but is not whole (no result, or a successful
+// result without its artifact: a write that failed on a full disk) is removed, so that the
+// recompile can take its place.
+bool load_cached(const std::filesystem::path& entry, CompileResult& r);
+
+// Every file under dir, by relative path and content, in one key: a trusted compile may include
+// any of them, so an edited helper header must miss the cache, not serve the old artifact.
+std::string tree_digest(const std::filesystem::path& dir);
+
+// Puts what the sandbox did first in the log, and as an error the verdict will show.
+void explain_sandbox(CompileResult& result, const std::string& raw_output,
+                     const SandboxLimits& limits);
+
+}  // namespace kforge::toolchain

@@ -1,0 +1,17 @@
+// host: no_device
+// gpu: report
+// Loads cuBLAS at run time with dlopen, past the link check, and copies x into y with it (wrong,
+// so the check fails either way). NOT YET DEFENDED on a device: the CUDA runner does not yet
+// apply the cpu runner's Landlock and seccomp walls (the driver's needs, device files and ioctls,
+// must first be traced on a GPU), so dlopen can succeed. The GPU suite records what happens.
+#include <dlfcn.h>
+#include "kforge_task.h"
+extern "C" void kernel(const float* x, const float* scale, float* y, cudaStream_t stream) {
+  void* blas = dlopen("libcublas.so.13", RTLD_NOW);
+  if (!blas) return;
+  using Create = int (*)(void**);
+  using Copy = int (*)(void*, int, const float*, int, float*, int);
+  void* h = nullptr;
+  reinterpret_cast<Create>(dlsym(blas, "cublasCreate_v2"))(&h);
+  reinterpret_cast<Copy>(dlsym(blas, "cublasScopy_v2"))(h, static_cast<int>(task::y_numel), x, 1, y, 1);
+}
