@@ -6,12 +6,15 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "kforge/cli/bench_peers.h"
 #include "kforge/cli/colour.h"
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
 #include "kforge/cli/table.h"
 #include "kforge/core/paths.h"
+#include "kforge/core/python_env.h"
 #include "kforge/core/threads.h"
+#include "kforge/eval/peer_table.h"
 #include "kforge/eval/result_row.h"
 #include "kforge/eval/suite_run.h"
 
@@ -19,11 +22,11 @@ namespace kforge::cli {
 namespace {
 
 struct BenchOptions {
-  std::string suite, tasks, impl = "baseline", size, dump;
+  std::string suite, tasks, impl = "baseline", size, dump, partner = "libtorch";
   int threads = 0;
   int retries = 2;
   double budget = 2.0;
-  bool json = false, csv = false;
+  bool json = false, csv = false, peers = false;
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -143,10 +146,23 @@ int run_bench(const BenchOptions& o) {
   so.eval.threads = o.threads;
   so.eval.time_budget_s = o.budget;
   so.eval.machine = &*machine;
+  apply_partner(o.partner, so.eval);
   const int threads = core::thread_count(o.threads);
   // The root's --quiet (or KFORGE_PROGRESS=0) silences the header and the per-task lines too.
   const bool quiet = !progress_enabled();
   std::string header = machine_line(*machine, threads, o.size, o.impl);
+  if (o.peers) {
+    auto py = core::probe_python_env();
+    header += fmt::format("; Python {}, torch {}, jax {}", py.python_version,
+                          py.torch_version.empty() ? "missing" : py.torch_version,
+                          py.jax_version.empty() ? "missing" : py.jax_version);
+    if (!quiet) fmt::print(stderr, "{}\n", header);
+    PeersRun run{so,        {std::begin(eval::kAllPeers), std::end(eval::kAllPeers)},
+                 o.retries, o.json,
+                 header,    threads};
+    return run_bench_peers(run, *machine);
+  }
+  if (o.partner != "libtorch" && o.partner != "baseline") header += ", partner " + o.partner;
   if (!quiet) fmt::print(stderr, "{}\n", header);
 
   auto compiler = make_compiler();
@@ -229,7 +245,11 @@ void add_bench(CommandLine& cmd) {
   cmd.bind("dump", o->dump);
   cmd.bind("json", o->json);
   cmd.bind("csv", o->csv);
+  cmd.bind("partner", o->partner);
+  cmd.bind("peers", o->peers);
   cmd.exclusive("csv", "json");
+  cmd.exclusive("peers", "csv");
+  cmd.exclusive("peers", "partner");
   cmd.on_run([o] { return run_bench(*o); });
 }
 

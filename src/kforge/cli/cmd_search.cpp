@@ -37,6 +37,7 @@ std::string suite_progress_line(const nlohmann::json& row) {
 
 struct SearchCliOptions {
   std::string task, size, model, config, prompts, strategies, start, resume, suite, tasks, out;
+  std::string partner = "libtorch";
   modes::SearchOptions search;
   int threads = 0, parallel_tasks = 1;
   double max_usd = 0;
@@ -126,6 +127,7 @@ SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec,
   env.eval.machine = &machine;
   env.eval.machine_lock = &lock;
   env.eval.quiet_waiter = &quiet_waiter();
+  apply_partner(o.partner, env.eval);
   env.strategies = *strategies;
   if (!o.quiet())
     env.say = [id = spec.id](std::string_view m) { fmt::print(stderr, "  … {}: {}\n", id, m); };
@@ -300,6 +302,7 @@ void add_search(CommandLine& cmd) {
   cmd.bind("max-usd", o->max_usd);
   cmd.bind("max-tokens", o->max_tokens);
   cmd.bind("threads", o->threads);
+  cmd.bind("partner", o->partner);
   cmd.bind("prompts", o->prompts);
   cmd.bind("config", o->config);
   cmd.bind("stream", o->stream);

@@ -11,6 +11,7 @@
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/task_loader.h"
+#include "kforge/eval/python_kernel.h"
 
 namespace kforge::cli {
 
@@ -124,6 +125,20 @@ void require_writable_state_dir() {
   std::filesystem::remove(probe, ec);
   if (!first_missing.empty()) std::filesystem::remove_all(first_missing, ec);
   if (!wrote) fail(wrote.error().message);
+}
+
+void apply_partner(const std::string& partner, eval::EvalOptions& opt) {
+  opt.peer.clear();
+  opt.partner = eval::EvalOptions::Partner::baseline;
+  if (partner == "reference")
+    opt.partner = eval::EvalOptions::Partner::reference;
+  else if (eval::is_peer(partner))
+    opt.peer = partner;
+  else if (partner != "baseline" && partner != "libtorch")
+    throw UsageError(
+        fmt::format("--partner must be libtorch (or baseline), reference, torch, torch-compile, "
+                    "torch-compile-max or xla, not '{}'",
+                    partner));
 }
 
 }  // namespace kforge::cli

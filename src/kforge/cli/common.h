@@ -10,6 +10,7 @@
 #include "kforge/cli/errors.h"
 #include "kforge/core/result.h"
 #include "kforge/core/task_spec.h"
+#include "kforge/eval/evaluate.h"
 #include "kforge/eval/machine.h"
 #include "kforge/eval/machine_lock.h"
 #include "kforge/eval/quiet_wait.h"
@@ -23,6 +24,9 @@ void require_writable_state_dir();
 
 core::TaskSpec load_task_arg(const std::string& task);
 std::unique_ptr<toolchain::CppCompiler> make_compiler();
+// --partner: libtorch (or baseline: the task's baseline.cpp), reference, or a peer (torch,
+// torch-compile, torch-compile-max, xla). A usage error names the choices.
+void apply_partner(const std::string& partner, eval::EvalOptions& opt);
 // The machine lock of this command: one measurement at a time among its threads and among every
 // kforge process of the user (a file lock in the per-user cache; KFORGE_LOCK_WAIT_S bounds a wait,
 // default 600). Waits are told on the progress lines.

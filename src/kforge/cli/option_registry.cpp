@@ -86,11 +86,13 @@ std::vector<OptionSpec> make_registry() {
   add({"no-time", "--no-time", "Check correctness only", {"eval"}});
   add({"partner",
        "--partner",
-       "Whom every timed call is paired with and checked against: baseline (default; the reported "
-       "speedup) or reference (no "
-       "libtorch; the speedup is then over the plain-loop reference)",
-       {"eval"}})
-      .choices = {"baseline", "reference"};
+       "Whom every timed call is paired with and checked against: libtorch (default, alias "
+       "baseline: baseline.cpp), reference (the plain loops), or a peer run from the Python "
+       "environment: torch (current PyTorch eager), torch-compile, torch-compile-max (Inductor, "
+       "max-autotune), xla (jax.jit); a peer's compile is untimed and reported",
+       {"eval", "bench", "auto", "search"}})
+      .choices = {"baseline",      "libtorch",          "reference", "torch",
+                  "torch-compile", "torch-compile-max", "xla"};
   {
     auto& sets = add({"check-sets", "--check-sets", "Secret input sets to check on", {"eval"}});
     sets.range = ValueRange{1, 16};
@@ -148,6 +150,11 @@ std::vector<OptionSpec> make_registry() {
   add({"impl", "--impl", "baseline, expert, reference, or a folder of <id>.cpp kernels", {"bench"}})
       .show_default = true;
   add({"csv", "--csv", "Print CSV", {"bench"}});
+  add({"peers",
+       "--peers",
+       "Time the --impl against every peer (libtorch, torch, torch-compile, torch-compile-max, "
+       "xla), each paired on its own: one table, the fastest peer per task, fast_p against it",
+       {"bench"}});
 
   // The model-driven commands.
   add({"model",
