@@ -78,7 +78,7 @@ class PeersTest : public ::testing::Test {
 
   // A copy of 12p_rmsnorm whose baseline.py is `port`: the torch peers run it.
   std::filesystem::path task_with_port(const std::string& name, const std::string& port) {
-    auto dir = *state_ / "tasks" / name;
+    auto dir = *state_ / "tasks" / name / "12p_rmsnorm";  // a task's folder is named by its id
     std::filesystem::create_directories(dir);
     for (const char* f : {"task.toml", "reference.cpp", "baseline.cpp", "expert.cpp"})
       std::filesystem::copy_file(suite("12p_rmsnorm") / f, dir / f,
@@ -106,6 +106,7 @@ TEST_F(PeersTest, XlaPartnersTheExpertWithAPairedSpeedup) {
   EXPECT_EQ(e.partner_version.rfind("jax ", 0), 0u) << e.partner_version;
   EXPECT_GT(e.partner_compile_s, 0);  // the jit's first call: reported, not timed
   EXPECT_GT(e.landlock_abi, 0);
+  EXPECT_EQ(e.partner_seccomp, "on");
   auto j = to_json(e);
   EXPECT_EQ(j["partner"], "xla");
   EXPECT_TRUE(j["partner_peer"]["compile_s"].is_number());
@@ -184,6 +185,31 @@ def baseline(x, scale):
   auto e = run(dir, expert("12p_rmsnorm"), toolchain::Role::expert, "torch");
   EXPECT_EQ(e.verdict, Verdict::timeout) << e.reason;
   EXPECT_TRUE(e.partner_failed);
+}
+
+// After its warm-up the worker's seccomp filter refuses sockets and new processes on every thread.
+TEST_F(PeersTest, PeerCannotOpenASocketOrStartAProcess) {
+  for (const char* act : {"socket.socketpair()", "subprocess.run(['true'])"}) {
+    auto dir = task_with_port(act[0] == 's' && act[1] == 'o' ? "socket" : "process",
+                              std::string(R"(import socket, subprocess
+import torch
+import kforge_task as task
+
+calls = 0
+
+def baseline(x, scale):
+    global calls
+    calls += 1
+    if calls > 32:
+        )") + act + R"(
+    mean2 = x.square().mean(-1, keepdim=True)
+    return x * torch.rsqrt(mean2 + task.eps) * scale
+)");
+    auto e = run(dir, expert("12p_rmsnorm"), toolchain::Role::expert, "torch");
+    EXPECT_EQ(e.verdict, Verdict::runtime_error) << act << ": " << e.reason;
+    EXPECT_TRUE(e.partner_failed) << act;
+    EXPECT_NE(e.reason.find("PermissionError"), std::string::npos) << act << ": " << e.reason;
+  }
 }
 
 TEST_F(PeersTest, MissingPortNamesTheFile) {

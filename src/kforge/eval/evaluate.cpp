@@ -347,6 +347,8 @@ class EvaluationRun {
     e_.partner_compile_s = number("compile_s");
     e_.partner_warmup_s = number("warmup_s");
     e_.partner_copy_ms = number("copy_ms");
+    if (auto it = ready.find("seccomp"); it != ready.end() && it->is_string())
+      e_.partner_seccomp = it->get<std::string>();
     return std::nullopt;
   }
 

@@ -35,7 +35,8 @@ nlohmann::json to_json(const Evaluation& e) {
     j["partner_peer"] = {{"version", e.partner_version},
                          {"compile_s", e.partner_compile_s},
                          {"warmup_s", e.partner_warmup_s},
-                         {"copy_ms", e.partner_copy_ms}};
+                         {"copy_ms", e.partner_copy_ms},
+                         {"seccomp", e.partner_seccomp}};
   j["warmup_pairs"] = e.warmup_pairs;
   j["gflops"] = e.candidate ? nlohmann::json(e.gflops) : nlohmann::json(nullptr);
   j["gbps"] = e.candidate ? nlohmann::json(e.gbps) : nlohmann::json(nullptr);

@@ -44,6 +44,7 @@ struct Evaluation {
   // copying its outputs into kforge's buffers, part of each of its timed calls.
   std::string partner_version;
   double partner_compile_s = 0, partner_warmup_s = 0, partner_copy_ms = 0;
+  std::string partner_seccomp;  // "on", or why the worker's filter is not in force
   std::optional<TimingStats> candidate;
   std::optional<TimingStats> baseline;
   std::optional<SpeedupStats> speedup;

@@ -53,6 +53,7 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
     e.partner_compile_s = number_or(p, "compile_s", 0);
     e.partner_warmup_s = number_or(p, "warmup_s", 0);
     e.partner_copy_ms = number_or(p, "copy_ms", 0);
+    e.partner_seccomp = p.value("seccomp", "");
   }
   e.candidate = timing(j.value("candidate", nlohmann::json()));
   e.baseline = timing(j.value("baseline", nlohmann::json()));

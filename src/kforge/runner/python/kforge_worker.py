@@ -19,8 +19,9 @@ copies what it returns into the parent's output buffers before it signals the re
 Before "ready": the module is imported and the callable compiled (jit / Inductor) and run on the
 timing inputs until its time settles; "ready" reports that time (compile_s, warmup_s, never timed
 by the parent), the per-call cost of copying the outputs (copy_ms: part of every timed call) and
-the framework's version. After "ready": no file may grow, the address space and CPU time are
-capped, and the worker only serves the control page.
+the framework's version. After the warm-up: no file may grow, the address space and CPU time are
+capped, a seccomp filter (on every thread) refuses processes, exec, sockets and executable memory,
+and the worker only serves the control page.
 """
 import ctypes
 import importlib.util
@@ -168,6 +169,61 @@ def close_walls(setup):
         vm = int(f.read().split()[0]) * PAGE
     cap = vm + setup["memory_bytes"] + (192 << 20) * (setup["threads"] + 2)
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+
+# The running-stage filter of runner/sandbox.h, as far as a Python process allows: installed with
+# TSYNC on every thread (the frameworks' pools included) once the warm-up is over, so compiling
+# (which runs the C++ compiler and maps fresh code) is done. Refused with an errno, so the module
+# sees an exception the parent reads as a runtime error: new processes and exec, sockets, ptrace
+# and cross-process memory access, executable memory. x86_64 only (the numbers are its own).
+SECCOMP_ALLOW, SECCOMP_KILL = 0x7FFF0000, 0x80000000
+AUDIT_ARCH_X86_64 = 0xC000003E
+DENIED = {"execve": 59, "execveat": 322, "fork": 57, "vfork": 58, "socket": 41,
+          "socketpair": 53, "connect": 42, "bind": 49, "listen": 50, "accept": 43,
+          "accept4": 288, "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311}
+CLONE, CLONE3, CLONE_THREAD = 56, 435, 0x10000
+EXEC_MAPPINGS = (9, 10, 329)  # mmap, mprotect, pkey_mprotect with PROT_EXEC
+
+
+def errno_ret(code):
+    return 0x00050000 | code
+
+
+def filter_program():
+    ld, jeq, jset, ret = 0x20, 0x15, 0x45, 0x06
+    p = [(ld, 0, 0, 4), (jeq, 1, 0, AUDIT_ARCH_X86_64), (ret, 0, 0, SECCOMP_KILL), (ld, 0, 0, 0)]
+    for nr in DENIED.values():
+        p += [(jeq, 0, 1, nr), (ret, 0, 0, errno_ret(1))]  # EPERM
+    p += [(jeq, 0, 1, CLONE3), (ret, 0, 0, errno_ret(38))]  # ENOSYS: glibc falls back to clone
+    # clone: threads only (CLONE_THREAD in its first argument).
+    p += [(jeq, 0, 4, CLONE), (ld, 0, 0, 16), (jset, 1, 0, CLONE_THREAD),
+          (ret, 0, 0, errno_ret(1)), (ret, 0, 0, SECCOMP_ALLOW)]
+    for nr in EXEC_MAPPINGS:  # the protection is the third argument
+        p += [(jeq, 0, 4, nr), (ld, 0, 0, 32), (jset, 0, 1, 4),
+              (ret, 0, 0, errno_ret(13)), (ret, 0, 0, SECCOMP_ALLOW)]
+    return p + [(ret, 0, 0, SECCOMP_ALLOW)]
+
+
+def install_filter():
+    """Returns "" when the filter holds on every thread, else why not."""
+    if platform.machine() != "x86_64":
+        return f"no seccomp filter on {platform.machine()}"
+
+    class Insn(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8),
+                    ("k", ctypes.c_uint32)]
+
+    class Prog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Insn))]
+
+    insns = filter_program()
+    array = (Insn * len(insns))(*[Insn(*i) for i in insns])
+    prog = Prog(len(insns), array)
+    libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS (Landlock set it already)
+    r = libc.syscall(317, 1, 1, ctypes.byref(prog))  # seccomp(SET_MODE_FILTER, TSYNC)
+    if r != 0:
+        return f"seccomp refused (result {r}, errno {ctypes.get_errno()})"
+    return ""
 
 
 def load_callable(python):
@@ -340,13 +396,15 @@ def main():
         compile_s, warmup_s = warm_up(call, len(outputs))
         copy_ms = median_ms(lambda: copy_only(0))
         close_walls(setup)
+        filter_problem = install_filter()
     except BaseException as e:  # a module that fails to import or run is the kernel's error
         tb = traceback.extract_tb(e.__traceback__)
         where = next((f"{f.filename}:{f.lineno}: " for f in reversed(tb)
                       if f.filename == python.get("module")), "")
         fail(sock, control, f"{where}{type(e).__name__}: {e}", 4)
     send(sock, {"op": "ready", "framework": python["framework"], "version": version,
-                "compile_s": compile_s, "warmup_s": warmup_s, "copy_ms": copy_ms})
+                "compile_s": compile_s, "warmup_s": warmup_s, "copy_ms": copy_ms,
+                "seccomp": filter_problem or "on"})
     try:
         serve(control, call, inputs, outputs)
     except BaseException as e:
