@@ -11,6 +11,7 @@
 #include "kforge/cli/table.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/python_env.h"
+#include "kforge/eval/fastest_peer.h"
 #include "kforge/eval/peer_table.h"
 
 namespace kforge::cli {
@@ -115,6 +116,18 @@ void print_table(const PeersRun& run, const std::vector<eval::PeerRow>& rows,
                    c.evaluation->partner_compile_s);
 }
 
+// The fastest peer of a row judged quietly, for --beat of auto and search.
+void record(const eval::PeerRow& row, const std::vector<std::string>& peers,
+            const eval::MachineProfile& machine) {
+  const auto file = eval::fastest_peer_file(machine);
+  if (!row.fastest || file.empty()) return;
+  const auto& e = *row.cells[*row.fastest].evaluation;
+  if (auto st = eval::record_fastest_peer(file, eval::fastest_peer_entry(row.id, e.size, e.threads),
+                                          peers[*row.fastest], e.speedup->median);
+      !st)
+    fmt::print(stderr, "kforge: could not record the fastest peer: {}\n", st.error().message);
+}
+
 bool all_good(const std::vector<eval::PeerRow>& rows) {
   for (const auto& row : rows)
     for (const auto& c : row.cells)
@@ -144,6 +157,7 @@ int run_bench_peers(const PeersRun& run, const eval::MachineProfile& machine) {
                            cell_text(row.cells.back())));
     }
     eval::find_fastest(row);
+    record(row, run.peers, machine);
     rows.push_back(std::move(row));
   }
   const auto summary = eval::summarize_peers(rows, run.peers);

@@ -19,7 +19,7 @@ namespace kforge::cli {
 namespace {
 
 struct AutoCliOptions {
-  std::string task, size, model, strategy, prompts, config, partner = "libtorch";
+  std::string task, size, model, strategy, prompts, config, beat = "fastest";
   int iterations = 5, patience = 2, debug_attempts = 3, threads = 0, tune_budget = 8;
   double max_usd = 0, budget = 1.0;
   std::int64_t max_tokens = 0;
@@ -60,7 +60,8 @@ int run_auto_command(const AutoCliOptions& o) {
   env.eval.machine = &*machine;
   env.eval.machine_lock = lock.get();
   env.eval.quiet_waiter = &quiet_waiter();
-  apply_partner(o.partner, env.eval);
+  apply_partner(resolve_beat(o.beat, spec.id, ctx->task().size, env.eval.threads, *machine),
+                env.eval);
   env.say = [](std::string_view m) { fmt::print(stderr, "  … {}\n", m); };
   modes::AutoOptions ao;
   ao.iterations = o.iterations;
@@ -137,7 +138,7 @@ void add_auto(CommandLine& cmd) {
   cmd.bind("max-tokens", o->max_tokens);
   cmd.bind("strategy", o->strategy);
   cmd.bind("threads", o->threads);
-  cmd.bind("partner", o->partner);
+  cmd.bind("beat", o->beat);
   cmd.bind("budget", o->budget);
   cmd.bind("tune-budget", o->tune_budget);
   cmd.bind("prompts", o->prompts);

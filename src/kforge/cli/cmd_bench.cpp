@@ -22,7 +22,7 @@ namespace kforge::cli {
 namespace {
 
 struct BenchOptions {
-  std::string suite, tasks, impl = "baseline", size, dump, partner = "libtorch";
+  std::string suite, tasks, impl = "baseline", size, dump, partner = "libtorch", peer_set;
   int threads = 0;
   int retries = 2;
   double budget = 2.0;
@@ -120,6 +120,20 @@ int bench_status(const std::vector<eval::SuiteTaskResult>& results,
     fmt::print(stderr, "kforge: {} task{} could not be loaded or set up (see above)\n", errors,
                errors == 1 ? "" : "s");
   return errors == 0 && summary.evaluated == summary.correct ? 0 : 1;
+}
+
+// --peer-set, checked before anything runs; empty: every peer.
+std::vector<std::string> peer_list(const std::string& given) {
+  std::vector<std::string> peers = split(given);
+  if (peers.empty()) return {std::begin(eval::kAllPeers), std::end(eval::kAllPeers)};
+  for (auto& p : peers) {
+    if (p == "baseline") p = "libtorch";
+    if (p != "libtorch" && !eval::is_peer(p))
+      throw UsageError(fmt::format(
+          "--peer-set: unknown peer '{}' (libtorch, torch, torch-compile, torch-compile-max, xla)",
+          p));
+  }
+  return peers;
 }
 
 int run_bench(const BenchOptions& o) {
@@ -247,6 +261,7 @@ void add_bench(CommandLine& cmd) {
   cmd.bind("csv", o->csv);
   cmd.bind("partner", o->partner);
   cmd.bind("peers", o->peers);
+  cmd.bind("peer-set", o->peer_set);
   cmd.exclusive("csv", "json");
   cmd.exclusive("peers", "csv");
   cmd.exclusive("peers", "partner");

@@ -90,7 +90,7 @@ std::vector<OptionSpec> make_registry() {
        "baseline: baseline.cpp), reference (the plain loops), or a peer run from the Python "
        "environment: torch (current PyTorch eager), torch-compile, torch-compile-max (Inductor, "
        "max-autotune), xla (jax.jit); a peer's compile is untimed and reported",
-       {"eval", "bench", "auto", "search"}})
+       {"eval", "bench"}})
       .choices = {"baseline",      "libtorch",          "reference", "torch",
                   "torch-compile", "torch-compile-max", "xla"};
   {
@@ -155,6 +155,10 @@ std::vector<OptionSpec> make_registry() {
        "Time the --impl against every peer (libtorch, torch, torch-compile, torch-compile-max, "
        "xla), each paired on its own: one table, the fastest peer per task, fast_p against it",
        {"bench"}});
+  add({"peer-set",
+       "--peer-set",
+       "Comma-separated peers for --peers, in table order (default: all five)",
+       {"bench"}});
 
   // The model-driven commands.
   add({"model",
@@ -166,6 +170,13 @@ std::vector<OptionSpec> make_registry() {
        "kforge.toml to use (default: ./kforge.toml)",
        {"auto", "search", "hitl", "llm ping"},
        "KFORGE_CONFIG"});
+  add({"beat",
+       "--beat",
+       "The partner every kernel is paired with and aims to beat: libtorch, torch, torch-compile, "
+       "torch-compile-max, xla, or fastest (default: the peer bench --peers found fastest for the "
+       "task on this machine, else libtorch)",
+       {"auto", "search"}})
+      .choices = {"fastest", "libtorch", "torch", "torch-compile", "torch-compile-max", "xla"};
   add({"prompts", "--prompts",
        "A folder of prompt templates replacing kforge's (planner.txt, coder.txt, …)", kAgents});
   add({"max-usd", "--max-usd",

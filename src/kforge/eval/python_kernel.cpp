@@ -99,6 +99,14 @@ bool is_peer(const std::string& name) {
   return std::find(std::begin(kPeerNames), std::end(kPeerNames), name) != std::end(kPeerNames);
 }
 
+std::string peer_description(const std::string& name) {
+  if (name == "torch") return "current PyTorch eager (the library call where there is one)";
+  if (name == "torch-compile") return "torch.compile (Inductor, default mode)";
+  if (name == "torch-compile-max") return "torch.compile (Inductor, max-autotune)";
+  if (name == "xla") return "XLA (jax.jit)";
+  return name;
+}
+
 Result<PythonKernel> peer_kernel(const core::TaskSpec& spec, const std::string& name) {
   if (!is_peer(name)) return Error{fmt::format("'{}' is not a peer", name)};
   const bool xla = name == "xla";

@@ -41,6 +41,8 @@ Result<PythonLaunch> python_launch(const PythonKernel& kernel, const std::filesy
 // The peers a user would pick instead of a generated kernel, by --partner name.
 inline constexpr const char* kPeerNames[] = {"torch", "torch-compile", "torch-compile-max", "xla"};
 bool is_peer(const std::string& name);
+// "XLA (jax.jit)", "torch.compile (Inductor, max-autotune)", ...: how the agents are told.
+std::string peer_description(const std::string& name);
 
 // The task's port for peer `name`: workload.py's workload() for xla; baseline.py's library()
 // where the port has one (the fused call a PyTorch user would make: F.rms_norm,
