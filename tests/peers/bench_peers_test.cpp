@@ -52,10 +52,12 @@ TEST(BenchPeers, OneTableOfEveryPeerWithIntervalsAndTheFastest) {
   // Unless both cells were busy, the fastest peer is the one the expert gains least over.
   if (!row["fastest_peer"].is_null()) {
     const std::string fastest = row["fastest_peer"];
-    for (const char* peer : {"torch", "xla"})
-      if (!row["peers"][peer]["busy"].get<bool>())
+    for (const char* peer : {"torch", "xla"}) {
+      if (!row["peers"][peer]["busy"].get<bool>()) {
         EXPECT_LE(row["speedup_over_fastest"].get<double>(),
                   row["peers"][peer]["speedup"].get<double>());
+      }
+    }
     EXPECT_TRUE(fastest == "torch" || fastest == "xla");
   }
   EXPECT_TRUE(j["summary"].contains("fast_1_vs_fastest_peer"));

@@ -15,6 +15,7 @@
 #include "kforge/core/python_env.h"
 #include "kforge/core/threads.h"
 #include "kforge/eval/peer_table.h"
+#include "kforge/eval/python_kernel.h"
 #include "kforge/eval/result_row.h"
 #include "kforge/eval/suite_run.h"
 
@@ -152,6 +153,8 @@ int run_bench(const BenchOptions& o) {
   so.dump_dir = o.dump;
   // Before the machine is profiled or anything compiled: a typo must not cost a run.
   if (auto st = eval::check_selection(so); !st) throw UsageError(st.error().message);
+  const std::vector<std::string> peers =
+      o.peers ? peer_list(o.peer_set) : std::vector<std::string>{};
   auto lock = make_machine_lock();
   auto machine = this_machine(lock.get());
   if (!machine) throw UsageError(machine.error().message);
@@ -171,9 +174,7 @@ int run_bench(const BenchOptions& o) {
                           py.torch_version.empty() ? "missing" : py.torch_version,
                           py.jax_version.empty() ? "missing" : py.jax_version);
     if (!quiet) fmt::print(stderr, "{}\n", header);
-    PeersRun run{so,        {std::begin(eval::kAllPeers), std::end(eval::kAllPeers)},
-                 o.retries, o.json,
-                 header,    threads};
+    PeersRun run{so, peers, o.retries, o.json, header, threads};
     return run_bench_peers(run, *machine);
   }
   if (o.partner != "libtorch" && o.partner != "baseline") header += ", partner " + o.partner;
