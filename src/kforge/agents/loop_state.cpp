@@ -180,9 +180,10 @@ std::string describe_vectorization(const eval::Evaluation& e) {
 
 std::string describe_standing(const LoopState& s) {
   std::string out = fmt::format(
-      "Baseline (PyTorch eager): {:.4g} ms ({}). At 100% of the roofline the kernel would take "
+      "Baseline to beat ({}): {:.4g} ms ({}). At 100% of the roofline the kernel would take "
       "{:.4g} ms.\n",
-      s.baseline_ms, s.baseline_when.empty() ? "measured alone" : s.baseline_when, s.roofline_ms);
+      s.baseline_name, s.baseline_ms, s.baseline_when.empty() ? "measured alone" : s.baseline_when,
+      s.roofline_ms);
   if (!s.best) return out + "No correct kernel yet.\n";
   const BestKernel& b = *s.best;
   out += fmt::format("\nBest kernel so far (iteration {}):\n{}", b.iteration,

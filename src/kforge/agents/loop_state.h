@@ -50,7 +50,10 @@ struct LoopState {
   const eval::TaskContext* task = nullptr;
   const eval::MachineProfile* machine = nullptr;
   int threads = 1;
-  double baseline_ms = 0;     // the libtorch baseline's median at this size: the latest measurement
+  double baseline_ms = 0;  // the partner's median at this size: the latest measurement
+  // What every kernel is paired with and aims to beat (--beat): libtorch eager by default, or a
+  // peer (XLA, torch.compile, current PyTorch), named so for the planner and the profiler.
+  std::string baseline_name = "PyTorch eager, libtorch";
   std::string baseline_when;  // which measurement that was ("measured alone before iteration 1")
   double roofline_ms = 0;     // the time at 100% of the roofline
   RunBudget budget;

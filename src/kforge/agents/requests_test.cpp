@@ -271,7 +271,8 @@ TEST_F(RequestsTest, PlannerSeesEveryAttemptWithItsSuggestion) {
   ask_every_role();
   std::string r = request("planner");
   EXPECT_EQ(count(r,
-                  "Baseline (PyTorch eager): 0.925 ms (measured beside iteration 2's kernel, the "
+                  "Baseline to beat (PyTorch eager, libtorch): 0.925 ms (measured beside iteration "
+                  "2's kernel, the "
                   "latest measurement)"),
             1u);
   // Iteration 1 was not the best: its conclusion and suggestion are kept whole.

@@ -20,7 +20,7 @@ namespace kforge::cli {
 namespace {
 
 struct AutoCliOptions {
-  std::string task, size, model, strategy, prompts, config, executor;
+  std::string task, size, model, strategy, prompts, config, executor, beat = "fastest";
   int iterations = 5, patience = 2, debug_attempts = 3, threads = 0, tune_budget = 8;
   double max_usd = 0, budget = 1.0;
   std::int64_t max_tokens = 0;
@@ -63,6 +63,8 @@ int run_auto_command(const AutoCliOptions& o) {
   auto executor = make_executor(o.executor, o.config, run_id);
   env.eval.executor = executor.get();
   env.eval.quiet_waiter = &quiet_waiter();
+  apply_partner(resolve_beat(o.beat, spec.id, ctx->task().size, env.eval.threads, *machine),
+                env.eval);
   env.say = [](std::string_view m) { fmt::print(stderr, "  … {}\n", m); };
   modes::AutoOptions ao;
   ao.iterations = o.iterations;
@@ -140,6 +142,7 @@ void add_auto(CommandLine& cmd) {
   cmd.bind("max-tokens", o->max_tokens);
   cmd.bind("strategy", o->strategy);
   cmd.bind("threads", o->threads);
+  cmd.bind("beat", o->beat);
   cmd.bind("budget", o->budget);
   cmd.bind("tune-budget", o->tune_budget);
   cmd.bind("prompts", o->prompts);

@@ -6,13 +6,17 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "kforge/cli/bench_peers.h"
 #include "kforge/cli/colour.h"
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
 #include "kforge/cli/executor_setup.h"
 #include "kforge/cli/table.h"
 #include "kforge/core/paths.h"
+#include "kforge/core/python_env.h"
 #include "kforge/core/threads.h"
+#include "kforge/eval/peer_table.h"
+#include "kforge/eval/python_kernel.h"
 #include "kforge/eval/result_row.h"
 #include "kforge/eval/suite_run.h"
 
@@ -20,11 +24,12 @@ namespace kforge::cli {
 namespace {
 
 struct BenchOptions {
-  std::string suite, tasks, impl = "baseline", size, dump, config, executor, target;
+  std::string suite, tasks, impl = "baseline", size, dump, config, executor, target,
+      partner = "libtorch", peer_set;
   int threads = 0;
   int retries = 2;
   double budget = 2.0;
-  bool json = false, csv = false;
+  bool json = false, csv = false, peers = false;
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -120,6 +125,20 @@ int bench_status(const std::vector<eval::SuiteTaskResult>& results,
   return errors == 0 && summary.evaluated == summary.correct ? 0 : 1;
 }
 
+// --peer-set, checked before anything runs; empty: every peer.
+std::vector<std::string> peer_list(const std::string& given) {
+  std::vector<std::string> peers = split(given);
+  if (peers.empty()) return {std::begin(eval::kAllPeers), std::end(eval::kAllPeers)};
+  for (auto& p : peers) {
+    if (p == "baseline") p = "libtorch";
+    if (p != "libtorch" && !eval::is_peer(p))
+      throw UsageError(fmt::format(
+          "--peer-set: unknown peer '{}' (libtorch, torch, torch-compile, torch-compile-max, xla)",
+          p));
+  }
+  return peers;
+}
+
 int run_bench(const BenchOptions& o) {
   eval::SuiteRunOptions so;
   so.suite = o.suite.empty() ? core::default_suite_dir() : std::filesystem::path(o.suite);
@@ -136,6 +155,8 @@ int run_bench(const BenchOptions& o) {
   so.dump_dir = o.dump;
   // Before the machine is profiled or anything compiled: a typo must not cost a run.
   if (auto st = eval::check_selection(so); !st) throw UsageError(st.error().message);
+  const std::vector<std::string> peers =
+      o.peers ? peer_list(o.peer_set) : std::vector<std::string>{};
   auto lock = make_machine_lock();
   auto machine = this_machine(lock.get());
   if (!machine) throw UsageError(machine.error().message);
@@ -147,10 +168,21 @@ int run_bench(const BenchOptions& o) {
   auto executor = make_executor(o.executor, o.config);
   so.eval.executor = executor.get();
   if (executor) so.parallel = 64;  // the executor bounds the jobs in flight ([executor] max_jobs)
+  apply_partner(o.partner, so.eval);
   const int threads = core::thread_count(o.threads);
   // The root's --quiet (or KFORGE_PROGRESS=0) silences the header and the per-task lines too.
   const bool quiet = !progress_enabled();
   std::string header = machine_line(*machine, threads, o.size, o.impl);
+  if (o.peers) {
+    auto py = core::probe_python_env();
+    header += fmt::format("; Python {}, torch {}, jax {}", py.python_version,
+                          py.torch_version.empty() ? "missing" : py.torch_version,
+                          py.jax_version.empty() ? "missing" : py.jax_version);
+    if (!quiet) fmt::print(stderr, "{}\n", header);
+    PeersRun run{so, peers, o.retries, o.json, header, threads};
+    return run_bench_peers(run, *machine);
+  }
+  if (o.partner != "libtorch" && o.partner != "baseline") header += ", partner " + o.partner;
   if (!quiet) fmt::print(stderr, "{}\n", header);
 
   auto compiler = make_compiler();
@@ -250,7 +282,12 @@ void add_bench(CommandLine& cmd) {
   cmd.bind("csv", o->csv);
   cmd.bind("config", o->config);
   cmd.bind("executor", o->executor);
+  cmd.bind("partner", o->partner);
+  cmd.bind("peers", o->peers);
+  cmd.bind("peer-set", o->peer_set);
   cmd.exclusive("csv", "json");
+  cmd.exclusive("peers", "csv");
+  cmd.exclusive("peers", "partner");
   cmd.on_run([o] { return run_bench(*o); });
 }
 

@@ -47,6 +47,9 @@ std::string print_human(const eval::Evaluation& e) {
       {"verdict", paint_verdict(eval::verdict_name(e.verdict))},
       {"reason", e.reason},
   };
+  if (e.partner_failed)
+    rows.push_back(
+        {"partner", fmt::format("the {} failed, not the kernel: no speedup", e.partner)});
   if (e.mismatch) rows.push_back({"mismatch", e.mismatch->summary()});
   if (e.candidate) {
     rows.push_back(
@@ -58,6 +61,12 @@ std::string print_human(const eval::Evaluation& e) {
           {e.partner,
            fmt::format("median {} ms  (p10 {}, p90 {})", format_ms(e.baseline->median_ms),
                        format_ms(e.baseline->p10_ms), format_ms(e.baseline->p90_ms))});
+    if (!e.partner_version.empty())
+      rows.push_back(
+          {"peer", fmt::format("{}: compiled and warmed up in {:.2f} + {:.2f} s (untimed); its "
+                               "times include copying its outputs into kforge's buffers ({} ms)",
+                               e.partner_version, e.partner_compile_s, e.partner_warmup_s,
+                               format_ms(e.partner_copy_ms))});
     if (e.speedup)
       rows.push_back(
           {"speedup", fmt::format("{}  (95% CI {}–{}; p10 {}, p90 {}; median of per-pair ratios)",
@@ -128,10 +137,7 @@ int run_eval(const EvalCliOptions& o) {
   eval::EvalOptions opt;
   opt.threads = o.threads;
   opt.time = !o.no_time;
-  if (o.partner == "reference")
-    opt.partner = eval::EvalOptions::Partner::reference;
-  else if (o.partner != "baseline")
-    throw UsageError(fmt::format("--partner must be baseline or reference, not '{}'", o.partner));
+  apply_partner(o.partner, opt);
   opt.role = parse_role(o.role);
   opt.allow_libs = o.allow_libs;
   opt.check_sets = o.check_sets;

@@ -39,6 +39,7 @@ std::string suite_progress_line(const nlohmann::json& row) {
 struct SearchCliOptions {
   std::string task, size, model, config, prompts, strategies, start, resume, suite, tasks, out;
   std::string executor;  // --executor
+  std::string beat = "fastest";
   modes::SearchOptions search;
   int threads = 0, parallel_tasks = 1;
   double max_usd = 0;
@@ -137,6 +138,8 @@ SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec,
       if (x && progress_enabled()) fmt::print(stderr, "{}\n", x->summary());
     }
   } summary_line{executor.get()};
+  apply_partner(resolve_beat(o.beat, spec.id, ctx->task().size, env.eval.threads, machine),
+                env.eval);
   env.strategies = *strategies;
   if (!o.quiet())
     env.say = [id = spec.id](std::string_view m) { fmt::print(stderr, "  … {}: {}\n", id, m); };
@@ -312,6 +315,7 @@ void add_search(CommandLine& cmd) {
   cmd.bind("max-usd", o->max_usd);
   cmd.bind("max-tokens", o->max_tokens);
   cmd.bind("threads", o->threads);
+  cmd.bind("beat", o->beat);
   cmd.bind("prompts", o->prompts);
   cmd.bind("config", o->config);
   cmd.bind("executor", o->executor);

@@ -12,6 +12,8 @@
 #include "kforge/core/paths.h"
 #include "kforge/core/task_loader.h"
 #include "kforge/target/cpp_target.h"
+#include "kforge/eval/fastest_peer.h"
+#include "kforge/eval/python_kernel.h"
 
 namespace kforge::cli {
 
@@ -139,6 +141,43 @@ void require_writable_state_dir() {
   std::filesystem::remove(probe, ec);
   if (!first_missing.empty()) std::filesystem::remove_all(first_missing, ec);
   if (!wrote) fail(wrote.error().message);
+}
+
+std::string resolve_beat(const std::string& beat, const std::string& task, const std::string& size,
+                         int threads, const eval::MachineProfile& m) {
+  if (beat != "fastest") return beat;
+  const auto file = eval::fastest_peer_file(m);
+  auto cached =
+      file.empty() ? Result<std::optional<std::string>>(std::optional<std::string>{})
+                   : eval::cached_fastest_peer(file, eval::fastest_peer_entry(task, size, threads));
+  if (!cached) {
+    fmt::print(stderr, "kforge: {}; aiming at libtorch\n", cached.error().message);
+    return "libtorch";
+  }
+  if (!*cached) {
+    fmt::print(stderr,
+               "kforge: no fastest peer measured for {} at size {} with {} thread{} on this "
+               "machine (kforge bench --peers --tasks {} --size {} --threads {}); aiming at "
+               "libtorch\n",
+               task, size, threads, threads == 1 ? "" : "s", task, size, threads);
+    return "libtorch";
+  }
+  progress(fmt::format("aiming at {}, the fastest peer bench --peers measured here", **cached));
+  return **cached;
+}
+
+void apply_partner(const std::string& partner, eval::EvalOptions& opt) {
+  opt.peer.clear();
+  opt.partner = eval::EvalOptions::Partner::baseline;
+  if (partner == "reference")
+    opt.partner = eval::EvalOptions::Partner::reference;
+  else if (eval::is_peer(partner))
+    opt.peer = partner;
+  else if (partner != "baseline" && partner != "libtorch")
+    throw UsageError(
+        fmt::format("--partner must be libtorch (or baseline), reference, torch, torch-compile, "
+                    "torch-compile-max or xla, not '{}'",
+                    partner));
 }
 
 }  // namespace kforge::cli

@@ -10,6 +10,7 @@
 #include "kforge/cli/errors.h"
 #include "kforge/core/result.h"
 #include "kforge/core/task_spec.h"
+#include "kforge/eval/evaluate.h"
 #include "kforge/eval/machine.h"
 #include "kforge/eval/machine_lock.h"
 #include "kforge/eval/quiet_wait.h"
@@ -29,6 +30,13 @@ std::unique_ptr<toolchain::CppCompiler> make_compiler();
 const target::Target& target_arg(const std::string& name);
 // What the user configured for toolchains (KFORGE_CXX, KFORGE_CUDA_HOME, ...).
 target::ToolchainSettings toolchain_settings();
+// --partner: libtorch (or baseline: the task's baseline.cpp), reference, or a peer (torch,
+// torch-compile, torch-compile-max, xla). A usage error names the choices.
+void apply_partner(const std::string& partner, eval::EvalOptions& opt);
+// --beat of auto and search: a partner, or "fastest": the peer bench --peers recorded as fastest
+// for this task, size and thread count on this machine, else libtorch (said on stderr).
+std::string resolve_beat(const std::string& beat, const std::string& task, const std::string& size,
+                         int threads, const eval::MachineProfile& m);
 // The machine lock of this command: one measurement at a time among its threads and among every
 // kforge process of the user (a file lock in the per-user cache; KFORGE_LOCK_WAIT_S bounds a wait,
 // default 600). Waits are told on the progress lines.

@@ -94,11 +94,13 @@ std::vector<OptionSpec> make_registry() {
   add({"no-time", "--no-time", "Check correctness only", {"eval"}});
   add({"partner",
        "--partner",
-       "Whom every timed call is paired with and checked against: baseline (default; the reported "
-       "speedup) or reference (no "
-       "libtorch; the speedup is then over the plain-loop reference)",
-       {"eval"}})
-      .choices = {"baseline", "reference"};
+       "Whom every timed call is paired with and checked against: libtorch (default, alias "
+       "baseline: baseline.cpp), reference (the plain loops), or a peer run from the Python "
+       "environment: torch (current PyTorch eager), torch-compile, torch-compile-max (Inductor, "
+       "max-autotune), xla (jax.jit); a peer's compile is untimed and reported",
+       {"eval", "bench"}})
+      .choices = {"baseline",      "libtorch",          "reference", "torch",
+                  "torch-compile", "torch-compile-max", "xla"};
   {
     auto& sets = add({"check-sets", "--check-sets", "Secret input sets to check on", {"eval"}});
     sets.range = ValueRange{1, 16};
@@ -156,6 +158,15 @@ std::vector<OptionSpec> make_registry() {
   add({"impl", "--impl", "baseline, expert, reference, or a folder of <id>.cpp kernels", {"bench"}})
       .show_default = true;
   add({"csv", "--csv", "Print CSV", {"bench"}});
+  add({"peers",
+       "--peers",
+       "Time the --impl against every peer (libtorch, torch, torch-compile, torch-compile-max, "
+       "xla), each paired on its own: one table, the fastest peer per task, fast_p against it",
+       {"bench"}});
+  add({"peer-set",
+       "--peer-set",
+       "Comma-separated peers for --peers, in table order (default: all five)",
+       {"bench"}});
 
   // The model-driven commands.
   add({"model",
@@ -178,6 +189,13 @@ std::vector<OptionSpec> make_registry() {
        "job-folder",
        "The job's folder in the shared folder (the Slurm executor writes it and submits this)",
        {"eval-job"}});
+  add({"beat",
+       "--beat",
+       "The partner every kernel is paired with and aims to beat: libtorch, torch, torch-compile, "
+       "torch-compile-max, xla, or fastest (default: the peer bench --peers found fastest for the "
+       "task on this machine, else libtorch)",
+       {"auto", "search"}})
+      .choices = {"fastest", "libtorch", "torch", "torch-compile", "torch-compile-max", "xla"};
   add({"prompts", "--prompts",
        "A folder of prompt templates replacing kforge's (planner.txt, coder.txt, …)", kAgents});
   add({"max-usd", "--max-usd",

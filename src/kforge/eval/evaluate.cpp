@@ -13,6 +13,8 @@
 #include <random>
 #include <thread>
 
+#include "kforge/core/fs.h"
+#include "kforge/core/task_python.h"
 #include "kforge/eval/dump.h"
 #include "kforge/eval/executor.h"
 #include "kforge/eval/secret_seeds.h"
@@ -224,6 +226,7 @@ class EvaluationRun {
   // An --against kernel is compiled above and is the partner itself.
   std::optional<Judgement> build_partner() {
     if (!opt_.time || against_) return std::nullopt;
+    if (!opt_.peer.empty()) return place_peer();
     bool baseline = opt_.partner == EvalOptions::Partner::baseline;
     say(baseline ? "building the baseline (the first time in a cache: about a minute)"
                  : "building the reference");
@@ -234,6 +237,28 @@ class EvaluationRun {
     partner_library_ = scratch_.place(*partner, "partner");
     e_.partner = baseline ? "baseline" : "reference";
     return std::nullopt;
+  }
+
+  // A peer: its port, with this size's kforge_task.py in a scratch folder of its own.
+  std::optional<Judgement> place_peer() {
+    e_.partner = opt_.peer;
+    auto kernel = peer_kernel(ctx_.spec(), opt_.peer);
+    if (!kernel) return partner_failure({Verdict::runtime_error, kernel.error().message});
+    auto folder = scratch_.dir / "peer";
+    std::filesystem::create_directories(folder);
+    if (auto st = core::write_atomic(folder / "kforge_task.py", core::task_python_module(task_));
+        !st)
+      return Judgement{Verdict::runtime_error, st.error().message};
+    partner_python_ = std::move(*kernel);
+    partner_library_ = partner_python_->module;
+    partner_folder_ = folder;
+    partner_trusted_ = false;  // checked on every secret set, like the candidate
+    return std::nullopt;
+  }
+
+  Judgement partner_failure(Judgement j) {
+    e_.partner_failed = true;
+    return j;
   }
 
   std::optional<Judgement> prepare_inputs() {
@@ -298,8 +323,10 @@ class EvaluationRun {
       p.who = against_ ? "the --against kernel" : "the " + e_.partner;
       p.trusted = partner_trusted_;
       p.library = partner_library_;
-      p.folder = partner_library_.parent_path();
-      if (!p.trusted) p.preload = needed_libraries(p.library);
+      p.folder = partner_python_ ? partner_folder_ : partner_library_.parent_path();
+      p.python = partner_python_;
+      if (!p.trusted && !p.python) p.preload = needed_libraries(p.library);
+      if (p.python) p.who = "the " + opt_.peer + " peer";
       // A trusted partner is only timed; an untrusted one is checked like the candidate.
       p.input_sets = partner_trusted_ ? std::vector<const SharedSet*>{&*timing_set_} : all_sets_;
       auto started = KernelProcess::start(p);
@@ -308,7 +335,23 @@ class EvaluationRun {
     }
     if (auto j = candidate_->wait_ready(180)) return j;
     e_.landlock_abi = candidate_->landlock_abi();
-    if (partner_) return partner_->wait_ready(180);
+    if (!partner_) return std::nullopt;
+    if (partner_python_)
+      say(fmt::format("starting the {} peer (compiling it: up to minutes)", opt_.peer));
+    // A peer compiles (Inductor, XLA) before it is ready: untimed, and given the time it needs.
+    if (auto j = partner_->wait_ready(partner_python_ ? 900 : 180)) return partner_failure(*j);
+    const auto& ready = partner_->ready_report();
+    auto number = [&](const char* key) {
+      auto it = ready.find(key);
+      return it != ready.end() && it->is_number() ? it->get<double>() : 0.0;
+    };
+    if (auto it = ready.find("version"); it != ready.end() && it->is_string())
+      e_.partner_version = it->get<std::string>();
+    e_.partner_compile_s = number("compile_s");
+    e_.partner_warmup_s = number("warmup_s");
+    e_.partner_copy_ms = number("copy_ms");
+    if (auto it = ready.find("seccomp"); it != ready.end() && it->is_string())
+      e_.partner_seccomp = it->get<std::string>();
     return std::nullopt;
   }
 
@@ -330,8 +373,10 @@ class EvaluationRun {
     std::vector<OutputSnapshot> partner_results;
     if (auto j = run_check_calls(*partner_, 1, check_inputs_.size(), opt_.call_timeout_s,
                                  partner_results, nullptr))
-      return j;
-    return judge_check(partner_results, references_, task_, "the --against kernel", e_);
+      return partner_failure(*j);
+    if (auto j = judge_check(partner_results, references_, task_, partner_->who(), e_))
+      return partner_failure(*j);
+    return std::nullopt;
   }
 
   // With the machine to itself (this process's other evaluations and other kforge processes
@@ -365,6 +410,10 @@ class EvaluationRun {
     if (!timed.failure) timed.failure = candidate_->channel_untouched("timing");
     if (!timed.failure && partner_ && !partner_->trusted())
       timed.failure = partner_->channel_untouched("timing");
+    // A failure that names the peer is the peer's (it crashed, or left work running); a
+    // disagreement between the two is not decided here: both were right on every secret set.
+    if (timed.failure && partner_python_ && timed.failure->reason.rfind(partner_->who(), 0) == 0)
+      e_.partner_failed = true;
     if (auto j = judge_timing(timed, task_, e_)) {
       e_.kernel_output = candidate_->printed();
       return j;
@@ -415,7 +464,8 @@ class EvaluationRun {
   MachineLock::Shared shared_;
   std::future<toolchain::CompileResult> compiling_, against_compiling_;
   Scratch scratch_{ctx_.state_dir()};
-  std::filesystem::path partner_library_;
+  std::filesystem::path partner_library_, partner_folder_;
+  std::optional<PythonKernel> partner_python_;
   bool partner_trusted_ = true;
   std::vector<SharedSet> check_inputs_, references_;
   std::optional<SharedSet> timing_set_;

@@ -27,6 +27,11 @@ struct EvalOptions {
   // baseline, and for quick runs that skip loading libtorch). --against replaces either.
   enum class Partner { baseline, reference };
   Partner partner = Partner::baseline;
+  // A peer replaces the partner: torch, torch-compile, torch-compile-max or xla (python_kernel.h),
+  // each the task's Python port run by the worker in a process of its own, checked on every
+  // secret set like the candidate (a peer that disagrees with the reference fails the evaluation
+  // with partner_failed set: an error row, never a speedup).
+  std::string peer;
   std::string against_source;  // --against: another kernel replaces the baseline
   std::string against_name;
   toolchain::Role against_role =

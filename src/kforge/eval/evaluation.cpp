@@ -30,6 +30,13 @@ nlohmann::json to_json(const Evaluation& e) {
   j["candidate"] = side(e.candidate);
   j["baseline"] = side(e.baseline);
   j["partner"] = e.partner;
+  j["partner_failed"] = e.partner_failed;
+  if (!e.partner_version.empty())
+    j["partner_peer"] = {{"version", e.partner_version},
+                         {"compile_s", e.partner_compile_s},
+                         {"warmup_s", e.partner_warmup_s},
+                         {"copy_ms", e.partner_copy_ms},
+                         {"seccomp", e.partner_seccomp}};
   j["warmup_pairs"] = e.warmup_pairs;
   j["gflops"] = e.candidate ? nlohmann::json(e.gflops) : nlohmann::json(nullptr);
   j["gbps"] = e.candidate ? nlohmann::json(e.gbps) : nlohmann::json(nullptr);

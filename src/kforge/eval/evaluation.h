@@ -36,7 +36,15 @@ struct Evaluation {
   std::optional<MismatchReport> mismatch;
   std::vector<double> check_ms;  // one untimed call per check set (includes first-touch costs)
 
-  std::string partner;  // "baseline", "against <file>", or "" when timed alone
+  std::string partner;  // "baseline", "against <file>", a peer ("xla"), or "" when timed alone
+  // The verdict is the partner's failure, not the kernel's (a peer that is wrong or crashed).
+  bool partner_failed = false;
+  // A Python peer's own report when it got ready (a claim, shown, never a time the verdict uses):
+  // "torch 2.x" / "jax 0.x", its compile (first call) and warm-up seconds, and the median cost of
+  // copying its outputs into kforge's buffers, part of each of its timed calls.
+  std::string partner_version;
+  double partner_compile_s = 0, partner_warmup_s = 0, partner_copy_ms = 0;
+  std::string partner_seccomp;  // "on", or why the worker's filter is not in force
   std::optional<TimingStats> candidate;
   std::optional<TimingStats> baseline;
   std::optional<SpeedupStats> speedup;

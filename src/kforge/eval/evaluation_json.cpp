@@ -104,6 +104,14 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
   e.role = j.value("role", "candidate");
   e.threads = j.value("threads", 0);
   e.partner = j.value("partner", "");
+  e.partner_failed = j.value("partner_failed", false);
+  if (auto p = j.value("partner_peer", nlohmann::json::object()); p.is_object()) {
+    e.partner_version = p.value("version", "");
+    e.partner_compile_s = number_or(p, "compile_s", 0);
+    e.partner_warmup_s = number_or(p, "warmup_s", 0);
+    e.partner_copy_ms = number_or(p, "copy_ms", 0);
+    e.partner_seccomp = p.value("seccomp", "");
+  }
   e.candidate = timing(j.value("candidate", nlohmann::json()));
   e.baseline = timing(j.value("baseline", nlohmann::json()));
   if (j.contains("speedup") && j["speedup"].is_number()) {

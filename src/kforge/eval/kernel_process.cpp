@@ -51,6 +51,7 @@ struct KernelProcess::State {
   bool has_cpu_clock = false;
   std::uint32_t sequence = 0;
   int landlock_abi = 0;
+  nlohmann::json ready;
 };
 
 KernelProcess::KernelProcess(std::unique_ptr<State> state) : s_(std::move(state)) {}
@@ -66,6 +67,23 @@ const std::string& KernelProcess::who() const { return s_->spec.who; }
 bool KernelProcess::trusted() const { return s_->spec.trusted; }
 int KernelProcess::landlock_abi() const { return s_->landlock_abi; }
 std::string KernelProcess::printed() const { return s_->proc->output(); }
+const nlohmann::json& KernelProcess::ready_report() const { return s_->ready; }
+
+namespace {
+
+// The child for a Python kernel: the venv's interpreter running the worker, confined by a Landlock
+// ruleset applied between fork and exec (its abi is what holds, whatever the worker says).
+Result<RunnerProcess> start_python(const KernelProcessSpec& spec, int& landlock_abi) {
+  auto launch = python_launch(*spec.python, spec.folder, spec.threads);
+  if (!launch) return launch.error();
+  auto ruleset = core::LandlockRuleset::prepare(launch->view);
+  if (!ruleset) return Error{"the Python worker's Landlock view: " + ruleset.error().message};
+  landlock_abi = ruleset->abi();
+  RunnerLaunch how{launch->argv, launch->env, &*ruleset};
+  return RunnerProcess::start(spec.threads, spec.folder, how);
+}
+
+}  // namespace
 
 Result<KernelProcess> KernelProcess::start(const KernelProcessSpec& spec) {
   auto s = std::make_unique<State>();
@@ -89,14 +107,15 @@ Result<KernelProcess> KernelProcess::start(const KernelProcessSpec& spec) {
     return Error{fmt::format("mapping the control page: {}", std::strerror(errno))};
   s->control.page = new (page) runner::ControlPage();
 
-  auto proc = RunnerProcess::start(spec.threads, spec.folder);
+  auto proc = spec.python ? start_python(spec, s->landlock_abi)
+                          : RunnerProcess::start(spec.threads, spec.folder);
   if (!proc) return proc.error();
   s->proc.emplace(std::move(*proc));
   s->has_cpu_clock = clock_getcpuclockid(s->proc->pid(), &s->cpu_clock) == 0;
 
   runner::KernelSetup setup;
   setup.trusted = spec.trusted;
-  setup.library = spec.library.string();
+  setup.library = spec.python ? spec.python->module.string() : spec.library.string();
   setup.inputs = runner::tensor_infos(task.inputs);
   setup.outputs = runner::tensor_infos(task.outputs);
   setup.input_sets = static_cast<int>(spec.input_sets.size());
@@ -110,7 +129,13 @@ Result<KernelProcess> KernelProcess::start(const KernelProcessSpec& spec) {
   for (const auto* set : spec.input_sets) fds.push_back(set->fd());
   for (const auto* set : spec.output_sets) fds.push_back(set->fd());
   fds.push_back(s->control.fd);
-  s->proc->send(runner::to_json(setup), fds);
+  auto message = runner::to_json(setup);
+  if (spec.python)
+    message["python"] = {{"module", spec.python->module.string()},
+                         {"callable", spec.python->callable},
+                         {"framework", spec.python->framework},
+                         {"task_dir", spec.folder.string()}};
+  s->proc->send(message, fds);
   return KernelProcess(std::move(s));
 }
 
@@ -148,6 +173,8 @@ std::optional<Judgement> KernelProcess::wait_ready(double timeout_s) {
     j.reason = s_->spec.who + ": " + j.reason;
     return j;
   }
+  s_->ready = body;
+  if (s_->spec.python) return std::nullopt;  // its Landlock abi is the parent's own ruleset's
   const auto& abi = body.contains("landlock_abi") ? body["landlock_abi"] : nlohmann::json();
   s_->landlock_abi = abi.is_number_integer() ? abi.get<int>() : 0;
   return std::nullopt;

@@ -25,6 +25,7 @@
 
 #include "kforge/core/task_resolve.h"
 #include "kforge/eval/output_snapshot.h"
+#include "kforge/eval/python_kernel.h"
 #include "kforge/eval/runner_failure.h"
 #include "kforge/eval/runner_process.h"
 #include "kforge/eval/shared_set.h"
@@ -40,6 +41,9 @@ struct KernelProcessSpec {
   std::filesystem::path library;  // in `folder`, the only folder of kforge's the process may read
   std::filesystem::path folder;
   std::vector<std::string> preload;  // sonames an untrusted library needs (its DT_NEEDED)
+  // A Python implementation instead of `library`: the worker runs it (python_kernel.h), with
+  // `folder` (which holds kforge_task.py) as its writable scratch.
+  std::optional<PythonKernel> python;
   const core::ResolvedTask* task = nullptr;
   std::vector<const SharedSet*> input_sets;  // [0]: the timing inputs, then the check sets it runs
   // Two output sets, mapped by both processes of a pair, which trade them every pair: which
@@ -106,6 +110,9 @@ class KernelProcess {
   bool trusted() const;
   int landlock_abi() const;
   std::string printed() const;
+  // What the process said when ready: for a Python kernel its framework, version, compile and
+  // warm-up seconds and the per-call cost of its output copy. A claim, for the report only.
+  const nlohmann::json& ready_report() const;
 
   KernelProcess(KernelProcess&&) noexcept;
   KernelProcess& operator=(KernelProcess&&) noexcept;

@@ -74,8 +74,9 @@ RunnerProcess::RunnerProcess(std::unique_ptr<State> state) : s_(std::move(state)
 RunnerProcess::RunnerProcess(RunnerProcess&&) noexcept = default;
 RunnerProcess& RunnerProcess::operator=(RunnerProcess&&) noexcept = default;
 
-Result<RunnerProcess> RunnerProcess::start(int threads, const std::filesystem::path& cwd) {
-  auto exe = runner_executable();
+Result<RunnerProcess> RunnerProcess::start(int threads, const std::filesystem::path& cwd,
+                                           const RunnerLaunch& launch) {
+  auto exe = launch.argv.empty() ? runner_executable() : std::filesystem::path(launch.argv[0]);
   if (!std::filesystem::exists(exe))
     return Error{
         fmt::format("the runner {} is missing (build kforge with scripts/setup)", exe.string())};
@@ -89,12 +90,15 @@ Result<RunnerProcess> RunnerProcess::start(int threads, const std::filesystem::p
   setsockopt(sv[0], SOL_SOCKET, SO_RCVBUF, &sndbuf, sizeof sndbuf);
 
   std::vector<std::string> env = runner_environment(threads);
+  env.insert(env.end(), launch.extra_env.begin(), launch.extra_env.end());
   std::vector<char*> envp;
   envp.reserve(env.size() + 1);
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
-  std::string exe_str = exe.string();
-  char* argv[] = {exe_str.data(), nullptr};
+  std::vector<std::string> args = launch.argv.empty() ? std::vector{exe.string()} : launch.argv;
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
 
   const pid_t parent = getpid();
   pid_t pid = fork();
@@ -109,11 +113,12 @@ Result<RunnerProcess> RunnerProcess::start(int threads, const std::filesystem::p
     dup2(devnull, 0);
     dup2(out[1], 1);
     dup2(out[1], 2);
+    if (launch.landlock && launch.landlock->apply() != 0) _exit(124);
     // Nothing else of kforge's reaches the kernel: not the store, not a socket, not a key file
     // some library opened without O_CLOEXEC.
     syscall(SYS_close_range, runner::kChannelFd + 1, ~0U, 0);
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
-    execve(argv[0], argv, envp.data());
+    execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
   close(sv[1]);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kforge/core/landlock.h"
 #include "kforge/core/result.h"
 #include "kforge/runner/protocol.h"
 
@@ -23,10 +24,20 @@ struct RunnerExit {
   std::string describe() const;  // "exit status 3", "killed by SIGSEGV"
 };
 
+// What the child executes, when it is not kforge-run: the Python worker (python_kernel.h).
+struct RunnerLaunch {
+  std::vector<std::string> argv;       // empty: kforge-run
+  std::vector<std::string> extra_env;  // added to runner_environment(threads)
+  // Applied in the child between fork and exec (kforge-run confines itself instead): the whole
+  // program, every thread it will start and every process it may spawn, stays inside.
+  const core::LandlockRuleset* landlock = nullptr;
+};
+
 class RunnerProcess {
  public:
   // `threads` sets OMP_NUM_THREADS and friends for the child.
-  static Result<RunnerProcess> start(int threads, const std::filesystem::path& cwd);
+  static Result<RunnerProcess> start(int threads, const std::filesystem::path& cwd,
+                                     const RunnerLaunch& launch = {});
   RunnerProcess(RunnerProcess&&) noexcept;
   RunnerProcess& operator=(RunnerProcess&&) noexcept;
   ~RunnerProcess();

@@ -9,6 +9,7 @@
 
 #include "kforge/core/fs.h"
 #include "kforge/core/hash.h"
+#include "kforge/eval/python_kernel.h"
 #include "kforge/eval/roofline.h"
 
 namespace kforge::modes {
@@ -188,6 +189,7 @@ class Loop {
     state_.task = env.ctx;
     state_.machine = env.machine;
     state_.threads = env.eval.threads;
+    if (!env.eval.peer.empty()) state_.baseline_name = eval::peer_description(env.eval.peer);
     timed_ = env.eval;
     timed_.time_budget_s = o.time_budget_s;
   }
@@ -497,7 +499,9 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) { return Loop(env,
 std::string auto_report(const AutoEnv& env, const AutoResult& r) {
   std::string s =
       fmt::format("# kforge auto: {} (size {})\n\n", env.ctx->spec().id, env.ctx->task().size);
-  s += fmt::format("Baseline (PyTorch eager): {:.4g} ms with {} thread(s). Stopped: {}.\n\n",
+  const std::string partner = env.eval.peer.empty() ? std::string("PyTorch eager, libtorch")
+                                                    : eval::peer_description(env.eval.peer);
+  s += fmt::format("Baseline to beat ({}): {:.4g} ms with {} thread(s). Stopped: {}.\n\n", partner,
                    r.baseline_ms, env.eval.threads, r.stop_reason);
   s += "| iter | verdict | time ms | speedup | roofline | fixes | tokens in/out | cost $ | model s "
        "| compile s | check s | tune s | time s | "
@@ -532,7 +536,7 @@ std::string auto_report(const AutoEnv& env, const AutoResult& r) {
                   "no speedup to quote (timed on a busy machine: {}; it read {:.2f}x, 95% CI "
                   "{:.2f}–{:.2f}; `kforge eval` it on a quiet machine)",
                   e.busy_reason, e.speedup->median, e.speedup->ci_low, e.speedup->ci_high)
-            : fmt::format("{:.2f}x the baseline (95% CI {:.2f}–{:.2f})", e.speedup->median,
+            : fmt::format("{:.2f}x {} (95% CI {:.2f}–{:.2f})", e.speedup->median, partner,
                           e.speedup->ci_low, e.speedup->ci_high);
     s += fmt::format(
         "\n## Best kernel (iteration {})\n\n{:.4g} ms, {}, {:.0f}% of the roofline{}. `best.cpp` "

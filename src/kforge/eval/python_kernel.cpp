@@ -1,0 +1,127 @@
+// The launch of a Python kernel process and the peers' ports.
+#include "kforge/eval/python_kernel.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "kforge/core/paths.h"
+#include "kforge/core/python_env.h"
+#include "kforge/eval/runner_process.h"
+
+namespace kforge::eval {
+namespace {
+
+std::filesystem::path canonical_or_self(const std::filesystem::path& p) {
+  std::error_code ec;
+  auto c = std::filesystem::canonical(p, ec);
+  return ec ? p : c;
+}
+
+// What a Python process needs to start, import NumPy, PyTorch and JAX, and (torch.compile) run
+// the C++ compiler: the system's libraries and tools read-only, the CPU description, its own /proc
+// (Landlock refuses /proc of processes outside the sandbox, kforge's included), a few files of
+// /etc (the loader's cache; the user database that getpass reads).
+core::LandlockView python_view(const PythonKernel& kernel, const std::filesystem::path& scratch,
+                               const std::filesystem::path& cache) {
+  core::LandlockView v;
+  v.read_dirs = {"/usr",
+                 "/lib",
+                 "/lib64",
+                 "/bin",
+                 "/proc",
+                 "/sys/devices/system/cpu",
+                 "/sys/devices/system/node",
+                 "/sys/fs/cgroup",
+                 canonical_or_self(core::python_env_dir()),
+                 canonical_or_self(kernel.module).parent_path(),
+                 canonical_or_self(python_worker_script()).parent_path(),
+                 scratch,  // read and execute too: Inductor loads the code it compiled there
+                 cache};
+  v.read_files = {"/etc/ld.so.cache",   "/etc/passwd",    "/etc/group",
+                  "/etc/nsswitch.conf", "/etc/localtime", "/dev/urandom"};
+  v.write_dirs = {scratch, cache};
+  v.write_files = {"/dev/null"};
+  return v;
+}
+
+bool defines(const std::filesystem::path& file, const std::string& function) {
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return std::regex_search(text.str(), std::regex("(^|\\n)def " + function + "\\("));
+}
+
+}  // namespace
+
+std::filesystem::path python_worker_script() {
+  return runner_executable().parent_path() / "kforge_worker.py";
+}
+
+Result<PythonLaunch> python_launch(const PythonKernel& kernel, const std::filesystem::path& scratch,
+                                   int threads) {
+  auto python = core::python_executable();
+  if (!std::filesystem::exists(python))
+    return Error{
+        fmt::format("the Python environment {} is missing (scripts/setup makes it; "
+                    "KFORGE_PYENV names another)",
+                    core::python_env_dir().string())};
+  auto worker = python_worker_script();
+  if (!std::filesystem::exists(worker))
+    return Error{fmt::format("the Python worker {} is missing (rebuild kforge)", worker.string())};
+  // Inductor's compiled code is kept per user and machine: a task compiled once (minutes of C++
+  // compiles on a busy machine) is a cache hit in every later evaluation.
+  const auto cache = core::user_cache_dir() / "python";
+  std::error_code ec;
+  std::filesystem::create_directories(cache / "inductor", ec);
+  if (ec)
+    return Error{fmt::format("cannot make the Python cache {}: {}", cache.string(), ec.message())};
+  PythonLaunch l;
+  // -I: no PYTHON* variables, no user site, not the script's folder on sys.path; -B: no .pyc.
+  l.argv = {python.string(), "-I", "-B", worker.string()};
+  const std::string s = scratch.string(), n = std::to_string(threads);
+  l.env = {"HOME=" + s, "TMPDIR=" + s, "USER=kforge",
+           "TORCHINDUCTOR_CACHE_DIR=" + (cache / "inductor").string(),
+           "TRITON_CACHE_DIR=" + (cache / "triton").string(),
+           // Inductor compiles in this process, not in a pool of worker processes.
+           "TORCHINDUCTOR_COMPILE_THREADS=1", "JAX_PLATFORMS=cpu",
+           "XLA_FLAGS=--xla_cpu_multi_thread_eigen=true intra_op_parallelism_threads=" + n,
+           "KFORGE_WORKER_THREADS=" + n};
+  l.view = python_view(kernel, scratch, cache);
+  return l;
+}
+
+bool is_peer(const std::string& name) {
+  return std::find(std::begin(kPeerNames), std::end(kPeerNames), name) != std::end(kPeerNames);
+}
+
+std::string peer_description(const std::string& name) {
+  if (name == "torch") return "current PyTorch eager (the library call where there is one)";
+  if (name == "torch-compile") return "torch.compile (Inductor, default mode)";
+  if (name == "torch-compile-max") return "torch.compile (Inductor, max-autotune)";
+  if (name == "xla") return "XLA (jax.jit)";
+  return name;
+}
+
+Result<PythonKernel> peer_kernel(const core::TaskSpec& spec, const std::string& name) {
+  if (!is_peer(name)) return Error{fmt::format("'{}' is not a peer", name)};
+  const bool xla = name == "xla";
+  auto file = spec.dir / (xla ? "workload.py" : "baseline.py");
+  if (!std::filesystem::exists(file))
+    return Error{fmt::format("task {} has no {}: the {} peer cannot run it", spec.id,
+                             file.filename().string(), name)};
+  PythonKernel k;
+  k.module = std::filesystem::absolute(file);
+  k.framework = xla ? "jax" : name;
+  k.callable = xla ? "workload" : defines(file, "library") ? "library" : "baseline";
+  if (!defines(file, k.callable))
+    return Error{
+        fmt::format("{}: no function {}() for the {} peer", file.string(), k.callable, name)};
+  return k;
+}
+
+}  // namespace kforge::eval

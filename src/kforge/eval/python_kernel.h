@@ -1,0 +1,53 @@
+#pragma once
+// A Python implementation of a task run as a kernel process: the project's venv runs
+// kforge_worker.py (runner/python/), which speaks kforge-run's protocol, so the parent times,
+// snapshots and compares its calls exactly as it does a C++ kernel's. The peers (PyTorch eager,
+// torch.compile, XLA) are such kernels; the worker is generic: any module, function and framework.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kforge/core/landlock.h"
+#include "kforge/core/result.h"
+#include "kforge/core/task_spec.h"
+
+namespace kforge::eval {
+
+// torch: eager PyTorch; torch-compile / torch-compile-max: Inductor in its default and
+// max-autotune modes; jax: jax.jit (XLA).
+struct PythonKernel {
+  std::filesystem::path module;  // the .py file
+  std::string callable;          // the function in it: inputs in ABI order, outputs returned
+  std::string framework;
+};
+
+// The worker script installed beside kforge-run ($KFORGE_BIN_DIR overrides, as for kforge-run).
+std::filesystem::path python_worker_script();
+
+// How to start one: the interpreter and the script, the environment (threads pinned for OpenMP,
+// PyTorch and XLA alike; temporary files in `scratch`, Inductor's cache in the per-user cache), and
+// the Landlock view (the venv, the system's files, the module's folder, `scratch` and the cache
+// writable; no TCP).
+struct PythonLaunch {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;
+  core::LandlockView view;
+};
+Result<PythonLaunch> python_launch(const PythonKernel& kernel, const std::filesystem::path& scratch,
+                                   int threads);
+
+// The peers a user would pick instead of a generated kernel, by --partner name.
+inline constexpr const char* kPeerNames[] = {"torch", "torch-compile", "torch-compile-max", "xla"};
+bool is_peer(const std::string& name);
+// "XLA (jax.jit)", "torch.compile (Inductor, max-autotune)", ...: how the agents are told.
+std::string peer_description(const std::string& name);
+
+// The task's port for peer `name`: workload.py's workload() for xla; baseline.py's library()
+// where the port has one (the fused call a PyTorch user would make: F.rms_norm,
+// scaled_dot_product_attention), else its op-by-op baseline(), for the torch peers. An error
+// names the missing file or function.
+Result<PythonKernel> peer_kernel(const core::TaskSpec& spec, const std::string& name);
+
+}  // namespace kforge::eval

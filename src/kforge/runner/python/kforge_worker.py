@@ -1,0 +1,415 @@
+"""kforge_worker.py: a kernel process for Python implementations (PyTorch, torch.compile, JAX).
+
+kforge starts it as it starts kforge-run (eval/kernel_process.h): the venv's interpreter runs this
+file with the control socket on descriptor 3, a clean environment, its own process group, and a
+Landlock view the parent prepared before exec (the venv, the system libraries, the module's folder
+and a scratch folder; no TCP). It speaks the same protocol as kforge-run (runner/protocol.h,
+runner/control_page.h), so the parent poisons, times, snapshots and compares its calls exactly as
+it does a C++ kernel's. Nothing it says decides a verdict or a time.
+
+The first message is kforge-run's "kernel" setup (runner/job.h) with one more field:
+  "python": {"module": path of the .py file, "callable": name of the function in it,
+             "framework": "torch" | "torch-compile" | "torch-compile-max" | "jax",
+             "task_dir": folder holding the kforge_task.py of this task and size}
+and the descriptors: the input sets (sealed, mapped read-only), the output sets (mapped
+read-write), the control page. The callable takes the inputs in ABI order as framework arrays
+shaped as kforge_task.INPUTS says and returns one array or a tuple in OUTPUTS order; the worker
+copies what it returns into the parent's output buffers before it signals the return.
+
+Before "ready": the module is imported and the callable compiled (jit / Inductor) and run on the
+timing inputs until its time settles; "ready" reports that time (compile_s, warmup_s, never timed
+by the parent), the per-call cost of copying the outputs (copy_ms: part of every timed call) and
+the framework's version. After the warm-up: no file may grow, the address space and CPU time are
+capped, a seccomp filter (on every thread) refuses processes, exec, sockets and executable memory,
+and the worker only serves the control page.
+"""
+import ctypes
+import importlib.util
+import json
+import os
+import platform
+import resource
+import socket
+import sys
+import time
+import traceback
+
+CHANNEL_FD = 3
+PAGE = os.sysconf("SC_PAGE_SIZE")
+PROT_NONE, PROT_READ, PROT_WRITE = 0, 1, 2
+MAP_SHARED, MAP_PRIVATE, MAP_FIXED, MAP_ANONYMOUS, MAP_NORESERVE = 1, 2, 0x10, 0x20, 0x4000
+SYS_FUTEX = {"x86_64": 202, "aarch64": 98}.get(platform.machine(), 202)
+FUTEX_WAIT, FUTEX_WAKE = 0, 1
+CALL, PROFILE, STOP, NOOP, PREPARE = 1, 2, 3, 4, 5
+FAULTED = 0xFFFFFFFF
+DTYPES = {"f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64"}
+FRAMEWORKS = ("torch", "torch-compile", "torch-compile-max", "jax")
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                      ctypes.c_long]
+libc.syscall.restype = ctypes.c_long
+
+
+class Failure(Exception):
+    """Something the parent should read as the kernel's runtime error."""
+
+
+# --- the channel -------------------------------------------------------------------------------
+
+def channel():
+    return socket.socket(fileno=CHANNEL_FD)
+
+
+def send(sock, body):
+    sock.send(json.dumps(body).encode())
+
+
+def fail(sock, control, message, code):
+    """Reports an error, marks the control page as faulted (the parent is waiting on it), exits."""
+    try:
+        send(sock, {"op": "error", "message": message[-4000:]})
+    except OSError:
+        pass
+    if control is not None:
+        control.done = FAULTED
+        control.wake_done()
+    os._exit(code)
+
+
+# --- shared memory -----------------------------------------------------------------------------
+
+def layout(byte_sizes):
+    """core::layout_tensors: each tensor in its own pages, its data ending where its pages end."""
+    slots, offset = [], 0
+    for size in byte_sizes:
+        padded = (size + 63) // 64 * 64
+        pages = max(PAGE, (padded + PAGE - 1) // PAGE * PAGE)
+        slots.append((offset, pages, offset + pages - padded, size))
+        offset += pages
+    return slots
+
+
+def guard_bytes(pages_bytes):
+    g = min(max(pages_bytes, 1 << 20), 64 << 20)
+    return (g + PAGE - 1) // PAGE * PAGE
+
+
+def map_guarded(fd, slot, prot):
+    """Maps one tensor between PROT_NONE guards, as runner/guarded_buffers.cpp does."""
+    page_offset, pages_bytes, data_offset, _ = slot
+    guard = guard_bytes(pages_bytes)
+    base = libc.mmap(None, pages_bytes + 2 * guard, PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+    if base in (None, ctypes.c_void_p(-1).value):
+        raise Failure(f"reserving {pages_bytes} bytes: errno {ctypes.get_errno()}")
+    pages = libc.mmap(base + guard, pages_bytes, prot, MAP_SHARED | MAP_FIXED, fd, page_offset)
+    if pages in (None, ctypes.c_void_p(-1).value):
+        raise Failure(f"mapping a buffer: {os.strerror(ctypes.get_errno())}")
+    return pages + (data_offset - page_offset)
+
+
+def map_set(np, fd, tensors, shapes, prot):
+    arrays = []
+    for (info, shape), slot in zip(zip(tensors, shapes), layout([t["bytes"] for t in tensors])):
+        address = map_guarded(fd, slot, prot)
+        raw = (ctypes.c_byte * info["bytes"]).from_address(address)
+        a = np.frombuffer(raw, dtype=DTYPES[info["dtype"]], count=info["numel"]).reshape(shape)
+        arrays.append(a)
+    return arrays
+
+
+class ControlPage:
+    """runner::ControlPage: go, done, command, input_set, output_set (u32), profile_seconds."""
+
+    def __init__(self, fd):
+        self.address = libc.mmap(None, 32, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+        if self.address in (None, ctypes.c_void_p(-1).value):
+            raise Failure("mapping the control page")
+        words = (ctypes.c_uint32 * 5).from_address(self.address)
+        self.words = words
+
+    @property
+    def go(self):
+        return self.words[0]
+
+    @property
+    def done(self):
+        return self.words[1]
+
+    @done.setter
+    def done(self, value):
+        self.words[1] = value
+
+    def command(self):
+        return self.words[2], self.words[3], self.words[4]
+
+    def wait_go(self, seen):
+        libc.syscall(SYS_FUTEX, ctypes.c_void_p(self.address), FUTEX_WAIT, ctypes.c_uint32(seen),
+                     None, None, 0)
+
+    def wake_done(self):
+        libc.syscall(SYS_FUTEX, ctypes.c_void_p(self.address + 4), FUTEX_WAKE, 0x7FFFFFFF, None,
+                     None, 0)
+
+
+# --- the process ------------------------------------------------------------------------------
+
+def pin_threads(threads):
+    """The first `threads` CPUs kforge allows: the same CPUs a C++ kernel's threads get."""
+    allowed = sorted(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, allowed[:threads] or allowed)
+
+
+def close_walls(setup):
+    """After the warm-up: no file may grow, address space and CPU time capped (runner/sandbox.h)."""
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+    with open("/proc/self/statm") as f:
+        vm = int(f.read().split()[0]) * PAGE
+    cap = vm + setup["memory_bytes"] + (192 << 20) * (setup["threads"] + 2)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+
+# The running-stage filter of runner/sandbox.h, as far as a Python process allows: installed with
+# TSYNC on every thread (the frameworks' pools included) once the warm-up is over, so compiling
+# (which runs the C++ compiler and maps fresh code) is done. Refused with an errno, so the module
+# sees an exception the parent reads as a runtime error: new processes and exec, sockets, ptrace
+# and cross-process memory access, executable memory. x86_64 only (the numbers are its own).
+SECCOMP_ALLOW, SECCOMP_KILL = 0x7FFF0000, 0x80000000
+AUDIT_ARCH_X86_64 = 0xC000003E
+DENIED = {"execve": 59, "execveat": 322, "fork": 57, "vfork": 58, "socket": 41,
+          "socketpair": 53, "connect": 42, "bind": 49, "listen": 50, "accept": 43,
+          "accept4": 288, "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311}
+CLONE, CLONE3, CLONE_THREAD = 56, 435, 0x10000
+EXEC_MAPPINGS = (9, 10, 329)  # mmap, mprotect, pkey_mprotect with PROT_EXEC
+
+
+def errno_ret(code):
+    return 0x00050000 | code
+
+
+def filter_program():
+    ld, jeq, jset, ret = 0x20, 0x15, 0x45, 0x06
+    p = [(ld, 0, 0, 4), (jeq, 1, 0, AUDIT_ARCH_X86_64), (ret, 0, 0, SECCOMP_KILL), (ld, 0, 0, 0)]
+    for nr in DENIED.values():
+        p += [(jeq, 0, 1, nr), (ret, 0, 0, errno_ret(1))]  # EPERM
+    p += [(jeq, 0, 1, CLONE3), (ret, 0, 0, errno_ret(38))]  # ENOSYS: glibc falls back to clone
+    # clone: threads only (CLONE_THREAD in its first argument).
+    p += [(jeq, 0, 4, CLONE), (ld, 0, 0, 16), (jset, 1, 0, CLONE_THREAD),
+          (ret, 0, 0, errno_ret(1)), (ret, 0, 0, SECCOMP_ALLOW)]
+    for nr in EXEC_MAPPINGS:  # the protection is the third argument
+        p += [(jeq, 0, 4, nr), (ld, 0, 0, 32), (jset, 0, 1, 4),
+              (ret, 0, 0, errno_ret(13)), (ret, 0, 0, SECCOMP_ALLOW)]
+    return p + [(ret, 0, 0, SECCOMP_ALLOW)]
+
+
+def install_filter():
+    """Returns "" when the filter holds on every thread, else why not."""
+    if platform.machine() != "x86_64":
+        return f"no seccomp filter on {platform.machine()}"
+
+    class Insn(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8),
+                    ("k", ctypes.c_uint32)]
+
+    class Prog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Insn))]
+
+    insns = filter_program()
+    array = (Insn * len(insns))(*[Insn(*i) for i in insns])
+    prog = Prog(len(insns), array)
+    libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS (Landlock set it already)
+    r = libc.syscall(317, 1, 1, ctypes.byref(prog))  # seccomp(SET_MODE_FILTER, TSYNC)
+    if r != 0:
+        return f"seccomp refused (result {r}, errno {ctypes.get_errno()})"
+    return ""
+
+
+def load_callable(python):
+    sys.path.insert(0, python["task_dir"])  # `import kforge_task`
+    path = python["module"]
+    spec = importlib.util.spec_from_file_location("kforge_peer_module", path)
+    if spec is None:
+        raise Failure(f"{path}: not a Python module")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    fn = getattr(module, python["callable"], None)
+    if not callable(fn):
+        raise Failure(f"{path} defines no function {python['callable']}()")
+    import kforge_task
+    return fn, kforge_task
+
+
+def as_tuple(out):
+    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
+def check_result(task, outs):
+    if len(outs) != len(task.OUTPUTS):
+        raise Failure(f"returned {len(outs)} outputs; the task has {len(task.OUTPUTS)}")
+    for (name, dtype, shape), o in zip(task.OUTPUTS, outs):
+        if tuple(o.shape) != tuple(shape):
+            raise Failure(f"output '{name}' has shape {tuple(o.shape)}; the task says {tuple(shape)}")
+        if str(o.dtype).split(".")[-1] != DTYPES[dtype]:
+            raise Failure(f"output '{name}' is {o.dtype}; the task says {dtype}")
+
+
+def torch_caller(framework, fn, inputs, outputs, threads):
+    import torch
+    torch.set_num_threads(threads)
+    run = fn
+    if framework != "torch":
+        mode = "max-autotune" if framework == "torch-compile-max" else "default"
+        run = torch.compile(fn, mode=mode, dynamic=False)
+    ins = [[torch.from_numpy(a) for a in s] for s in inputs]
+    outs = [[torch.from_numpy(a) for a in s] for s in outputs]
+
+    def call(set_index, out_index, checked=False):
+        with torch.inference_mode():
+            result = as_tuple(run(*ins[set_index]))
+            if checked:
+                check_result(call.task, result)
+            for dest, r in zip(outs[out_index], result):
+                dest.copy_(r)
+
+    def copy_only(out_index):
+        with torch.inference_mode():
+            for dest in outs[out_index]:
+                dest.copy_(dest.clone())
+
+    return call, copy_only, "torch " + torch.__version__
+
+
+def jax_caller(fn, inputs, outputs):
+    import jax
+    import numpy as np
+    jitted = jax.jit(fn)
+
+    def call(set_index, out_index, checked=False):
+        result = as_tuple(jitted(*inputs[set_index]))
+        if checked:
+            check_result(call.task, result)
+        for dest, r in zip(outputs[out_index], result):
+            np.copyto(dest, np.asarray(r))
+
+    def copy_only(out_index):
+        for dest in outputs[out_index]:
+            np.copyto(dest, dest.copy())
+
+    return call, copy_only, "jax " + jax.__version__
+
+
+def warm_up(call, out_sets):
+    """Runs until two successive calls agree within 10% (at most 30 calls or 60 s): the compile
+    and the caches the framework fills on its first calls stay out of every timed call."""
+    t0 = time.perf_counter()
+    call(0, 0, checked=True)
+    compile_s = time.perf_counter() - t0
+    last, start = None, time.perf_counter()
+    for i in range(30):
+        t = time.perf_counter()
+        call(0, i % out_sets)
+        took = time.perf_counter() - t
+        if last is not None and abs(took - last) <= 0.1 * max(last, 1e-6):
+            break
+        if time.perf_counter() - start > 60:
+            break
+        last = took
+    return compile_s, time.perf_counter() - start
+
+
+def median_ms(f, n=7):
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        f()
+        times.append((time.perf_counter() - t) * 1e3)
+    return sorted(times)[n // 2]
+
+
+def serve(control, call, inputs, outputs):
+    seen, watch = 0, False
+    while True:
+        go = control.go
+        if go == seen:
+            if watch:
+                until = time.perf_counter() + 0.005
+                while control.go == seen and time.perf_counter() < until:
+                    pass
+            watch = False
+            if control.go == seen:
+                control.wait_go(seen)
+            continue
+        seen = go
+        command, set_index, out_index = control.command()
+        if command == STOP or set_index >= len(inputs) or out_index >= len(outputs):
+            os._exit(0)
+        if command == CALL:
+            call(set_index, out_index)
+        watch = command == PREPARE
+        control.done = seen
+        control.wake_done()
+
+
+def main():
+    try:
+        os.fstat(CHANNEL_FD)
+    except OSError:
+        sys.stderr.write("kforge_worker.py is started by kforge; it expects its socket on fd 3\n")
+        return 2
+    sock = channel()
+    message, fds, _, _ = socket.recv_fds(sock, 1 << 20, 64)
+    setup = json.loads(message)
+    python = setup.get("python") or {}
+    control = None
+    try:
+        if setup.get("op") != "kernel" or python.get("framework") not in FRAMEWORKS:
+            raise Failure(f"not a Python kernel setup: {message[:200]!r}")
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_CPU, (setup["cpu_seconds"], setup["cpu_seconds"]))
+        threads = setup["threads"]
+        pin_threads(threads)
+        expected = setup["input_sets"] + setup["output_sets"] + 1
+        if len(fds) != expected:
+            raise Failure(f"setup: expected {expected} descriptors, got {len(fds)}")
+        control = ControlPage(fds[-1])
+        import numpy as np
+        fn, task = load_callable(python)
+        in_shapes = [shape for _, _, shape in task.INPUTS]
+        out_shapes = [shape for _, _, shape in task.OUTPUTS]
+        n_in = setup["input_sets"]
+        inputs = [map_set(np, fds[k], setup["inputs"], in_shapes, PROT_READ) for k in range(n_in)]
+        outputs = [map_set(np, fds[n_in + k], setup["outputs"], out_shapes, PROT_READ | PROT_WRITE)
+                   for k in range(setup["output_sets"])]
+        for fd in fds:
+            os.close(fd)
+        framework = python["framework"]
+        if framework == "jax":
+            for s in inputs:
+                for a in s:
+                    a.flags.writeable = False
+            call, copy_only, version = jax_caller(fn, inputs, outputs)
+        else:
+            call, copy_only, version = torch_caller(framework, fn, inputs, outputs, threads)
+        call.task = task
+        compile_s, warmup_s = warm_up(call, len(outputs))
+        copy_ms = median_ms(lambda: copy_only(0))
+        close_walls(setup)
+        filter_problem = install_filter()
+    except BaseException as e:  # a module that fails to import or run is the kernel's error
+        tb = traceback.extract_tb(e.__traceback__)
+        where = next((f"{f.filename}:{f.lineno}: " for f in reversed(tb)
+                      if f.filename == python.get("module")), "")
+        fail(sock, control, f"{where}{type(e).__name__}: {e}", 4)
+    send(sock, {"op": "ready", "framework": python["framework"], "version": version,
+                "compile_s": compile_s, "warmup_s": warmup_s, "copy_ms": copy_ms,
+                "seccomp": filter_problem or "on"})
+    try:
+        serve(control, call, inputs, outputs)
+    except BaseException as e:
+        fail(sock, control, f"{type(e).__name__}: {e}", 5)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

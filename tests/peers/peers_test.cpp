@@ -1,0 +1,225 @@
+// The peers end to end at the ci size: a Python implementation run by kforge_worker.py is timed,
+// snapshotted and compared by kforge exactly as a C++ kernel is. XLA (jax.jit), PyTorch eager and
+// torch.compile each partner a kernel and give a paired speedup; a peer module that returns wrong
+// numbers, writes its inputs, or sleeps in a call fails the evaluation as the peer's failure
+// (partner_failed: an error row, never a speedup). The Python environment is required: its
+// absence is a failure naming scripts/setup, never a skip.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "kforge/core/fs.h"
+#include "kforge/core/paths.h"
+#include "kforge/core/python_env.h"
+#include "kforge/core/task_loader.h"
+#include "kforge/eval/eval_test_util.h"
+#include "kforge/eval/evaluate.h"
+#include "kforge/eval/python_kernel.h"
+#include "kforge/toolchain/cpp_compiler.h"
+
+namespace kforge::eval {
+namespace {
+
+const char* kGemm = R"(#include "kforge_task.h"
+extern "C" void kernel(const float* a, const float* b, float* c) {
+  using namespace task;
+  #pragma omp parallel for
+  for (std::int64_t i = 0; i < M; ++i) {
+    for (std::int64_t j = 0; j < N; ++j) c[i * N + j] = 0;
+    for (std::int64_t k = 0; k < K; ++k)
+      for (std::int64_t j = 0; j < N; ++j) c[i * N + j] += a[i * K + k] * b[k * N + j];
+  }
+}
+)";
+
+class PeersTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    state_ = new std::filesystem::path(test_state_dir("peers"));
+    // Inductor's compiled code is shared by every run of these tests (the per-user cache).
+    setenv("KFORGE_CACHE_DIR", test_user_cache().c_str(), 1);
+    compiler_ =
+        new toolchain::CppCompiler({.cache_dir = test_compile_cache(),
+                                    .include_dir = core::source_dir() / "bench" / "include"});
+  }
+  static void TearDownTestSuite() {
+    std::filesystem::remove_all(*state_);
+    delete compiler_;
+    delete state_;
+  }
+  void SetUp() override {
+    ASSERT_TRUE(std::filesystem::exists(core::python_executable()))
+        << "no Python environment at " << core::python_env_dir()
+        << ": scripts/setup makes it (KFORGE_PYENV names another)";
+  }
+
+  // Evaluates `source` on task folder `dir` at the ci size, partnered with `peer`.
+  Evaluation run(const std::filesystem::path& dir, const std::string& source, toolchain::Role role,
+                 const std::string& peer) {
+    auto spec = core::load_task(dir);
+    EXPECT_TRUE(spec.ok()) << spec.error().message;
+    if (!spec.ok()) return {};
+    auto ctx = TaskContext::create(*spec, "ci", *compiler_, *state_);
+    EXPECT_TRUE(ctx.ok());
+    if (!ctx.ok()) return {};
+    EvalOptions o;
+    o.time_budget_s = 0.2;
+    o.min_pairs = 5;
+    o.threads = 1;
+    o.role = role;
+    o.peer = peer;
+    o.call_timeout_s = 5;
+    return evaluate(*ctx, source, role == toolchain::Role::candidate ? "k.cpp" : "expert.cpp", o);
+  }
+
+  static std::filesystem::path suite(const std::string& id) {
+    return core::source_dir() / "bench" / "jaxbench" / id;
+  }
+
+  // A copy of 12p_rmsnorm whose baseline.py is `port`: the torch peers run it.
+  std::filesystem::path task_with_port(const std::string& name, const std::string& port) {
+    auto dir = *state_ / "tasks" / name / "12p_rmsnorm";  // a task's folder is named by its id
+    std::filesystem::create_directories(dir);
+    for (const char* f : {"task.toml", "reference.cpp", "baseline.cpp", "expert.cpp"})
+      std::filesystem::copy_file(suite("12p_rmsnorm") / f, dir / f,
+                                 std::filesystem::copy_options::overwrite_existing);
+    EXPECT_TRUE(core::write_atomic(dir / "baseline.py", port).ok());
+    return dir;
+  }
+
+  std::string expert(const std::string& id) { return *core::read_text(suite(id) / "expert.cpp"); }
+
+  static inline std::filesystem::path* state_ = nullptr;
+  static inline toolchain::CppCompiler* compiler_ = nullptr;
+};
+
+}  // namespace
+
+TEST_F(PeersTest, XlaPartnersTheExpertWithAPairedSpeedup) {
+  auto e = run(suite("12p_rmsnorm"), expert("12p_rmsnorm"), toolchain::Role::expert, "xla");
+  ASSERT_EQ(e.verdict, Verdict::correct) << e.reason << "\n" << e.kernel_output;
+  EXPECT_EQ(e.partner, "xla");
+  EXPECT_FALSE(e.partner_failed);
+  ASSERT_TRUE(e.candidate && e.baseline && e.speedup);
+  EXPECT_GT(e.baseline->median_ms, 0);
+  EXPECT_GE(e.candidate->samples, 5);
+  EXPECT_EQ(e.partner_version.rfind("jax ", 0), 0u) << e.partner_version;
+  EXPECT_GT(e.partner_compile_s, 0);  // the jit's first call: reported, not timed
+  EXPECT_GT(e.landlock_abi, 0);
+  EXPECT_EQ(e.partner_seccomp, "on");
+  auto j = to_json(e);
+  EXPECT_EQ(j["partner"], "xla");
+  EXPECT_TRUE(j["partner_peer"]["compile_s"].is_number());
+}
+
+// Eager PyTorch partners the cross-entropy test below.
+TEST_F(PeersTest, TorchCompilePartnersAGemm) {
+  for (const char* peer : {"torch-compile"}) {
+    auto e = run(suite("8p_gemm"), kGemm, toolchain::Role::candidate, peer);
+    ASSERT_EQ(e.verdict, Verdict::correct) << peer << ": " << e.reason;
+    EXPECT_EQ(e.partner, peer);
+    ASSERT_TRUE(e.speedup) << peer;
+    EXPECT_EQ(e.partner_version.rfind("torch ", 0), 0u) << e.partner_version;
+  }
+}
+
+TEST_F(PeersTest, TorchPeerUsesTheLibraryCallOfCrossEntropy) {
+  auto spec = core::load_task(suite("13p_cross_entropy"));
+  ASSERT_TRUE(spec.ok());
+  auto k = peer_kernel(*spec, "torch");
+  ASSERT_TRUE(k.ok()) << k.error().message;
+  EXPECT_EQ(k->callable, "library");
+  EXPECT_EQ(peer_kernel(*spec, "xla")->callable, "workload");
+  auto e = run(suite("13p_cross_entropy"),
+               *core::read_text(suite("13p_cross_entropy") / "reference.cpp"),
+               toolchain::Role::reference, "torch");
+  ASSERT_EQ(e.verdict, Verdict::correct) << e.reason;
+  EXPECT_TRUE(e.speedup);
+}
+
+// A peer is checked on every secret set like a candidate: wrong numbers are its failure.
+TEST_F(PeersTest, PeerReturningWrongNumbersIsAnErrorNotASpeedup) {
+  auto dir = task_with_port("wrong", R"(import torch
+import kforge_task as task
+
+def baseline(x, scale):
+    return x * scale * 1.01
+)");
+  auto e = run(dir, expert("12p_rmsnorm"), toolchain::Role::expert, "torch");
+  EXPECT_EQ(e.verdict, Verdict::incorrect) << e.reason;
+  EXPECT_TRUE(e.partner_failed);
+  EXPECT_NE(e.reason.find("the torch peer"), std::string::npos) << e.reason;
+  EXPECT_FALSE(e.speedup);
+}
+
+// Inputs are sealed and mapped read-only: an in-place write faults the peer's process.
+TEST_F(PeersTest, PeerWritingItsInputsIsCaught) {
+  auto dir = task_with_port("writes", R"(import torch
+import kforge_task as task
+
+def baseline(x, scale):
+    x.mul_(0.0)
+    return x * scale
+)");
+  auto e = run(dir, expert("12p_rmsnorm"), toolchain::Role::expert, "torch");
+  EXPECT_NE(e.verdict, Verdict::correct) << e.reason;
+  EXPECT_TRUE(e.partner_failed) << e.reason;
+  EXPECT_NE(e.reason.find("the torch peer"), std::string::npos) << e.reason;
+}
+
+// A peer that stops answering (here after its warm-up) is killed at the call's deadline.
+TEST_F(PeersTest, PeerThatSleepsInACallTimesOut) {
+  auto dir = task_with_port("sleeps", R"(import time
+import torch
+import kforge_task as task
+
+calls = 0
+
+def baseline(x, scale):
+    global calls
+    calls += 1
+    if calls > 32:  # past the worker's warm-up (at most 31 calls)
+        time.sleep(120)
+    mean2 = x.square().mean(-1, keepdim=True)
+    return x * torch.rsqrt(mean2 + task.eps) * scale
+)");
+  auto e = run(dir, expert("12p_rmsnorm"), toolchain::Role::expert, "torch");
+  EXPECT_EQ(e.verdict, Verdict::timeout) << e.reason;
+  EXPECT_TRUE(e.partner_failed);
+}
+
+// After its warm-up the worker's seccomp filter refuses sockets and new processes on every thread.
+TEST_F(PeersTest, PeerCannotOpenASocketOrStartAProcess) {
+  for (const char* act : {"socket.socketpair()", "subprocess.run(['true'])"}) {
+    auto dir = task_with_port(act[0] == 's' && act[1] == 'o' ? "socket" : "process",
+                              std::string(R"(import socket, subprocess
+import torch
+import kforge_task as task
+
+calls = 0
+
+def baseline(x, scale):
+    global calls
+    calls += 1
+    if calls > 32:
+        )") + act + R"(
+    mean2 = x.square().mean(-1, keepdim=True)
+    return x * torch.rsqrt(mean2 + task.eps) * scale
+)");
+    auto e = run(dir, expert("12p_rmsnorm"), toolchain::Role::expert, "torch");
+    EXPECT_EQ(e.verdict, Verdict::runtime_error) << act << ": " << e.reason;
+    EXPECT_TRUE(e.partner_failed) << act;
+    EXPECT_NE(e.reason.find("PermissionError"), std::string::npos) << act << ": " << e.reason;
+  }
+}
+
+TEST_F(PeersTest, MissingPortNamesTheFile) {
+  auto dir = task_with_port("noport", "");
+  std::filesystem::remove(dir / "baseline.py");
+  auto e = run(dir, expert("12p_rmsnorm"), toolchain::Role::expert, "torch-compile");
+  EXPECT_NE(e.verdict, Verdict::correct);
+  EXPECT_TRUE(e.partner_failed);
+  EXPECT_NE(e.reason.find("baseline.py"), std::string::npos) << e.reason;
+}
+
+}  // namespace kforge::eval
