@@ -25,7 +25,7 @@ namespace {
 
 struct BenchOptions {
   std::string suite, tasks, impl = "baseline", size, dump, config, executor, target,
-      partner = "libtorch", peer_set;
+                            partner = "libtorch", peer_set;
   int threads = 0;
   int retries = 2;
   double budget = 2.0;
@@ -155,6 +155,8 @@ int run_bench(const BenchOptions& o) {
   so.dump_dir = o.dump;
   // Before the machine is profiled or anything compiled: a typo must not cost a run.
   if (auto st = eval::check_selection(so); !st) throw UsageError(st.error().message);
+  const target::Target& target = target_arg(o.target);
+  check_partner_for_target(target, o.partner, o.peers);
   const std::vector<std::string> peers =
       o.peers ? peer_list(o.peer_set) : std::vector<std::string>{};
   auto lock = make_machine_lock();
@@ -187,7 +189,6 @@ int run_bench(const BenchOptions& o) {
 
   auto compiler = make_compiler();
   // Another target: its expert and baseline files, its kernels' extension and its judge.
-  const target::Target& target = target_arg(o.target);
   std::unique_ptr<toolchain::Compiler> target_compiler;
   if (target.name() != target::default_target().name()) {
     target_compiler = target.make_compiler(toolchain_settings());

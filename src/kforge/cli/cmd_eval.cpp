@@ -130,6 +130,7 @@ int run_eval(const EvalCliOptions& o) {
   auto source = core::read_source(o.kernel);
   if (!source) throw UsageError(source.error().message);
   const target::Target& target = target_arg(o.target);
+  check_partner_for_target(target, o.partner, false);
   auto compiler = make_compiler();
   auto ctx = eval::TaskContext::create(spec, o.size, *compiler, core::state_dir());
   if (!ctx) throw UsageError(ctx.error().message);

@@ -11,9 +11,9 @@
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/task_loader.h"
-#include "kforge/target/cpp_target.h"
 #include "kforge/eval/fastest_peer.h"
 #include "kforge/eval/python_kernel.h"
+#include "kforge/target/cpp_target.h"
 
 namespace kforge::cli {
 
@@ -178,6 +178,16 @@ void apply_partner(const std::string& partner, eval::EvalOptions& opt) {
         fmt::format("--partner must be libtorch (or baseline), reference, torch, torch-compile, "
                     "torch-compile-max or xla, not '{}'",
                     partner));
+}
+
+void check_partner_for_target(const target::Target& target, const std::string& partner,
+                              bool peers) {
+  if (target.name() == target::default_target().name()) return;
+  if (!peers && (partner == "baseline" || partner == "libtorch")) return;
+  throw UsageError(
+      fmt::format("{} the cpp target's: the {} target's partner is the task's baseline for it ({})",
+                  peers ? "--peers is" : fmt::format("--partner {} is", partner), target.name(),
+                  target.summary()));
 }
 
 }  // namespace kforge::cli

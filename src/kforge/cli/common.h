@@ -33,6 +33,9 @@ target::ToolchainSettings toolchain_settings();
 // --partner: libtorch (or baseline: the task's baseline.cpp), reference, or a peer (torch,
 // torch-compile, torch-compile-max, xla). A usage error names the choices.
 void apply_partner(const std::string& partner, eval::EvalOptions& opt);
+// A partner other than the task's baseline (a peer, the reference) is the cpp target's only: a
+// UsageError for another target, before anything is built.
+void check_partner_for_target(const target::Target& target, const std::string& partner, bool peers);
 // --beat of auto and search: a partner, or "fastest": the peer bench --peers recorded as fastest
 // for this task, size and thread count on this machine, else libtorch (said on stderr).
 std::string resolve_beat(const std::string& beat, const std::string& task, const std::string& size,

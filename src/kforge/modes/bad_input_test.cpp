@@ -113,3 +113,19 @@ TEST_F(BadInputTest, AKernelNamedWithALeadingDashIsAFile) {
 }
 
 }  // namespace kforge::modes
+
+namespace kforge::modes {
+namespace {
+
+// A peer partners a cpp kernel only; with another target it is refused before anything is built.
+TEST_F(BadInputTest, PeersAreRefusedForAnotherTarget) {
+  const auto kernel = core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm" / "expert.cu";
+  expect_usage_error(
+      run({"eval", "12p_rmsnorm", kernel.string(), "--target", "cuda", "--partner", "xla"}),
+      "--partner xla is the cpp target's");
+  expect_usage_error(run({"bench", "--tasks", "12p_rmsnorm", "--target", "cuda", "--peers"}),
+                     "--peers is the cpp target's");
+}
+
+}  // namespace
+}  // namespace kforge::modes
