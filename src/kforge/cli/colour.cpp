@@ -60,7 +60,7 @@ std::string paint_verdict(std::string_view verdict) {
 
 // Compared as printed ("1.00x" stays plain even when the ratio is 0.999).
 std::string paint_ratio(double r) {
-  const std::string text = format_ratio(r);
+  std::string text = format_ratio(r);
   if (text == format_ratio(1.0)) return text;
   return paint(text, r > 1 ? Colour::green : Colour::red);
 }

@@ -21,6 +21,7 @@ const Target* find_target(std::string_view name) {
 
 std::vector<std::string> target_names() {
   std::vector<std::string> names;
+  names.reserve(std::size(kTargets));
   for (const Target* t : kTargets) names.emplace_back(t->name());
   return names;
 }
