@@ -35,10 +35,10 @@ template <typename T>
 void fill_typed(const ResolvedTensor& t, std::uint64_t seed, std::uint64_t stream, T* out) {
   const InitSpec& init = t.init;
   const std::int64_t n = t.numel;
-  // NOLINTNEXTLINE(bugprone-branch-clone): the branches differ; the check compares OpenMP
-  // directives without their loops, so the first two look alike to it.
+  // The branches differ; bugprone-branch-clone compares OpenMP directives without their loops, so
+  // the first two look alike to it.
   switch (init.dist) {
-    case Dist::normal:
+    case Dist::normal:  // NOLINT(bugprone-branch-clone)
 #pragma omp parallel for schedule(static) if (n > 65536)
       for (std::int64_t i = 0; i < n; ++i)
         out[i] = static_cast<T>(init.a + init.b * normal_at(seed, stream, i));

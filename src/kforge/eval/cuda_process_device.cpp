@@ -82,6 +82,7 @@ class CudaProcessDevice : public GpuDevice {
   }
   DeviceCall call(const std::vector<DeviceBuffer>& args, double timeout_s) override {
     std::vector<std::uint32_t> ids;
+    ids.reserve(args.size());
     for (const auto& a : args) ids.push_back(static_cast<std::uint32_t>(a.id));
     auto r = request({wire::Op::call, static_cast<std::uint32_t>(ids.size()),
                       ids.size() * sizeof(std::uint32_t)},
@@ -212,11 +213,13 @@ Result<std::unique_ptr<GpuDevice>> start_cuda_process_device(const CudaProcessOp
   // toolkit for kernels and experts, the torch wheel's for baselines).
   std::vector<std::string> env = {"PATH=/usr/bin:/bin", "LANG=C"};
   std::vector<char*> envp;
+  envp.reserve(env.size() + 1);
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
   std::string exe_str = exe.string(), lib = o.library.string(), mode = "--host-memory";
   std::vector<std::string> wrapper = o.wrapper;
   std::vector<char*> argv;
+  argv.reserve(wrapper.size() + 4);
   for (auto& w : wrapper) argv.push_back(w.data());
   argv.push_back(exe_str.data());
   argv.push_back(lib.data());

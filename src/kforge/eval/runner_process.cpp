@@ -97,6 +97,7 @@ Result<RunnerProcess> RunnerProcess::start(int threads, const std::filesystem::p
   envp.push_back(nullptr);
   std::vector<std::string> args = launch.argv.empty() ? std::vector{exe.string()} : launch.argv;
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
 

@@ -16,6 +16,7 @@ namespace kforge::eval {
 Result<SharedSet> SharedSet::create(const std::vector<core::ResolvedTensor>& tensors,
                                     std::size_t copies, const char* name) {
   std::vector<std::size_t> bytes;
+  bytes.reserve(tensors.size());
   for (const auto& t : tensors) bytes.push_back(t.bytes);
   SharedSet s;
   s.layout_ = core::layout_tensors(bytes);

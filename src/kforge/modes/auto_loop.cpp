@@ -117,7 +117,7 @@ void write_iteration_files(const AutoEnv& env, const AutoOptions& o, const Itera
   }
   for (const auto& [name, content] : files)
     if (auto st = env.journal->write(dir + name, content); !st)
-      say("could not write " + dir + name + ": " + st.error().message);
+      say(fmt::format("could not write {}{}: {}", dir, name, st.error().message));
 }
 
 // " Last fix tried: <cause> → <fix>." when the debugger tried one.

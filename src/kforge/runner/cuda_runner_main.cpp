@@ -114,7 +114,8 @@ class DeviceBackend : public Backend {
   std::pair<void*, std::string> allocate(std::size_t bytes) override {
     unsigned long long p = 0;
     if (int r = alloc_(&p, bytes)) return {nullptr, error("cuMemAlloc", r)};
-    return {reinterpret_cast<void*>(p), {}};
+    // A CUdeviceptr is an address in the unified space: the kernel takes it as a pointer.
+    return {reinterpret_cast<void*>(p), {}};  // NOLINT(performance-no-int-to-ptr)
   }
   std::string upload(void* to, const void* from, std::size_t n) override {
     int r = htod_(reinterpret_cast<unsigned long long>(to), from, n);

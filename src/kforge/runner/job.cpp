@@ -58,6 +58,7 @@ core::ResolvedTensor TensorInfo::as_resolved() const {
 
 std::vector<TensorInfo> tensor_infos(const std::vector<core::ResolvedTensor>& tensors) {
   std::vector<TensorInfo> out;
+  out.reserve(tensors.size());
   for (const auto& t : tensors)
     out.push_back({t.name, t.dtype, t.numel, t.bytes, t.init, t.mutate});
   return out;
@@ -65,6 +66,7 @@ std::vector<TensorInfo> tensor_infos(const std::vector<core::ResolvedTensor>& te
 
 std::vector<std::size_t> byte_sizes(const std::vector<TensorInfo>& tensors) {
   std::vector<std::size_t> out;
+  out.reserve(tensors.size());
   for (const auto& t : tensors) out.push_back(t.bytes);
   return out;
 }

@@ -63,7 +63,7 @@ Result<std::filesystem::path> make_scratch(const std::filesystem::path& root) {
 }
 
 std::string scratch_file_name(const std::string& display_name, const std::string& extension) {
-  const std::string fallback = "kernel" + extension;
+  std::string fallback = "kernel" + extension;
   const std::string& n = display_name;
   if (n.empty() || n.size() > 128 || n[0] == '-' || n[0] == '.') return fallback;
   for (char c : n)

@@ -63,7 +63,7 @@ Result<LaunchRequest> LaunchRequest::from_json(const nlohmann::json& j) {
     out = static_cast<std::remove_reference_t<decltype(out)>>(v);
     return Ok{};
   };
-  for (auto st :
+  for (const auto& st :
        {text("mode", r.mode), text("task", r.task), text("size", r.size), text("model", r.model),
         text("algorithm", r.algorithm), number("iterations", r.iterations, 1, 1000),
         number("width", r.width, 1, 64), number("budget", r.budget, 0.05, 600)})
@@ -112,6 +112,7 @@ Result<int> RunLauncher::launch(const LaunchRequest& request) {
   for (char** e = environ; *e; ++e)
     if (std::string_view(*e).rfind("KFORGE_PROGRESS=", 0) != 0) env_text.emplace_back(*e);
   std::vector<char*> envp;
+  envp.reserve(env_text.size() + 1);
   for (auto& e : env_text) envp.push_back(e.data());
   envp.push_back(nullptr);
   pid_t pid = ::fork();

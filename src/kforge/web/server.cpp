@@ -152,7 +152,7 @@ void Server::routes() {
     return httplib::Server::HandlerResponse::Unhandled;
   });
   h.set_exception_handler(
-      [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+      [](const httplib::Request&, httplib::Response& res, const std::exception_ptr& ep) {
         std::string what = "internal error";
         try {
           std::rethrow_exception(ep);
