@@ -61,7 +61,7 @@ class Adversarial : public ::testing::Test {
   }
 
   Evaluation run(const std::string& name, const EvalOptions& options) {
-    auto dir = std::filesystem::path(KFORGE_TEST_DATA) / "adversarial";
+    auto dir = core::source_dir() / "tests" / "adversarial";
     auto prelude = core::read_text(dir / "prelude.h");
     auto body = core::read_text(dir / name);
     EXPECT_TRUE(prelude.ok() && body.ok()) << name;
@@ -79,7 +79,7 @@ class Adversarial : public ::testing::Test {
 };
 
 TEST_F(Adversarial, ControlCorrectKernelPassesAndIsTimed) {
-  auto dir = std::filesystem::path(KFORGE_TEST_DATA) / "adversarial";
+  auto dir = core::source_dir() / "tests" / "adversarial";
   auto prelude = core::read_text(dir / "prelude.h");
   auto e = evaluate(*ctx_,
                     *prelude +
@@ -363,7 +363,7 @@ TEST_F(Adversarial, NoDescriptorOfKforgeIsInherited) {
 }
 
 TEST_F(Adversarial, StateLeftBehindReachesNoOtherCall) {
-  auto dir = std::filesystem::path(KFORGE_TEST_DATA) / "adversarial";
+  auto dir = core::source_dir() / "tests" / "adversarial";
   auto prelude = core::read_text(dir / "prelude.h");
   auto partner = core::read_text(dir / "checks_state.cpp");
   ASSERT_TRUE(prelude.ok() && partner.ok());
@@ -387,7 +387,7 @@ TEST_F(Adversarial, ConstructorCannotReadSecretsOrCache) {
 
 TEST_F(Adversarial, OutputThatIsNotUtf8IsRepairedNotFatal) {
   // Bytes that are not UTF-8, then a euro sign cut after its second byte: every JSON writer threw.
-  auto dir = std::filesystem::path(KFORGE_TEST_DATA) / "adversarial";
+  auto dir = core::source_dir() / "tests" / "adversarial";
   auto prelude = core::read_text(dir / "prelude.h");
   ASSERT_TRUE(prelude.ok());
   auto e = evaluate(*ctx_,

@@ -145,8 +145,8 @@ struct CorpusCase {
 std::vector<CorpusCase> corpus() {
   std::vector<CorpusCase> cases;
   static const std::regex host(R"(^// host: (\w+))");
-  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(KFORGE_TEST_DATA) /
-                                                           "adversarial_cuda")) {
+  for (const auto& e :
+       std::filesystem::directory_iterator(core::source_dir() / "tests" / "adversarial_cuda")) {
     if (e.path().extension() != ".cu") continue;
     std::ifstream in(e.path());
     std::string first;
