@@ -1,6 +1,7 @@
 // The partner's quiet medians per machine and its slowdown as a load signal: the record keeps the
 // latest quiet medians per task/size/threads/partner, the signal fires at 1.5x its median, and the
 // store on disk survives processes, refuses a corrupt file with its name, and is keyed by machine.
+// A peer is paced like the baseline, per release of its framework; a user's kernel never is.
 #include "kforge/eval/partner_pace.h"
 
 #include <gmock/gmock.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "kforge/core/fs.h"
+#include "kforge/eval/steps.h"
 
 namespace kforge::eval {
 namespace {
@@ -83,6 +85,50 @@ TEST_F(PartnerPaceFile, ACorruptRecordIsAnErrorNamingItAndIsNotOverwritten) {
   EXPECT_THAT(read.error().message, HasSubstr(file.string()));
   EXPECT_FALSE(record_quiet_partner(file, "e", 1.0));
   EXPECT_EQ(*core::read_text(file), "{not json");
+}
+
+// An evaluation paired with `partner` whose partner ran `median_ms`.
+Evaluation paired_with(const std::string& partner, const std::string& version, double median_ms) {
+  Evaluation e;
+  e.task_id = "12p_rmsnorm";
+  e.size = "cpu";
+  e.threads = 2;
+  e.partner = partner;
+  e.partner_version = version;
+  e.baseline = TimingStats{.samples = 20, .median_ms = median_ms};
+  return e;
+}
+
+TEST_F(PartnerPaceFile, APeerIsPacedPerReleaseAndAUsersKernelNever) {
+  MachineProfile m;
+  m.peak_file = dir_ / "peaks" / "host-abc.json";
+  for (double ms : {10.0, 10.4, 9.8}) {  // three quiet runs of XLA teach kforge its pace
+    auto quiet = paired_with("xla", "jax 0.10.2", ms);
+    pace_the_partner(m, quiet);
+    EXPECT_FALSE(quiet.machine_busy);
+  }
+  auto slow = paired_with("xla", "jax 0.10.2", 25.0);
+  pace_the_partner(m, slow);
+  EXPECT_TRUE(slow.machine_busy);  // the peer itself ran 2.5x slower: the machine was busy
+  EXPECT_THAT(slow.busy_reason, HasSubstr("the xla ran 2.50x slower than its quiet median"));
+
+  auto upgraded = paired_with("xla", "jax 0.11.0", 25.0);  // another release: no pace known yet
+  pace_the_partner(m, upgraded);
+  EXPECT_FALSE(upgraded.machine_busy);
+  EXPECT_EQ(upgraded.partner_pace.slowdown, 0);
+
+  auto failed = paired_with("xla", "jax 0.10.2", 25.0);  // a peer that failed is not its pace
+  failed.partner_failed = true;
+  pace_the_partner(m, failed);
+  EXPECT_FALSE(failed.machine_busy);
+
+  auto against = paired_with("against mine.cpp", "", 25.0);
+  for (int i = 0; i < 3; ++i) pace_the_partner(m, against);
+  pace_the_partner(m, against);
+  EXPECT_FALSE(against.machine_busy);
+  auto record = read_partner_pace(partner_pace_file(m));
+  ASSERT_TRUE(record);
+  EXPECT_EQ((*record)["entries"].size(), 2u);  // xla at two releases; nothing for a user's kernel
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The statistics of a paired timing, every sample taken on kforge's clock.
 #include <fmt/format.h>
 
+#include "kforge/eval/python_kernel.h"
 #include "kforge/eval/roofline.h"
 #include "kforge/eval/steps.h"
 
@@ -70,12 +71,26 @@ void judge_machine_load(const std::string& lock_contention, Evaluation& e) {
         fmt::format(" (still busy after waiting {:.0f} s for quiet)", e.quiet_wait.waited_s);
 }
 
+namespace {
+
+// The name a partner's pace is kept under, or none for a partner that is not the same code every
+// time: an --against kernel changes with the user, and a peer is the same only at one release of
+// its framework (so the release is part of its name) and only when it ran correctly.
+std::optional<std::string> paced_name(const Evaluation& e) {
+  if (e.partner == "baseline" || e.partner == "reference") return e.partner;
+  if (is_peer(e.partner) && !e.partner_failed && !e.partner_version.empty())
+    return fmt::format("{} ({})", e.partner, e.partner_version);
+  return std::nullopt;
+}
+
+}  // namespace
+
 void pace_the_partner(const MachineProfile& m, Evaluation& e) {
-  // Only a trusted partner is the same code every time; an --against kernel changes with the user.
-  if (!e.baseline || (e.partner != "baseline" && e.partner != "reference")) return;
+  const auto name = paced_name(e);
+  if (!e.baseline || !name) return;
   const auto file = partner_pace_file(m);
   if (file.empty()) return;
-  const auto entry = partner_pace_entry(e.task_id, e.size, e.threads, e.partner);
+  const auto entry = partner_pace_entry(e.task_id, e.size, e.threads, *name);
   auto record = read_partner_pace(file);
   if (!record) {
     e.partner_pace.reason = record.error().message;  // the signal is missing, the timing stands
