@@ -69,6 +69,12 @@ TEST(BenchPeers, UnknownPeerIsAUsageError) {
   auto r = kforge({"bench", "--peers", "--peer-set", "torch,jaxx", "--tasks", "12p_rmsnorm"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("jaxx"), std::string::npos) << r.err;
+  r = kforge({"bench", "--peers", "--peer-set", "none", "--tasks", "12p_rmsnorm"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("at least one peer"), std::string::npos) << r.err;
+  r = kforge({"auto", "12p_rmsnorm", "--report-peers", "xla,jaxx"});  // before any model is asked
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--report-peers: unknown peer 'jaxx'"), std::string::npos) << r.err;
 }
 
 }  // namespace kforge::eval

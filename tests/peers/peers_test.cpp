@@ -15,6 +15,7 @@
 #include "kforge/eval/eval_test_util.h"
 #include "kforge/eval/evaluate.h"
 #include "kforge/eval/python_kernel.h"
+#include "kforge/modes/peer_report.h"
 #include "kforge/toolchain/cpp_compiler.h"
 
 namespace kforge::eval {
@@ -135,6 +136,55 @@ TEST_F(PeersTest, TorchPeerUsesTheLibraryCallOfCrossEntropy) {
                toolchain::Role::reference, "torch");
   ASSERT_EQ(e.verdict, Verdict::correct) << e.reason;
   EXPECT_TRUE(e.speedup);
+}
+
+// auto's report.md: the best kernel against every peer, each in a paired run of its own; a peer
+// that fails is a row saying so, never a speedup.
+TEST_F(PeersTest, TheBestKernelIsReportedAgainstEveryPeer) {
+  auto dir = task_with_port("report", R"(import torch
+import kforge_task as task
+
+def baseline(x, scale):
+    return x * scale * 1.01
+)");
+  std::filesystem::copy_file(suite("12p_rmsnorm") / "workload.py", dir / "workload.py",
+                             std::filesystem::copy_options::overwrite_existing);
+  auto spec = core::load_task(dir);
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  auto ctx = TaskContext::create(*spec, "ci", *compiler_, *state_);
+  ASSERT_TRUE(ctx.ok()) << ctx.error().message;
+  EvalOptions o;
+  o.time_budget_s = 0.2;
+  o.min_pairs = 5;
+  o.threads = 1;
+  o.call_timeout_s = 5;
+  o.role = toolchain::Role::expert;
+  std::vector<std::string> said;
+  auto rows =
+      modes::compare_with_peers(*ctx, expert("12p_rmsnorm"), o, {"libtorch", "torch", "xla"},
+                                [&](std::string_view m) { said.emplace_back(m); });
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(said.size(), 3u);
+  EXPECT_EQ(rows[0].evaluation.partner, "baseline");
+  EXPECT_EQ(rows[1].evaluation.partner, "torch");
+  EXPECT_EQ(rows[2].evaluation.partner, "xla");
+  EXPECT_TRUE(rows[0].evaluation.correct() && rows[0].evaluation.speedup)
+      << rows[0].evaluation.reason;
+  EXPECT_TRUE(rows[1].evaluation.partner_failed) << rows[1].evaluation.reason;
+  EXPECT_TRUE(rows[2].evaluation.correct() && rows[2].evaluation.speedup)
+      << rows[2].evaluation.reason;
+  const auto section = modes::peers_section(rows, 1);
+  EXPECT_NE(section.find("| PyTorch eager, libtorch |"), std::string::npos) << section;
+  EXPECT_NE(section.find("peer error"), std::string::npos) << section;
+  EXPECT_NE(section.find("| XLA"), std::string::npos) << section;
+  // A ratio with its interval, or on a busy machine what it read and why it is no result.
+  EXPECT_TRUE(section.find("95% CI") != std::string::npos ||
+              section.find("no result (busy: read") != std::string::npos)
+      << section;
+  auto j = modes::to_json(rows);
+  ASSERT_EQ(j.size(), 3u);
+  EXPECT_TRUE(j[1]["speedup"].is_null());  // the failed peer gives no ratio
+  EXPECT_TRUE(j[2]["peer_version"].get<std::string>().starts_with("jax "));
 }
 
 // A peer is checked on every secret set like a candidate: wrong numbers are its failure.

@@ -20,7 +20,8 @@ namespace kforge::cli {
 namespace {
 
 struct AutoCliOptions {
-  std::string task, size, model, strategy, prompts, config, executor, beat = "fastest";
+  std::string task, size, model, strategy, prompts, config, executor, beat = "fastest",
+                                                                      report_peers;
   int iterations = 5, patience = 2, debug_attempts = 3, threads = 0, tune_budget = 8;
   double max_usd = 0, budget = 1.0;
   std::int64_t max_tokens = 0;
@@ -28,6 +29,7 @@ struct AutoCliOptions {
 };
 
 int run_auto_command(const AutoCliOptions& o) {
+  const auto report_peers = peer_list(o.report_peers, "--report-peers");
   auto spec = load_task_arg(o.task);
   auto compiler = make_compiler();
   auto ctx = eval::TaskContext::create(spec, o.size, *compiler, core::state_dir());
@@ -77,6 +79,9 @@ int run_auto_command(const AutoCliOptions& o) {
              run_id, spec.id, ctx->task().size, env.eval.threads, journal->dir().string());
 
   auto result = modes::run_auto(env, ao);
+  if (result.best && !result.internal_error)
+    result.peers =
+        modes::compare_with_peers(*ctx, result.best->source, env.eval, report_peers, env.say);
   if (auto st = journal->write("report.md", modes::auto_report(env, result)); !st)
     fmt::print(stderr, "kforge auto: could not write report.md: {}\n", st.error().message);
   auto ended = journal->ledger().update_run(run_id, [&](store::RunRecord& run) {
@@ -143,6 +148,7 @@ void add_auto(CommandLine& cmd) {
   cmd.bind("strategy", o->strategy);
   cmd.bind("threads", o->threads);
   cmd.bind("beat", o->beat);
+  cmd.bind("report-peers", o->report_peers);
   cmd.bind("budget", o->budget);
   cmd.bind("tune-budget", o->tune_budget);
   cmd.bind("prompts", o->prompts);

@@ -32,20 +32,6 @@ struct BenchOptions {
   bool json = false, csv = false, peers = false;
 };
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    auto comma = s.find(',', start);
-    std::string item =
-        s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!item.empty()) out.push_back(item);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
 std::string machine_line(const eval::MachineProfile& m, int threads, const std::string& size,
                          const std::string& impl) {
   return fmt::format(
@@ -126,25 +112,12 @@ int bench_status(const std::vector<eval::SuiteTaskResult>& results,
 }
 
 // --peer-set, checked before anything runs; empty: every peer.
-std::vector<std::string> peer_list(const std::string& given) {
-  std::vector<std::string> peers = split(given);
-  if (peers.empty()) return {std::begin(eval::kAllPeers), std::end(eval::kAllPeers)};
-  for (auto& p : peers) {
-    if (p == "baseline") p = "libtorch";
-    if (p != "libtorch" && !eval::is_peer(p))
-      throw UsageError(fmt::format(
-          "--peer-set: unknown peer '{}' (libtorch, torch, torch-compile, torch-compile-max, xla)",
-          p));
-  }
-  return peers;
-}
-
 int run_bench(const BenchOptions& o) {
   eval::SuiteRunOptions so;
   so.suite = o.suite.empty() ? core::default_suite_dir() : std::filesystem::path(o.suite);
   if (!std::filesystem::is_directory(so.suite))
     throw UsageError(fmt::format("{}: not a folder", so.suite.string()));
-  so.tasks = split(o.tasks);
+  so.tasks = split_commas(o.tasks);
   so.impl = o.impl;
   if (so.impl != "baseline" && so.impl != "expert" && so.impl != "reference" &&
       !std::filesystem::is_directory(so.impl))
@@ -158,7 +131,8 @@ int run_bench(const BenchOptions& o) {
   const target::Target& target = target_arg(o.target);
   check_partner_for_target(target, o.partner, o.peers);
   const std::vector<std::string> peers =
-      o.peers ? peer_list(o.peer_set) : std::vector<std::string>{};
+      o.peers ? peer_list(o.peer_set, "--peer-set") : std::vector<std::string>{};
+  if (o.peers && peers.empty()) throw UsageError("--peers needs at least one peer in --peer-set");
   auto lock = make_machine_lock();
   auto machine = this_machine(lock.get());
   if (!machine) throw UsageError(machine.error().message);

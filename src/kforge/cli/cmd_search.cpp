@@ -48,20 +48,6 @@ struct SearchCliOptions {
   bool quiet() const { return !progress_enabled(); }  // the root's --quiet, or KFORGE_PROGRESS=0
 };
 
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s + ",") {
-    if (c == ',') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  return out;
-}
-
 std::string node_label(const nlohmann::json& n) {
   return n["verdict"].is_null() ? "—" : paint_verdict(n["verdict"].get<std::string>());
 }
@@ -178,7 +164,7 @@ int run_search_command(SearchCliOptions o) {
   if (!o.suite.empty()) {
     eval::SuiteRunOptions selection;
     selection.suite = o.suite;
-    selection.tasks = split_list(o.tasks);
+    selection.tasks = split_commas(o.tasks);
     selection.size = o.size;
     if (auto st = eval::check_selection(selection); !st) throw UsageError(st.error().message);
   }
@@ -209,7 +195,7 @@ int run_search_command(SearchCliOptions o) {
   if (!o.suite.empty()) {  // batch: one search per task, best kernels into --out
     if (o.out.empty()) throw UsageError("--suite needs --out DIR for the best kernels");
     std::vector<std::filesystem::path> dirs;
-    auto wanted = split_list(o.tasks);
+    auto wanted = split_commas(o.tasks);
     for (const auto& d : core::list_task_dirs(o.suite))
       if (wanted.empty() ||
           std::find(wanted.begin(), wanted.end(), d.filename().string()) != wanted.end())

@@ -12,6 +12,7 @@
 #include "kforge/core/paths.h"
 #include "kforge/core/task_loader.h"
 #include "kforge/eval/fastest_peer.h"
+#include "kforge/eval/peer_table.h"
 #include "kforge/eval/python_kernel.h"
 #include "kforge/target/cpp_target.h"
 
@@ -178,6 +179,34 @@ void apply_partner(const std::string& partner, eval::EvalOptions& opt) {
         fmt::format("--partner must be libtorch (or baseline), reference, torch, torch-compile, "
                     "torch-compile-max or xla, not '{}'",
                     partner));
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::string item;
+  for (char c : s + ",") {
+    if (c != ',') {
+      item += c;
+    } else if (!item.empty()) {
+      out.push_back(std::move(item));
+      item.clear();
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> peer_list(const std::string& given, std::string_view option) {
+  if (given == "none") return {};
+  std::vector<std::string> peers = split_commas(given);
+  if (peers.empty()) return {std::begin(eval::kAllPeers), std::end(eval::kAllPeers)};
+  for (auto& p : peers) {
+    if (p == "baseline") p = "libtorch";
+    if (p != "libtorch" && !eval::is_peer(p))
+      throw UsageError(fmt::format(
+          "{}: unknown peer '{}' (libtorch, torch, torch-compile, torch-compile-max, xla, or none)",
+          option, p));
+  }
+  return peers;
 }
 
 void check_partner_for_target(const target::Target& target, const std::string& partner,

@@ -36,6 +36,11 @@ void apply_partner(const std::string& partner, eval::EvalOptions& opt);
 // A partner other than the task's baseline (a peer, the reference) is the cpp target's only: a
 // UsageError for another target, before anything is built.
 void check_partner_for_target(const target::Target& target, const std::string& partner, bool peers);
+// "a,b,,c" → {"a", "b", "c"}: the comma-separated lists options take (--tasks, --peer-set).
+std::vector<std::string> split_commas(const std::string& s);
+// --peer-set of bench, --report-peers of auto: the peers named (baseline = libtorch), in order;
+// empty: all five; "none": none. `option` names the option in a UsageError for an unknown peer.
+std::vector<std::string> peer_list(const std::string& given, std::string_view option);
 // --beat of auto and search: a partner, or "fastest": the peer bench --peers recorded as fastest
 // for this task, size and thread count on this machine, else libtorch (said on stderr).
 std::string resolve_beat(const std::string& beat, const std::string& task, const std::string& size,

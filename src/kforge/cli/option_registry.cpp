@@ -196,6 +196,13 @@ std::vector<OptionSpec> make_registry() {
        "task on this machine, else libtorch)",
        {"auto", "search"}})
       .choices = {"fastest", "libtorch", "torch", "torch-compile", "torch-compile-max", "xla"};
+  add({"report-peers",
+       "--report-peers",
+       "After the loop, time the best kernel against these peers for report.md, each side by side "
+       "(comma-separated: libtorch, torch, torch-compile, torch-compile-max, xla; none to skip; "
+       "default: all five)",
+       {"auto"},
+       "KFORGE_REPORT_PEERS"});
   add({"prompts", "--prompts",
        "A folder of prompt templates replacing kforge's (planner.txt, coder.txt, …)", kAgents});
   add({"max-usd", "--max-usd",

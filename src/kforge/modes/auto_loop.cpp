@@ -546,6 +546,7 @@ std::string auto_report(const AutoEnv& env, const AutoResult& r) {
   } else {
     s += "\nNo correct kernel was found.\n";
   }
+  s += peers_section(r.peers, env.eval.threads);
   // How the best was chosen: each correct kernel after the first was timed side by side against
   // the best of its time; the speedups in the table come from different runs and decide nothing.
   std::string decisions;
@@ -611,7 +612,8 @@ nlohmann::json to_json(const AutoResult& r) {
           {"stop_reason", r.stop_reason},
           {"baseline_ms", r.baseline_ms},
           {"iterations", its},
-          {"best", best}};
+          {"best", best},
+          {"peers", to_json(r.peers)}};
 }
 
 }  // namespace kforge::modes

@@ -21,6 +21,7 @@
 #include "kforge/agents/tuner.h"
 #include "kforge/eval/paired_decision.h"
 #include "kforge/modes/iteration_steps.h"
+#include "kforge/modes/peer_report.h"
 #include "kforge/modes/run_journal.h"
 
 namespace kforge::modes {
@@ -82,6 +83,8 @@ struct AutoResult {
   std::optional<std::string> internal_error;
   std::vector<store::NodeRecord>
       nodes;  // each iteration's node as last written (a search keeps them in memory)
+  // The best kernel against every peer (--report-peers), measured after the loop, for report.md.
+  std::vector<PeerComparison> peers;
 };
 
 struct AutoEnv {

@@ -41,8 +41,11 @@ class CliScenario : public ::testing::Test {
   std::vector<std::string> env() const {
     // Peaks only set the roofline here: a short measurement, once per build tree's test cache.
     return {"KFORGE_DIR=" + (dir_ / "state").string(),
-            "KFORGE_CACHE_DIR=" + eval::test_user_cache().string(), "KFORGE_PROGRESS=0",
-            "KFORGE_PEAK_BUDGET_S=3", "KFORGE_QUIET_WAIT_S=1"};
+            "KFORGE_CACHE_DIR=" + eval::test_user_cache().string(),
+            "KFORGE_PROGRESS=0",
+            "KFORGE_PEAK_BUDGET_S=3",
+            "KFORGE_QUIET_WAIT_S=1",
+            "KFORGE_REPORT_PEERS=none"};
   }
   void script(const nlohmann::json& j) {
     ASSERT_TRUE(core::write_atomic(dir_ / "script.json", j.dump()).ok());
