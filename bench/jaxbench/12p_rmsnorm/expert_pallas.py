@@ -1,0 +1,64 @@
+"""12p_rmsnorm as a Pallas kernel: y = x * rsqrt(mean(x^2, -1) + eps) * scale.
+
+The (B, S, D) input is viewed as rows of D (a free reshape outside the kernel). One grid step
+normalizes a block of whole rows: the reduction axis D is the block's lane axis, so each row's
+mean is computed in one step and no accumulator has to live across steps. Rows are independent,
+so the single grid axis is "parallel" (Mosaic may split it across the two TensorCores of a
+megacore chip). Written for TPU first:
+- the row block is a multiple of 8 (sublanes) and D a multiple of 128 (lanes), or the full
+  dimension, which BlockSpec always accepts;
+- one x block is at most ~2 MiB, so x and y double-buffered (4 blocks) stay far inside the
+  default scoped VMEM (16 MiB on v5e, 32 MiB on v5p/v6e);
+- the block divides the rows exactly, so no step reads past the end (interpret mode and the TPU
+  interpret mode then agree with hardware bit for bit on what is read).
+On a CPU backend it runs in interpret mode; on a GPU backend it lowers through Triton (block
+shapes are powers of two at every size but ci, where they equal the full array).
+"""
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+import kforge_task as task
+
+BLOCK_BYTES = 2 << 20  # one x block
+
+
+def _row_block(rows: int, d: int) -> int:
+    """The largest power-of-two multiple of 8 dividing `rows` within the VMEM budget; else all rows."""
+    cap = max(8, BLOCK_BYTES // (4 * d))
+    best = 0
+    t = 8
+    while t <= min(rows, cap):
+        if rows % t == 0:
+            best = t
+        t *= 2
+    return best or rows
+
+
+def _rmsnorm_kernel(x_ref, scale_ref, y_ref):
+    x = x_ref[...].astype(jnp.float32)
+    ms = jnp.mean(x * x, axis=-1, keepdims=True)  # (rows, 1): a lane reduction per row
+    y = x * jax.lax.rsqrt(ms + task.eps) * scale_ref[...].astype(jnp.float32)
+    y_ref[...] = y.astype(y_ref.dtype)
+
+
+def kernel(x, scale):
+    backend = jax.default_backend()
+    d = x.shape[-1]
+    x2 = x.reshape(-1, d)
+    rows = x2.shape[0]
+    br = _row_block(rows, d)
+    y = pl.pallas_call(
+        _rmsnorm_kernel,
+        out_shape=jax.ShapeDtypeStruct(x2.shape, x.dtype),
+        grid=(rows // br,),
+        in_specs=[pl.BlockSpec((br, d), lambda i: (i, 0)),
+                  pl.BlockSpec((1, d), lambda i: (0, 0))],  # scale: the same block every step
+        out_specs=pl.BlockSpec((br, d), lambda i: (i, 0)),
+        # TPU-only parameters: the GPU lowerings refuse a TPU CompilerParams.
+        compiler_params=(pltpu.CompilerParams(dimension_semantics=("parallel",))
+                         if backend == "tpu" else None),
+        interpret=backend == "cpu",
+    )(x2, scale.reshape(1, d))
+    return y.reshape(x.shape)
