@@ -16,6 +16,11 @@ per-task secret seeds and C++ reference an evaluation uses). Then, in this proce
 and each output must agree with the C++ reference within the task's tolerance (the judge's own
 check) and with workload.py under jax.jit (XLA) within twice it (both approximate the same
 reference). Its traced jaxpr must contain a pallas_call: an "expert" in plain jnp is refused.
+  - "tpu-lowering":   jax.export(..., platforms=["tpu"]) runs the Pallas -> Mosaic TPU lowering
+                      on this CPU machine, with jax.default_backend() answering "tpu" so the
+                      expert takes its TPU path (CompilerParams, dimension semantics): a block
+                      shape that breaks the (8, 128) rule or an op Mosaic cannot lower fails here.
+                      (The GPU lowerings need a GPU jaxlib, absent here.)
 Any problem is one line naming the task, the mode, the set and what is wrong; exit status 1.
 
 --prove-breakage copies two tasks into a scratch suite with broken experts (a numerically wrong
@@ -129,6 +134,7 @@ class ExpertCheck:
         first = [np.load(sets[0] / "inputs" / f"{name}.npy") for name, _, _ in task.INPUTS]
         if "pallas_call" not in str(self.jax.make_jaxpr(expert.kernel)(*first)):
             self.problems.append(f"{tid}: the expert's jaxpr has no pallas_call (plain jnp)")
+        self.check_tpu_lowering(tid, expert.kernel, first)
         for mode, run in self.modes(expert.kernel).items():
             started, worst_err = time.monotonic(), 0.0
             # The TPU interpret mode is for memory: races and out-of-bounds accesses (one set shows
@@ -144,6 +150,24 @@ class ExpertCheck:
                 xla = [np.asarray(o) for o in as_list(workload(*inputs))]
                 worst_err = max(worst_err, self.compare(where, task, s, got, xla, rtol, atol))
             self.rows.append((tid, mode, len(sets) if mode == "interpret" else 1, worst_err, time.monotonic() - started))
+
+    def check_tpu_lowering(self, tid, kernel, inputs):
+        jax = self.jax
+        started, real_backend = time.monotonic(), jax.default_backend
+        jax.default_backend = lambda: "tpu"  # the expert's own switch, read at trace time
+        try:
+            args = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in inputs]
+            # A fresh function: jit's trace cache is keyed on the function, and the kernel was
+            # already traced for the CPU (interpret=True) by make_jaxpr.
+            module = jax.export.export(jax.jit(lambda *a: kernel(*a)),
+                                       platforms=["tpu"])(*args).mlir_module()
+            if "tpu_custom_call" not in module:
+                self.problems.append(f"{tid} tpu-lowering: no Mosaic kernel in the lowered module")
+        except Exception as e:
+            self.problems.append(f"{tid} tpu-lowering: {type(e).__name__}: {str(e)[:600]}")
+        finally:
+            jax.default_backend = real_backend
+        self.rows.append((tid, "tpu-lowering", 0, float("nan"), time.monotonic() - started))
 
     def compare(self, where, task, set_dir, got, xla, rtol, atol):
         if len(got) != len(task.OUTPUTS):
@@ -188,7 +212,8 @@ def check_suite(kforge, suite, size, only, env):
 def print_table(rows):
     print(f"{'task':36} {'mode':14} {'sets':>4} {'max |err|':>10} {'seconds':>8}")
     for tid, mode, n, err, secs in rows:
-        print(f"{tid:36} {mode:14} {n:>4} {err:>10.3g} {secs:>8.1f}")
+        print(f"{tid:36} {mode:14} {n or '-':>4} {'-' if err != err else f'{err:.3g}':>10} "
+              f"{secs:>8.1f}")
 
 
 def prove_breakage(kforge, env):
@@ -196,7 +221,7 @@ def prove_breakage(kforge, env):
     src = ROOT / "bench" / "jaxbench"
     with tempfile.TemporaryDirectory(prefix="kforge-pallas-broken-") as tmp:
         suite = pathlib.Path(tmp)
-        for tid in ("12p_rmsnorm", "8p_gemm"):
+        for tid in ("12p_rmsnorm", "8p_gemm", "19k_matmul_subtract_multiply_relu"):
             shutil.copytree(src / tid, suite / tid,
                             ignore=shutil.ignore_patterns("*.cu", "expert.cpp", "__pycache__"))
         rms = suite / "12p_rmsnorm" / "expert_pallas.py"
@@ -205,16 +230,28 @@ def prove_breakage(kforge, env):
         rms.write_text(text.replace("jnp.mean(x * x,", "jnp.mean(x * x * 1.001,"))  # 0.05% off
         (suite / "8p_gemm" / "expert_pallas.py").write_text(
             "import jax.numpy as jnp\n\ndef kernel(a, b):\n    return jnp.matmul(a, b)\n")
+        fused = suite / "19k_matmul_subtract_multiply_relu" / "expert_pallas.py"
+        text = fused.read_text()
+        assert "_tile(n, BN, 128)" in text
+        fused.write_text(text.replace("_tile(n, BN, 128)", "_tile(n, 10, 2)"))  # right, not TPU-sized
         check, problems = check_suite(kforge, suite, "ci", "", env)
     print_table(check.rows)
     expected = ["12p_rmsnorm interpret: set1 output 'y'", "12p_rmsnorm tpu-interpret: set1 output 'y'",
-                "differ from the reference", "8p_gemm: the expert's jaxpr has no pallas_call"]
+                "differ from the reference", "8p_gemm: the expert's jaxpr has no pallas_call",
+                "19k_matmul_subtract_multiply_relu tpu-lowering: ValueError: The Pallas TPU lowering "
+                "currently requires that the last two dimensions of your block shape are divisible "
+                "by 8 and 128"]
+    # The 19k copy is numerically right: only its lowering may be reported.
+    expected_clean = ["19k_matmul_subtract_multiply_relu interpret"]
     missing = [e for e in expected if not any(e in p for p in problems)]
     for p in problems:
         print("reported:", p)
     for m in missing:
         print("NOT REPORTED:", m)
-    return 1 if missing else 0
+    wrong = [p for p in problems if any(p.startswith(c) for c in expected_clean)]
+    for w in wrong:
+        print("WRONGLY REPORTED:", w)
+    return 1 if missing or wrong else 0
 
 
 def main():

@@ -82,7 +82,10 @@ def kernel(q, k, v):
     bq, bk = _tile(s, BQ, 8), _tile(s, BK, 128)
 
     def kv_index(bi, hi, i, j):
-        last_useful = (i * bq + bq - 1) // bk  # the key block holding this query block's last row
+        # The key block holding this query block's last row. lax.div, not //: the indices are
+        # non-negative, and jnp's floor division lowers through sign(), which the Mosaic lowering
+        # resolves per chip (it then cannot be lowered without a TPU attached).
+        last_useful = jax.lax.div(i * bq + bq - 1, bk)
         return (bi, hi, jnp.minimum(j, last_useful), 0)
 
     body = functools.partial(_flash_kernel, bq=bq, bk=bk, inv_sqrt_d=1.0 / math.sqrt(d))
