@@ -8,11 +8,12 @@ megacore chip). Written for TPU first:
 - the row block is a multiple of 8 (sublanes) and D a multiple of 128 (lanes), or the full
   dimension, which BlockSpec always accepts;
 - one x block is at most ~2 MiB, so x and y double-buffered (4 blocks) stay far inside the
-  default scoped VMEM (16 MiB on v5e, 32 MiB on v5p/v6e);
-- the block divides the rows exactly, so no step reads past the end (interpret mode and the TPU
-  interpret mode then agree with hardware bit for bit on what is read).
-On a CPU backend it runs in interpret mode; on a GPU backend it lowers through Triton (block
-shapes are powers of two at every size but ci, where they equal the full array).
+  smallest default scoped VMEM limit (16 MiB);
+- the block divides the rows exactly, so no step reads padding (whose contents differ between
+  the interpret modes and hardware).
+On a CPU backend it runs in interpret mode. No TPU-only feature is used, so the GPU (Triton)
+lowering should take it at the cpu and full sizes, whose blocks are powers of two (not tried
+here: no GPU).
 """
 import jax
 import jax.numpy as jnp

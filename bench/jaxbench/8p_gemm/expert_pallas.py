@@ -12,7 +12,9 @@ Written for TPU first:
 - f32 operands use precision=HIGHEST: the MXU's default for f32 is a single bf16 pass, which
   would miss the task's 1e-4 tolerance.
 - K is never padded: a partial K block would add garbage into the sum, so bk divides K.
-On a CPU backend it runs in interpret mode.
+On a CPU backend it runs in interpret mode. TPU-first: the accumulator lives in TPU VMEM scratch
+(pltpu.VMEM); a GPU version would carry it in registers through an in-kernel loop instead (GPU
+lowering not tried here: no GPU).
 """
 import jax
 import jax.numpy as jnp
