@@ -25,11 +25,13 @@ import kforge_task as task
 BLOCK_BYTES = 2 << 20  # one x block
 
 
-def _row_block(rows: int, d: int) -> int:
-    """The largest power-of-two multiple of 8 dividing `rows` within the VMEM budget; else all rows."""
-    cap = max(8, BLOCK_BYTES // (4 * d))
+def _row_block(rows: int, d: int, itemsize: int) -> int:
+    """The largest power-of-two multiple of the sublane tile (8 rows of f32, 16 of bf16) dividing
+    `rows` within the VMEM budget; else all rows."""
+    sublanes = 8 * (4 // itemsize)
+    cap = max(sublanes, BLOCK_BYTES // (itemsize * d))
     best = 0
-    t = 8
+    t = sublanes
     while t <= min(rows, cap):
         if rows % t == 0:
             best = t
@@ -49,7 +51,7 @@ def kernel(x, scale):
     d = x.shape[-1]
     x2 = x.reshape(-1, d)
     rows = x2.shape[0]
-    br = _row_block(rows, d)
+    br = _row_block(rows, d, x.dtype.itemsize)
     y = pl.pallas_call(
         _rmsnorm_kernel,
         out_shape=jax.ShapeDtypeStruct(x2.shape, x.dtype),

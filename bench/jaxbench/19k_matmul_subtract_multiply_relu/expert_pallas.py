@@ -53,7 +53,8 @@ def kernel(x, weight, bias):
     backend = jax.default_backend()
     m, kdim = x.shape
     n = weight.shape[1]
-    bm, bn, bk = _tile(m, BM, 8), _tile(n, BN, 128), _tile(kdim, BK, 128)
+    sublanes = 8 * (4 // x.dtype.itemsize)  # rows per (sublane x lane) tile: 8 for f32, 16 for bf16
+    bm, bn, bk = _tile(m, BM, sublanes), _tile(n, BN, 128), _tile(kdim, BK, 128)
     return pl.pallas_call(
         _fused_kernel,
         out_shape=jax.ShapeDtypeStruct((m, n), x.dtype),

@@ -81,7 +81,8 @@ def _flash_kernel(q_ref, k_ref, v_ref, o_ref, m_ref, l_ref, acc_ref, *, bq, bk, 
 def kernel(q, k, v):
     backend = jax.default_backend()
     b, h, s, d = q.shape
-    bq, bk = _tile(s, BQ, 8), _tile(s, BK, 128)
+    sublanes = 8 * (4 // q.dtype.itemsize)  # rows per (sublane x lane) tile: 8 for f32, 16 for bf16
+    bq, bk = _tile(s, BQ, sublanes), _tile(s, BK, 128)
 
     def kv_index(bi, hi, i, j):
         # The key block holding this query block's last row. lax.div, not //: the indices are
