@@ -56,6 +56,7 @@ CASES = {
     "out_dtype": [("y_ref[...] = x * jax.lax.rsqrt(ms + task.eps) * scale_ref[...]", "y_ref[...] = (x * jax.lax.rsqrt(ms + task.eps) * scale_ref[...]).astype(jnp.float16)")],
     "tpu_block_alignment": [("pl.BlockSpec((8, task.D), lambda i: (i, 0)),\n", "pl.BlockSpec((4, task.D), lambda i: (i, 0)),\n"), ("grid=(rows // 8,)", "grid=(rows // 4,)"), ("out_specs=pl.BlockSpec((8, task.D)", "out_specs=pl.BlockSpec((4, task.D)")],
     "tpu_unimplemented": [("ms = jnp.mean(x * x, axis=-1, keepdims=True)", "ms = jnp.cumsum(x * x, axis=-1)[:, -1:] / task.D")],
+    "out_shape_rank": [("out_shape=jax.ShapeDtypeStruct(x2.shape, x.dtype)", "out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype)")],
     "grid_arity": [("grid=(rows // 8,)", "grid=(rows // 8, 2)")],
 }
 
