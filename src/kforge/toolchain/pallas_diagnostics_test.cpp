@@ -67,6 +67,15 @@ TEST(PallasDiagnostics, BlockRankNamesTheBlockAndArrayShapes) {
   EXPECT_THAT(p.notes(), HasSubstr("one entry per array dimension"));
 }
 
+// out_shape of another rank than the output's BlockSpec (the (B, S, D) input's shape given for
+// a (rows, D) output).
+TEST(PallasDiagnostics, OutShapeRankNamesTheOutput) {
+  auto p = parse_fixture("out_shape_rank");
+  EXPECT_EQ(p.error().line, 18);
+  EXPECT_THAT(p.notes(), HasSubstr("offending BlockSpec for outputs: block shape (8, 256), array "
+                                   "shape (2, 8, 256)"));
+}
+
 TEST(PallasDiagnostics, IndexMapArityAgainstTheGrid) {
   for (const char* name : {"index_map_arity", "grid_arity"}) {
     SCOPED_TRACE(name);
