@@ -66,9 +66,13 @@ nlohmann::json python_json(const core::PythonEnvInfo& p) {
   j["python"] = p.python_version;
   j["numpy"] = p.numpy_version;
   j["jax"] = p.jax_version;
+  j["jaxlib"] = p.jaxlib_version;
   j["jax_backends"] = p.jax_backends;
+  j["jax_default_backend"] = p.jax_default_backend;
+  j["pallas"] = p.pallas;
   j["torch"] = p.torch_version;
   if (!p.jax_error.empty()) j["jax_error"] = p.jax_error;
+  if (!p.pallas_error.empty()) j["pallas_error"] = p.pallas_error;
   if (!p.torch_error.empty()) j["torch_error"] = p.torch_error;
   return j;
 }
@@ -78,13 +82,30 @@ std::string version_or_why(const std::string& version, const std::string& error)
   return !version.empty() ? version : "not importable" + (error.empty() ? "" : ": " + error);
 }
 
+// What a Pallas kernel does here: interpret mode on a CPU backend (an emulation, whose times are
+// not performance), compiled on a GPU or TPU.
+std::string pallas_row(const core::PythonEnvInfo& p) {
+  if (p.jax_version.empty()) return "unavailable: JAX is not importable";
+  if (!p.pallas) return version_or_why("", p.pallas_error);
+  if (p.jax_default_backend == "cpu")
+    return "importable; the default backend is the CPU: kernels run in interpret mode, whose "
+           "times are not performance";
+  return fmt::format("importable; kernels compile for the default backend, {}",
+                     p.jax_default_backend);
+}
+
 std::vector<std::pair<std::string, std::string>> python_rows(const core::PythonEnvInfo& p) {
   if (!p.found) return {{"python env", "none: " + p.problem}};
+  std::string jax = version_or_why("", p.jax_error);
+  if (!p.jax_version.empty())
+    jax = fmt::format("{}, backends: {}; default {}{}", p.jax_version,
+                      fmt::join(p.jax_backends, ", "),
+                      p.jax_default_backend.empty() ? "unknown" : p.jax_default_backend,
+                      p.jaxlib_version.empty() ? "" : "; jaxlib " + p.jaxlib_version);
   return {{"python env", fmt::format("{} (Python {}, NumPy {})", p.dir.string(), p.python_version,
                                      p.numpy_version.empty() ? "missing" : p.numpy_version)},
-          {"jax", p.jax_version.empty() ? version_or_why("", p.jax_error)
-                                        : fmt::format("{}, backends: {}", p.jax_version,
-                                                      fmt::join(p.jax_backends, ", "))},
+          {"jax", jax},
+          {"pallas", pallas_row(p)},
           {"torch", version_or_why(p.torch_version, p.torch_error)}};
 }
 

@@ -13,6 +13,7 @@ namespace {
 
 // Each import is tried on its own, so a broken torch does not hide a working JAX. JAX lists only
 // the backends whose plugins load; asking for an absent one raises, which is what "not found" is.
+// Pallas (and its TPU module, which the pallas target's kernels import) is imported, not run.
 const char* kProbe = R"py(import json, platform, sys
 out = {"python": platform.python_version()}
 try:
@@ -23,14 +24,25 @@ except Exception as e:
 try:
     import jax
     out["jax"] = jax.__version__
+    import jaxlib
+    out["jaxlib"] = jaxlib.__version__
     found = []
     for b in ("cpu", "gpu", "tpu"):
         try:
-            n = len(jax.devices(b))
-            found.append(f"{b} ({n} device{'s' if n != 1 else ''})")
+            devices = jax.devices(b)
         except Exception:
-            pass
+            continue
+        n = len(devices)
+        kinds = sorted({d.device_kind for d in devices}) if b != "cpu" else []
+        found.append(f"{b} ({n} device{'s' if n != 1 else ''}{': ' if kinds else ''}{', '.join(kinds)})")
     out["jax_backends"] = found
+    out["jax_default_backend"] = jax.default_backend()
+    try:
+        from jax.experimental import pallas
+        from jax.experimental.pallas import tpu
+        out["pallas"] = True
+    except Exception as e:
+        out["pallas_error"] = repr(e)
 except Exception as e:
     out["jax_error"] = repr(e)
 try:
@@ -56,33 +68,40 @@ std::filesystem::path python_env_dir() {
 
 std::filesystem::path python_executable() { return python_env_dir() / "bin" / "python"; }
 
-PythonEnvInfo probe_python_env(std::chrono::milliseconds timeout) {
+PythonEnvInfo probe_python_env(std::chrono::milliseconds timeout,
+                               const std::filesystem::path& dir) {
   PythonEnvInfo info;
-  info.dir = python_env_dir();
-  if (!std::filesystem::exists(python_executable())) {
+  info.dir = dir.empty() ? python_env_dir() : dir;
+  const auto python = info.dir / "bin" / "python";
+  if (!std::filesystem::exists(python)) {
     info.problem = "no Python environment at " + info.dir.string() +
-                   " (scripts/setup makes it; KFORGE_PYENV points elsewhere)";
+                   ": run scripts/setup (it makes the venv with JAX, NumPy and PyTorch), or point "
+                   "KFORGE_PYENV at one";
     return info;
   }
   ProcessOptions po;
   po.timeout = timeout;
   // Quiet JAX's "no GPU/TPU found" warning; the backends list says the same.
   po.extra_env = {"TF_CPP_MIN_LOG_LEVEL=3"};
-  auto r = run_process({python_executable().string(), "-c", kProbe}, po);
+  auto r = run_process({python.string(), "-c", kProbe}, po);
   if (!r.success()) {
-    info.problem = python_executable().string() + ": " + r.describe() +
-                   (r.err.empty() ? "" : ": " + r.err.substr(0, 400));
+    info.problem =
+        python.string() + ": " + r.describe() + (r.err.empty() ? "" : ": " + r.err.substr(0, 400));
     return info;
   }
   auto j = nlohmann::json::parse(r.out, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
-    info.problem = python_executable().string() + ": unreadable report: " + r.out.substr(0, 200);
+    info.problem = python.string() + ": unreadable report: " + r.out.substr(0, 200);
     return info;
   }
   info.found = true;
   info.python_version = text(j, "python");
   info.numpy_version = text(j, "numpy");
   info.jax_version = text(j, "jax");
+  info.jaxlib_version = text(j, "jaxlib");
+  info.jax_default_backend = text(j, "jax_default_backend");
+  info.pallas = j.value("pallas", false);
+  info.pallas_error = text(j, "pallas_error");
   info.torch_version = text(j, "torch");
   info.jax_error = text(j, "jax_error");
   info.torch_error = text(j, "torch_error");

@@ -22,11 +22,16 @@ struct PythonEnvInfo {
   bool found = false;  // the interpreter ran and reported
   std::string problem;
   std::string python_version, numpy_version, jax_version, torch_version;  // "" when not importable
-  std::vector<std::string> jax_backends;  // "cpu (1 device)", "gpu (8 devices)"
-  std::string jax_error, torch_error;     // why an import failed
+  std::string jaxlib_version;
+  std::vector<std::string> jax_backends;  // "cpu (1 device)", "gpu (8 devices: NVIDIA H100)"
+  std::string jax_default_backend;        // where jax.jit runs: "cpu", "gpu", "tpu"
+  bool pallas = false;                    // jax.experimental.pallas (and .tpu) import
+  std::string jax_error, torch_error, pallas_error;  // why an import failed
 };
 
-// Runs the venv's python once (imports numpy, jax and torch) with a wall-clock limit.
-PythonEnvInfo probe_python_env(std::chrono::milliseconds timeout = std::chrono::seconds(60));
+// Runs the venv's python once (imports numpy, jax, Pallas and torch) with a wall-clock limit;
+// `dir` is the venv (default: python_env_dir()).
+PythonEnvInfo probe_python_env(std::chrono::milliseconds timeout = std::chrono::seconds(60),
+                               const std::filesystem::path& dir = {});
 
 }  // namespace kforge::core

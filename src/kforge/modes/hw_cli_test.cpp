@@ -1,12 +1,14 @@
 // `kforge hw`: the peaks live in the per-user cache, not in the working directory's state folder,
 // so a second folder reads them without measuring; --remeasure measures again and prints every run
 // and how far apart they were. The Python environment is reported as its interpreter describes
-// it, and its absence is a line of the report, not a failure.
+// it (JAX, its backends and default, Pallas), its absence is a line of the report that says to
+// run scripts/setup, not a failure, and a probe that hangs is cut off.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
 
+#include "kforge/core/python_env.h"
 #include "kforge/modes/cli_test_util.h"
 
 namespace kforge::modes {
@@ -66,7 +68,8 @@ TEST_F(HwCli, ReportsThePythonEnvironmentOrItsAbsence) {
   {
     std::ofstream py(venv / "bin" / "python");
     py << "#!/bin/sh\necho '{\"python\": \"3.11.2\", \"numpy\": \"2.4.6\", \"jax\": \"0.10.2\", "
-          "\"jax_backends\": [\"cpu (1 device)\", \"gpu (2 devices)\"], \"torch_error\": "
+          "\"jaxlib\": \"0.10.2\", \"jax_backends\": [\"cpu (1 device)\", \"gpu (2 devices)\"], "
+          "\"jax_default_backend\": \"gpu\", \"pallas\": true, \"torch_error\": "
           "\"ModuleNotFoundError\"}'\n";
   }
   std::filesystem::permissions(venv / "bin" / "python", std::filesystem::perms::owner_all);
@@ -81,8 +84,54 @@ TEST_F(HwCli, ReportsThePythonEnvironmentOrItsAbsence) {
 
   auto table = hw({}, dir_ / "project", venv.string());
   ASSERT_TRUE(table.success()) << table.err;
-  EXPECT_THAT(table.out, HasSubstr("0.10.2, backends: cpu (1 device), gpu (2 devices)"));
+  EXPECT_THAT(table.out, HasSubstr("0.10.2, backends: cpu (1 device), gpu (2 devices); default "
+                                   "gpu; jaxlib 0.10.2"));
+  EXPECT_THAT(table.out, HasSubstr("kernels compile for the default backend, gpu"));
   EXPECT_THAT(table.out, HasSubstr("not importable: ModuleNotFoundError"));
+  EXPECT_EQ(b["pallas"], true);
+  EXPECT_EQ(b["jax_default_backend"], "gpu");
+
+  auto absent = hw({}, dir_ / "project", (dir_ / "no-venv").string());
+  ASSERT_TRUE(absent.success()) << absent.err;
+  EXPECT_THAT(absent.out, HasSubstr("no Python environment at " + (dir_ / "no-venv").string() +
+                                    ": run scripts/setup"));
+}
+
+// A probe that hangs (an import stuck on a lock, a plugin waiting for a device) is cut off by
+// its time limit and reported, not waited for.
+TEST_F(HwCli, AHangingProbeIsCutOff) {
+  auto venv = dir_ / "hanging";
+  std::filesystem::create_directories(venv / "bin");
+  {
+    std::ofstream py(venv / "bin" / "python");
+    py << "#!/bin/sh\nexec sleep 600\n";
+  }
+  std::filesystem::permissions(venv / "bin" / "python", std::filesystem::perms::owner_all);
+  auto started = std::chrono::steady_clock::now();
+  auto info = core::probe_python_env(std::chrono::milliseconds(500), venv);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
+  EXPECT_FALSE(info.found);
+  EXPECT_THAT(info.problem, HasSubstr((venv / "bin" / "python").string()));
+}
+
+// The project's own venv (scripts/setup), as the kforge binary beside it finds it: the real
+// interpreter's answer, with JAX, its CPU backend and Pallas. No venv is a failure naming
+// scripts/setup, never a skip.
+TEST_F(HwCli, TheProjectsVenvHasJaxAndPallas) {
+  auto venv = std::filesystem::path(kforge()).parent_path().parent_path() / "pyenv";
+  ASSERT_TRUE(std::filesystem::exists(venv / "bin" / "python"))
+      << "no Python environment at " << venv << ": run scripts/setup";
+  auto r = hw({"--budget", "2", "--json"}, dir_ / "project", venv.string());
+  ASSERT_TRUE(r.success()) << r.err;
+  auto p = nlohmann::json::parse(r.out)["python"];
+  ASSERT_TRUE(p["found"].get<bool>()) << p.dump();
+  EXPECT_THAT(p["jax"].get<std::string>(), ::testing::MatchesRegex(R"([0-9]+\.[0-9]+\.[0-9]+.*)"));
+  EXPECT_FALSE(p["jaxlib"].get<std::string>().empty());
+  EXPECT_TRUE(p["pallas"].get<bool>()) << p.dump();
+  bool cpu = false;
+  for (const auto& b : p["jax_backends"]) cpu = cpu || b.get<std::string>().rfind("cpu (", 0) == 0;
+  EXPECT_TRUE(cpu) << p.dump();
+  EXPECT_FALSE(p["jax_default_backend"].get<std::string>().empty());
 }
 
 }  // namespace

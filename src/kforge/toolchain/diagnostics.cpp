@@ -78,9 +78,11 @@ std::string format_errors(const std::vector<Diagnostic>& diagnostics, std::size_
       in_error = false;
       continue;
     }
-    const std::string where = d.column > 0 ? fmt::format("{}:{}:{}", d.file, d.line, d.column)
-                                           : fmt::format("{}:{}", d.file, d.line);
-    s += fmt::format("{}: {}: {}\n", where, d.severity, d.message);
+    // No file: a tool said what failed but not where (a Python error with no kernel frame).
+    const std::string where = d.file.empty() ? ""
+                              : d.column > 0 ? fmt::format("{}:{}:{}: ", d.file, d.line, d.column)
+                                             : fmt::format("{}:{}: ", d.file, d.line);
+    s += fmt::format("{}{}: {}\n", where, d.severity, d.message);
     if (!d.source_line.empty()) s += fmt::format("  {:>4} | {}\n", d.line, d.source_line);
   }
   std::size_t total = static_cast<std::size_t>(count_errors(diagnostics));
