@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "kforge/core/fs.h"
+#include "kforge/core/paths.h"
 
 namespace kforge::toolchain {
 namespace {
@@ -27,7 +28,7 @@ struct Parsed {
 };
 
 Parsed parse_fixture(const std::string& name) {
-  const std::filesystem::path dir = std::filesystem::path(KFORGE_TEST_DATA) / "pallas" / "errors";
+  const std::filesystem::path dir = core::source_dir() / "tests" / "pallas" / "errors";
   auto output = core::read_text(dir / (name + ".txt"));
   auto source = core::read_text(dir / (name + ".py"));
   EXPECT_TRUE(output && source) << name;
@@ -160,8 +161,8 @@ TEST(PallasDiagnostics, FormatsLikeCompilerErrors) {
 }
 
 TEST(PallasDiagnostics, WithoutSourcesTheUsersFramesCount) {
-  auto text = core::read_text(std::filesystem::path(KFORGE_TEST_DATA) / "pallas" / "errors" /
-                              "name_error.txt");
+  auto text =
+      core::read_text(core::source_dir() / "tests" / "pallas" / "errors" / "name_error.txt");
   ASSERT_TRUE(text);
   auto d = parse_python_diagnostics(*text, {});
   ASSERT_FALSE(d.empty());
