@@ -23,7 +23,7 @@ core::ProcessResult kforge(std::vector<std::string> args) {
       args, {.timeout = std::chrono::seconds(600),
              .extra_env = {"KFORGE_DIR=" + state.string(),
                            "KFORGE_CACHE_DIR=" + test_user_cache().string(), "KFORGE_PROGRESS=0",
-                           "KFORGE_PEAK_BUDGET_S=3", "KFORGE_QUIET_WAIT_S=1"}});
+                           "KFORGE_PEAK_BUDGET_S=3", "KFORGE_QUIET_WAIT_S=0"}});
 }
 
 }  // namespace

@@ -21,27 +21,13 @@
 namespace kforge::eval {
 namespace {
 
-const char* kGemm = R"(#include "kforge_task.h"
-extern "C" void kernel(const float* a, const float* b, float* c) {
-  using namespace task;
-  #pragma omp parallel for
-  for (std::int64_t i = 0; i < M; ++i) {
-    for (std::int64_t j = 0; j < N; ++j) c[i * N + j] = 0;
-    for (std::int64_t k = 0; k < K; ++k)
-      for (std::int64_t j = 0; j < N; ++j) c[i * N + j] += a[i * K + k] * b[k * N + j];
-  }
-}
-)";
-
 class PeersTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     state_ = new std::filesystem::path(test_state_dir("peers"));
     // Inductor's compiled code is shared by every run of these tests (the per-user cache).
     setenv("KFORGE_CACHE_DIR", test_user_cache().c_str(), 1);
-    compiler_ =
-        new toolchain::CppCompiler({.cache_dir = test_compile_cache(),
-                                    .include_dir = core::source_dir() / "bench" / "include"});
+    compiler_ = new toolchain::CppCompiler(test_compiler_options());
   }
   static void TearDownTestSuite() {
     std::filesystem::remove_all(*state_);
@@ -116,7 +102,7 @@ TEST_F(PeersTest, XlaPartnersTheExpertWithAPairedSpeedup) {
 // Eager PyTorch partners the cross-entropy test below.
 TEST_F(PeersTest, TorchCompilePartnersAGemm) {
   for (const char* peer : {"torch-compile"}) {
-    auto e = run(suite("8p_gemm"), kGemm, toolchain::Role::candidate, peer);
+    auto e = run(suite("8p_gemm"), kNaiveGemm, toolchain::Role::candidate, peer);
     ASSERT_EQ(e.verdict, Verdict::correct) << peer << ": " << e.reason;
     EXPECT_EQ(e.partner, peer);
     ASSERT_TRUE(e.speedup) << peer;

@@ -3,6 +3,7 @@
 # slurmctld and N slurmd (all as root, on localhost, on ports picked free) configured in DIR.
 #   cluster.sh start DIR [NODES] [CPUS_PER_NODE]   prints "SLURM_CONF=DIR/slurm.conf" when every node is idle
 #   cluster.sh stop DIR                            ends every daemon it started (by their pid files)
+#   cluster.sh start-for-tests DIR                 ctest's shared cluster: 2 nodes of 2 CPUs
 # Several slurmd on one host need slurmd -N (Debian's build has it); each gets its own port.
 set -euo pipefail
 
@@ -100,8 +101,21 @@ stop() {
   kill -9 "${pids[@]}" 2>/dev/null || true
 }
 
+# For ctest's shared cluster (tests/CMakeLists.txt): a stale one in DIR is ended first; where
+# Slurm is not installed it starts nothing and succeeds, and the tests skip themselves.
+start_for_tests() {
+  local dir=$1 b
+  for b in slurmctld slurmd munged; do
+    [ -x "/usr/sbin/$b" ] || { echo "cluster.sh: /usr/sbin/$b is missing: no cluster, the Slurm tests skip"; return 0; }
+  done
+  stop "$dir"
+  rm -rf "$dir"
+  start "$dir" 2 2
+}
+
 case "${1:-}" in
   start) shift; start "$@" ;;
+  start-for-tests) shift; start_for_tests "$@" ;;
   stop) shift; stop "$@" ;;
-  *) die "usage: cluster.sh start DIR [NODES] [CPUS] | stop DIR" ;;
+  *) die "usage: cluster.sh start DIR [NODES] [CPUS] | start-for-tests DIR | stop DIR" ;;
 esac

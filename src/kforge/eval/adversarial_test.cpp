@@ -26,9 +26,7 @@ class Adversarial : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     state_ = new std::filesystem::path(test_state_dir("adversarial"));
-    compiler_ =
-        new toolchain::CppCompiler({.cache_dir = test_compile_cache(),
-                                    .include_dir = core::source_dir() / "bench" / "include"});
+    compiler_ = new toolchain::CppCompiler(test_compiler_options());
     auto spec = core::load_task(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm");
     ASSERT_TRUE(spec.ok()) << spec.error().message;
     spec_ = new core::TaskSpec(std::move(*spec));

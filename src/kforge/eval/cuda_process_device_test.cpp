@@ -14,32 +14,12 @@
 
 #include "kforge/core/subprocess.h"
 #include "kforge/eval/gpu_judge.h"
+#include "kforge/eval/gpu_judge_test_util.h"
 
 namespace kforge::eval {
 namespace {
 
 constexpr int kN = 256;
-
-core::ResolvedTask add_task() {
-  core::ResolvedTask t;
-  t.size = "ci";
-  for (const char* name : {"x", "y"})
-    t.inputs.push_back(core::ResolvedTensor{name, core::DType::f32, {kN}, kN, kN * 4, {}, true});
-  t.outputs.push_back(core::ResolvedTensor{"z", core::DType::f32, {kN}, kN, kN * 4, {}, false});
-  t.rtol = 1e-5;
-  t.atol = 1e-6;
-  return t;
-}
-
-HostSet floats(const std::vector<std::vector<float>>& tensors) {
-  HostSet s;
-  for (const auto& v : tensors) {
-    std::vector<std::byte> b(v.size() * 4);
-    std::memcpy(b.data(), v.data(), b.size());
-    s.tensors.push_back(std::move(b));
-  }
-  return s;
-}
 
 class CudaProcessDeviceTest : public ::testing::Test {
  protected:
@@ -76,7 +56,7 @@ class CudaProcessDeviceTest : public ::testing::Test {
     return gpu_check(**device, *buffers, task_, {floats({x, y})}, {floats({z})}, timeout_s, e_);
   }
   std::filesystem::path dir_;
-  core::ResolvedTask task_ = add_task();
+  core::ResolvedTask task_ = add_task(kN);
   Evaluation e_;
 };
 

@@ -20,25 +20,11 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const char* kGemm = R"(#include "kforge_task.h"
-extern "C" void kernel(const float* a, const float* b, float* c) {
-  using namespace task;
-  #pragma omp parallel for
-  for (std::int64_t i = 0; i < M; ++i) {
-    for (std::int64_t j = 0; j < N; ++j) c[i * N + j] = 0;
-    for (std::int64_t k = 0; k < K; ++k)
-      for (std::int64_t j = 0; j < N; ++j) c[i * N + j] += a[i * K + k] * b[k * N + j];
-  }
-}
-)";
-
 class EvaluateTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     state_ = new std::filesystem::path(test_state_dir("evaluate"));
-    compiler_ =
-        new toolchain::CppCompiler({.cache_dir = test_compile_cache(),
-                                    .include_dir = core::source_dir() / "bench" / "include"});
+    compiler_ = new toolchain::CppCompiler(test_compiler_options());
     auto spec = core::load_task(core::source_dir() / "bench" / "jaxbench" / "8p_gemm");
     ASSERT_TRUE(spec.ok()) << spec.error().message;
     spec_ = new core::TaskSpec(std::move(*spec));
@@ -67,7 +53,7 @@ class EvaluateTest : public ::testing::Test {
 }  // namespace
 
 TEST_F(EvaluateTest, CorrectKernelIsTimedAgainstTheLibtorchBaseline) {
-  auto e = evaluate(*ctx_, kGemm, "gemm.cpp", quick());
+  auto e = evaluate(*ctx_, kNaiveGemm, "gemm.cpp", quick());
   ASSERT_EQ(e.verdict, Verdict::correct) << e.reason;
   EXPECT_EQ(e.partner, "baseline");
   ASSERT_TRUE(e.candidate && e.baseline && e.speedup);
@@ -114,7 +100,7 @@ TEST_F(EvaluateTest, ContendedOrOversubscribedTimingIsMarkedBusy) {
   o.partner = EvalOptions::Partner::reference;
   o.machine_lock = &lock;
   o.threads = usable_cpus() + 2;
-  auto e = evaluate(*ctx_, kGemm, "gemm.cpp", o);
+  auto e = evaluate(*ctx_, kNaiveGemm, "gemm.cpp", o);
   ::kill(holder, SIGKILL);
   ::waitpid(holder, nullptr, 0);
   ::close(ready[0]);
@@ -141,9 +127,9 @@ TEST_F(EvaluateTest, CompileErrorCarriesDiagnostics) {
 
 TEST_F(EvaluateTest, AgainstTimesTwoKernelsAndChecksBoth) {
   auto o = quick();
-  o.against_source = kGemm;
+  o.against_source = kNaiveGemm;
   o.against_name = "same.cpp";
-  auto e = evaluate(*ctx_, kGemm, "gemm.cpp", o);
+  auto e = evaluate(*ctx_, kNaiveGemm, "gemm.cpp", o);
   ASSERT_EQ(e.verdict, Verdict::correct) << e.reason;
   EXPECT_EQ(e.partner, "against same.cpp");
   ASSERT_TRUE(e.speedup);
@@ -152,7 +138,7 @@ TEST_F(EvaluateTest, AgainstTimesTwoKernelsAndChecksBoth) {
       "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* a, const float* b, float* "
       "c) {}\n";
   o.against_name = "empty.cpp";
-  auto bad = evaluate(*ctx_, kGemm, "gemm.cpp", o);
+  auto bad = evaluate(*ctx_, kNaiveGemm, "gemm.cpp", o);
   EXPECT_EQ(bad.verdict, Verdict::incorrect);
   EXPECT_THAT(bad.reason, HasSubstr("--against kernel"));
 }
@@ -160,13 +146,13 @@ TEST_F(EvaluateTest, AgainstTimesTwoKernelsAndChecksBoth) {
 TEST_F(EvaluateTest, ReferenceOutputsAreCachedAndSeedsStaySecret) {
   auto o = quick();
   o.time = false;
-  auto first = evaluate(*ctx_, kGemm, "gemm.cpp", o);
+  auto first = evaluate(*ctx_, kNaiveGemm, "gemm.cpp", o);
   ASSERT_EQ(first.verdict, Verdict::correct) << first.reason;
   std::size_t cached = 0;
   for (const auto& f : std::filesystem::directory_iterator(*state_ / "cache" / "ref"))
     cached += f.path().extension() == ".bin";
   EXPECT_EQ(cached, 3u);
-  auto second = evaluate(*ctx_, kGemm, "gemm.cpp", o);
+  auto second = evaluate(*ctx_, kNaiveGemm, "gemm.cpp", o);
   EXPECT_EQ(second.verdict, Verdict::correct);
 
   auto seeds_file = *state_ / "secrets" / "8p_gemm.seeds";

@@ -10,35 +10,14 @@
 #include <set>
 
 #include "kforge/eval/fake_gpu_device.h"
+#include "kforge/eval/gpu_judge_test_util.h"
 
 namespace kforge::eval {
 namespace {
 
 constexpr int kN = 64;
 
-// z = x + y over 64 floats.
-core::ResolvedTask add_task() {
-  core::ResolvedTask t;
-  t.size = "ci";
-  for (const char* name : {"x", "y"})
-    t.inputs.push_back(core::ResolvedTensor{name, core::DType::f32, {kN}, kN, kN * 4, {}, true});
-  t.outputs.push_back(core::ResolvedTensor{"z", core::DType::f32, {kN}, kN, kN * 4, {}, false});
-  t.rtol = 1e-5;
-  t.atol = 1e-6;
-  return t;
-}
-
 float* as_floats(std::span<std::byte> s) { return reinterpret_cast<float*>(s.data()); }
-
-HostSet floats(const std::vector<std::vector<float>>& tensors) {
-  HostSet s;
-  for (const auto& v : tensors) {
-    std::vector<std::byte> b(v.size() * 4);
-    std::memcpy(b.data(), v.data(), b.size());
-    s.tensors.push_back(std::move(b));
-  }
-  return s;
-}
 
 // Inputs (seeded ramps) and z = x + y as the reference.
 struct Sets {
@@ -85,7 +64,7 @@ class GpuJudgeTest : public ::testing::Test {
         cand, *cb, &partner, &*pb, task_, check_sets(1).inputs[0], req, [&] { return next++; },
         [this] { return clock_; });
   }
-  core::ResolvedTask task_ = add_task();
+  core::ResolvedTask task_ = add_task(kN);
   Evaluation e_;
   double clock_ = 0;
 };

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -336,7 +337,11 @@ class Loop {
     auto t = Clock::now();
     eval::EvalOptions tune_base = timed_;
     tune_base.profile_seconds = o_.profile_seconds;
-    auto tuned = agents::tune(*env_.ctx, rec.source, "kernel.cpp", tune_base, o_.tune,
+    // A side-by-side tuning run gets at most half the evaluation's timing budget (0.5 s of the
+    // default 1 s): there are several per iteration, and a shorter --budget shortens them too.
+    agents::TuneOptions tune = o_.tune;
+    tune.time_budget_s = std::min(tune.time_budget_s, o_.time_budget_s / 2);
+    auto tuned = agents::tune(*env_.ctx, rec.source, "kernel.cpp", tune_base, tune,
                               [this](std::string_view m) { say(std::string(m)); });
     rec.clock.tune_s += seconds_since(t);
     if (!tuned) {

@@ -7,17 +7,11 @@
 // table and the profiler's suggestion, and that a malformed reply gets one corrective retry.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "kforge/core/fs.h"
-#include "kforge/core/paths.h"
-#include "kforge/core/subprocess.h"
-#include "kforge/eval/eval_test_util.h"
+#include "kforge/modes/cli_test_util.h"
 #include "kforge/store/store.h"
 
 namespace kforge::modes {
@@ -41,15 +35,6 @@ Rows split statically.
 UNROLL = {1, 2}
 ## Expected gain
 Several times the baseline.
-)";
-
-std::string kernel_block(const std::string& body) {
-  return "```cpp\n#include \"kforge_task.h\"\n#include <cmath>\n" + body + "```\n";
-}
-
-const char* kBroken = R"(extern "C" void kernel(const float* x, const float* scale, float* y) {
-  y[0] = undeclared_thing;
-}
 )";
 
 const char* kWrong = R"(extern "C" void kernel(const float* x, const float* scale, float* y) {
@@ -81,24 +66,6 @@ extern "C" void kernel(const float* x, const float* scale, float* y) {
 }
 )";
 
-// Correct, but does the work forty times: never faster than the tuned kernel.
-const char* kSlow = R"(extern "C" void kernel(const float* x, const float* scale, float* y) {
-  using namespace task;
-  for (int rep = 0; rep < 40; ++rep)
-    for (std::int64_t r = 0; r < B * S; ++r) {
-      double ss = 0;
-      for (std::int64_t d = 0; d < D; ++d) ss += double(x[r * D + d]) * x[r * D + d];
-      float inv = float(1.0 / std::sqrt(ss / D + eps));
-      for (std::int64_t d = 0; d < D; ++d) y[r * D + d] = x[r * D + d] * inv * scale[d];
-    }
-}
-)";
-
-std::string fix(const std::string& body, const std::string& cause) {
-  return kernel_block(body) + "FIX_SUMMARY:\nerror: see above\ncause: " + cause +
-         "\nfix: rewrote it\n";
-}
-
 const char* kProfileMore =
     "BOTTLENECK: memory bandwidth\nDIAGNOSIS: scalar reduction at 40% of the "
     "roofline\nNEEDS_IMPROVEMENT: yes\nSUGGESTION: AVX2\n";
@@ -106,55 +73,23 @@ const char* kProfileDone =
     "BOTTLENECK: memory bandwidth\nDIAGNOSIS: at the bandwidth limit\nNEEDS_IMPROVEMENT: "
     "no\nSUGGESTION: none\n";
 
-class AutoLoopTest : public ::testing::Test {
+class AutoLoopTest : public CliScenario {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("kforge-auto-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   // Runs `kforge auto` with the script; returns its --json summary.
-  nlohmann::json run(const nlohmann::json& script, const std::vector<std::string>& extra) {
-    EXPECT_TRUE(core::write_atomic(dir_ / "script.json", script.dump()).ok());
-    std::string model = "cmd:python3 " +
-                        (core::source_dir() / "tests" / "scripted_model.py").string() + " " +
-                        (dir_ / "script.json").string() + " " + (dir_ / "log.jsonl").string();
-    std::string bin = std::getenv("KFORGE_BIN_DIR") ? std::getenv("KFORGE_BIN_DIR")
-                                                    : core::executable_dir().string();
-    std::vector<std::string> argv = {
-        bin + "/kforge", "auto",          "12p_rmsnorm", "--size",   "ci",  "--model",
-        model,           "--tune-budget", "2",           "--budget", "0.2", "--json"};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    auto r = core::run_process(
-        argv, {.timeout = std::chrono::seconds(600),
-               .cwd = dir_,
-               .extra_env = {"KFORGE_DIR=" + (dir_ / "state").string(),
-                             "KFORGE_CACHE_DIR=" + eval::test_user_cache().string(),
-                             "KFORGE_PEAK_BUDGET_S=3", "KFORGE_QUIET_WAIT_S=1"}});
+  nlohmann::json run_auto(const nlohmann::json& script_json,
+                          const std::vector<std::string>& extra) {
+    script(script_json);
+    std::vector<std::string> args = {"auto",     "12p_rmsnorm", "--size",        "ci",
+                                     "--model",  model(),       "--tune-budget", "2",
+                                     "--budget", "0.2",         "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = run(args);
     output_ = r.err;
     auto j = nlohmann::json::parse(r.out, nullptr, false);
     EXPECT_FALSE(j.is_discarded()) << "stdout: " << r.out << "\nstderr: " << r.err;
     return j;
   }
 
-  // The requests the model received for a role, in order.
-  std::vector<std::string> prompts(const std::string& role) {
-    std::vector<std::string> out;
-    std::ifstream in(dir_ / "log.jsonl");
-    for (std::string line; std::getline(in, line);) {
-      auto j = nlohmann::json::parse(line);
-      if (j["role"] != role) continue;
-      std::string all;
-      for (const auto& m : j["messages"]) all += m["content"].get<std::string>() + "\n";
-      out.push_back(all);
-    }
-    return out;
-  }
-
-  std::filesystem::path dir_;
   std::string output_;
 };
 
@@ -163,10 +98,11 @@ class AutoLoopTest : public ::testing::Test {
 TEST_F(AutoLoopTest, DebugsCompileAndCheckFailuresTunesAndStopsWithoutImprovement) {
   nlohmann::json script = {
       {"planner", {kPlan}},
-      {"coder", {kernel_block(kBroken), kernel_block(kSlow)}},
-      {"debugger", {fix(kWrong, "an undeclared name"), fix(kTunable, "the scale was not applied")}},
+      {"coder", {rms::block(rms::kBroken), rms::block(rms::kSlow)}},
+      {"debugger",
+       {rms::fix(kWrong, "an undeclared name"), rms::fix(kTunable, "the scale was not applied")}},
       {"profiler", {kProfileMore}}};
-  auto j = run(script, {"--iterations", "4", "--patience", "1"});
+  auto j = run_auto(script, {"--iterations", "4", "--patience", "1"});
   ASSERT_TRUE(j.is_object()) << output_;
 
   // The compiler's message reached the first debugging prompt; the mismatch analysis and the
@@ -265,10 +201,10 @@ TEST_F(AutoLoopTest, DebugsCompileAndCheckFailuresTunesAndStopsWithoutImprovemen
 // profiler's "at its limit" stops the run after the first correct kernel.
 TEST_F(AutoLoopTest, MalformedPlanGetsOneCorrectiveRetryAndTheProfilersDecisionStopsTheRun) {
   nlohmann::json script = {{"planner", {"I would vectorize it.", kPlan}},
-                           {"coder", {kernel_block(kTunable)}},
-                           {"debugger", {fix(kTunable, "none")}},
+                           {"coder", {rms::block(kTunable)}},
+                           {"debugger", {rms::fix(kTunable, "none")}},
                            {"profiler", {kProfileDone}}};
-  auto j = run(script, {"--iterations", "5"});
+  auto j = run_auto(script, {"--iterations", "5"});
   ASSERT_TRUE(j.is_object()) << output_;
   auto plans = prompts("planner");
   ASSERT_EQ(plans.size(), 2u);
@@ -285,10 +221,10 @@ TEST_F(AutoLoopTest, MalformedPlanGetsOneCorrectiveRetryAndTheProfilersDecisionS
 // above 1), and the run stops at its iteration limit.
 TEST_F(AutoLoopTest, AFasterKernelWinsSideBySideAndTheIterationLimitStopsTheRun) {
   nlohmann::json script = {{"planner", {kPlan, kPlan}},
-                           {"coder", {kernel_block(kSlow), kernel_block(kTunable)}},
-                           {"debugger", {fix(kTunable, "none")}},
+                           {"coder", {rms::block(rms::kSlow), rms::block(kTunable)}},
+                           {"debugger", {rms::fix(kTunable, "none")}},
                            {"profiler", {kProfileMore, kProfileMore}}};
-  auto j = run(script, {"--iterations", "2", "--patience", "2"});
+  auto j = run_auto(script, {"--iterations", "2", "--patience", "2"});
   ASSERT_TRUE(j.is_object()) << output_;
   EXPECT_EQ(j["stop_reason"], "reached 2 iterations");
   const auto& its = j["iterations"];

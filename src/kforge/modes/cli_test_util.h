@@ -40,12 +40,11 @@ class CliScenario : public ::testing::Test {
   }
   std::vector<std::string> env() const {
     // Peaks only set the roofline here: a short measurement, once per build tree's test cache.
+    // No wait for a quiet machine: under ctest -j2 another test always runs, so a wait would only
+    // add a second to every timing (the wait itself is quiet_wait_test's; a busy run is marked).
     return {"KFORGE_DIR=" + (dir_ / "state").string(),
-            "KFORGE_CACHE_DIR=" + eval::test_user_cache().string(),
-            "KFORGE_PROGRESS=0",
-            "KFORGE_PEAK_BUDGET_S=3",
-            "KFORGE_QUIET_WAIT_S=1",
-            "KFORGE_REPORT_PEERS=none"};
+            "KFORGE_CACHE_DIR=" + eval::test_user_cache().string(), "KFORGE_PROGRESS=0",
+            "KFORGE_PEAK_BUDGET_S=3", "KFORGE_QUIET_WAIT_S=0", "KFORGE_REPORT_PEERS=none"};
   }
   void script(const nlohmann::json& j) {
     ASSERT_TRUE(core::write_atomic(dir_ / "script.json", j.dump()).ok());
@@ -59,6 +58,33 @@ class CliScenario : public ::testing::Test {
                .cwd = dir_,
                .extra_env = env(),
                .stdin_data = stdin_data.empty() ? std::optional<std::string>() : stdin_data});
+  }
+
+  // `kforge search` over the three strategies of rms::kThreeStrategies (written to
+  // strategies.toml by the caller) in parallel, one expansion at a time, without tuning or fixes.
+  std::vector<std::string> parallel_search_argv() const {
+    return {kforge(),
+            "search",
+            "12p_rmsnorm",
+            "--size",
+            "ci",
+            "--model",
+            model(),
+            "--strategies",
+            (dir_ / "strategies.toml").string(),
+            "--algorithm",
+            "parallel",
+            "--width",
+            "3",
+            "--jobs",
+            "1",
+            "--budget",
+            "0.2",
+            "--tune-budget",
+            "0",
+            "--debug-attempts",
+            "0",
+            "--quiet"};
   }
 
   // The requests the model received for a role, each as its messages joined.
@@ -134,9 +160,41 @@ inline std::string fix(const std::string& body, const std::string& cause) {
   return block(body) + "FIX_SUMMARY:\nerror: see above\ncause: " + cause + "\nfix: rewrote it\n";
 }
 
+// A catalogue of three strategies whose text carries a marker, and a script whose replies are
+// chosen by it: the fast kernel, the slow one and the wrong one.
+inline const char* kThreeStrategies = R"(replace = true
+[[strategy]]
+id = "go_fast"
+family = "compute"
+text = "STRATEGY-FAST: vectorize the reduction."
+[[strategy]]
+id = "go_slow"
+family = "memory"
+text = "STRATEGY-SLOW: recompute everything in double."
+[[strategy]]
+id = "go_wrong"
+family = "algorithm"
+text = "STRATEGY-WRONG: drop the scale."
+)";
+
 inline const char* kProfiled =
     "BOTTLENECK: memory bandwidth\nDIAGNOSIS: scalar loop\nNEEDS_IMPROVEMENT: yes\nSUGGESTION: "
     "AVX2\n";
+
+inline nlohmann::json three_strategy_script() {
+  using nlohmann::json;
+  return {{"planner",
+           {json{{"when", "STRATEGY-FAST"}, {"reply", plan("PLAN-FAST vectorize")}},
+            json{{"when", "STRATEGY-SLOW"}, {"reply", plan("PLAN-SLOW double precision")}},
+            json{{"when", "STRATEGY-WRONG"}, {"reply", plan("PLAN-WRONG no scale")}},
+            plan("PLAN-FAST")}},
+          {"coder",
+           {json{{"when", "PLAN-FAST"}, {"reply", block(kFast)}},
+            json{{"when", "PLAN-SLOW"}, {"reply", block(kSlow)}},
+            json{{"when", "PLAN-WRONG"}, {"reply", block(kWrong)}}}},
+          {"debugger", {fix(kWrong, "still wrong")}},
+          {"profiler", {kProfiled}}};
+}
 
 }  // namespace rms
 }  // namespace kforge::modes

@@ -20,40 +20,13 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const char* kCatalogue = R"(replace = true
-[[strategy]]
-id = "go_fast"
-family = "compute"
-text = "STRATEGY-FAST: vectorize the reduction."
-[[strategy]]
-id = "go_slow"
-family = "memory"
-text = "STRATEGY-SLOW: recompute everything in double."
-[[strategy]]
-id = "go_wrong"
-family = "algorithm"
-text = "STRATEGY-WRONG: drop the scale."
-)";
-
 class SearchTest : public CliScenario {
  protected:
   void SetUp() override {
     CliScenario::SetUp();
-    ASSERT_TRUE(core::write_atomic(dir_ / "strategies.toml", kCatalogue).ok());
+    ASSERT_TRUE(core::write_atomic(dir_ / "strategies.toml", rms::kThreeStrategies).ok());
     // The planner's strategy section carries a marker the coder's reply is chosen by.
-    script(
-        {{"planner",
-          {nlohmann::json{{"when", "STRATEGY-FAST"}, {"reply", rms::plan("PLAN-FAST vectorize")}},
-           nlohmann::json{{"when", "STRATEGY-SLOW"},
-                          {"reply", rms::plan("PLAN-SLOW double precision")}},
-           nlohmann::json{{"when", "STRATEGY-WRONG"}, {"reply", rms::plan("PLAN-WRONG no scale")}},
-           rms::plan("PLAN-FAST")}},
-         {"coder",
-          {nlohmann::json{{"when", "PLAN-FAST"}, {"reply", rms::block(rms::kFast)}},
-           nlohmann::json{{"when", "PLAN-SLOW"}, {"reply", rms::block(rms::kSlow)}},
-           nlohmann::json{{"when", "PLAN-WRONG"}, {"reply", rms::block(rms::kWrong)}}}},
-         {"debugger", {rms::fix(rms::kWrong, "still wrong")}},
-         {"profiler", {rms::kProfiled}}});
+    script(rms::three_strategy_script());
   }
 
   nlohmann::json search(const std::vector<std::string>& extra) {
@@ -187,28 +160,7 @@ TEST_F(SearchTest, BeamBuildsTheGraphAndAdmitsOnlyValidNodes) {
 
 TEST_F(SearchTest, KilledSearchResumesWithoutRepeatingFinishedExpansions) {
   // Start a search of three expansions and kill it once the first has finished.
-  std::vector<std::string> args = {kforge(),
-                                   "search",
-                                   "12p_rmsnorm",
-                                   "--size",
-                                   "ci",
-                                   "--model",
-                                   model(),
-                                   "--strategies",
-                                   (dir_ / "strategies.toml").string(),
-                                   "--algorithm",
-                                   "parallel",
-                                   "--width",
-                                   "3",
-                                   "--jobs",
-                                   "1",
-                                   "--budget",
-                                   "0.2",
-                                   "--tune-budget",
-                                   "0",
-                                   "--debug-attempts",
-                                   "0",
-                                   "--quiet"};
+  std::vector<std::string> args = parallel_search_argv();
   pid_t pid = fork();
   if (pid == 0) {
     setpgid(0, 0);

@@ -44,6 +44,11 @@ class SlurmTest : public CliScenario {
         skip_ = std::string(b) + " is missing: apt-get install slurm-wlm munge (scripts/setup)";
         return;
       }
+    if (auto conf = shared_cluster_conf(); !conf.empty()) {
+      ::setenv("SLURM_CONF", conf.c_str(), 1);
+      on_shared_cluster_ = true;
+      return;
+    }
     cluster_ = fs::temp_directory_path() / ("kforge-slurm-" + std::to_string(::getpid()));
     auto script = (core::source_dir() / "tests" / "slurm" / "cluster.sh").string();
     // KFORGE_TEST_SLURM_NODES: more compute daemons, for the scaling figure below.
@@ -58,6 +63,30 @@ class SlurmTest : public CliScenario {
     }
     ::setenv("SLURM_CONF", std::string(core::trim(r.out.substr(at + 11))).c_str(), 1);
   }
+  // The cluster ctest starts for all the Slurm tests (tests/CMakeLists.txt) in build/test-slurm,
+  // when its controller runs; "" when there is none (this binary run alone, or the cluster not
+  // started because KFORGE_TEST_SLURM_NODES asks for another size).
+  static std::string shared_cluster_conf() {
+    const char* bin = std::getenv("KFORGE_BIN_DIR");
+    if (!bin || !*bin || std::getenv("KFORGE_TEST_SLURM_NODES")) return "";
+    const fs::path dir = fs::path(bin).parent_path() / "test-slurm";
+    auto pid = core::read_text(dir / "run" / "slurmctld.pid");
+    if (!pid.ok() || !fs::exists(dir / "slurm.conf")) return "";
+    const long id = std::atol(std::string(core::trim(*pid)).c_str());
+    return id > 0 && ::kill(static_cast<pid_t>(id), 0) == 0 ? (dir / "slurm.conf").string() : "";
+  }
+  // On the shared cluster, a job an earlier test left running is cancelled before this test
+  // starts: the tests find their job as the one running.
+  static void cancel_leftover_jobs() {
+    if (core::trim(sh({"squeue", "--noheader", "--format=%i"})).empty()) return;
+    sh({"scancel", "--user=root"});
+    for (int i = 0; i < 150; ++i) {
+      if (core::trim(sh({"squeue", "--noheader", "--format=%i"})).empty()) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    ADD_FAILURE() << "jobs left by an earlier test did not end: " << sh({"squeue"});
+  }
+
   static void TearDownTestSuite() {
     if (cluster_.empty()) return;
     auto script = (core::source_dir() / "tests" / "slurm" / "cluster.sh").string();
@@ -66,10 +95,12 @@ class SlurmTest : public CliScenario {
     fs::remove_all(cluster_, ec);
   }
   static inline std::string cluster_error_;
+  static inline bool on_shared_cluster_ = false;  // ctest's cluster, not this process's
 
   void SetUp() override {
     if (!skip_.empty()) GTEST_SKIP() << skip_;
     ASSERT_TRUE(cluster_error_.empty()) << cluster_error_;
+    if (on_shared_cluster_) cancel_leftover_jobs();
     CliScenario::SetUp();
     shared_ = dir_ / "shared";
     ASSERT_TRUE(core::write_atomic(dir_ / "kforge.toml",

@@ -6,6 +6,7 @@
 
 #include "kforge/core/fs.h"
 #include "kforge/core/hash.h"
+#include "kforge/toolchain/compile_scratch.h"
 
 namespace kforge::toolchain {
 
@@ -65,6 +66,30 @@ bool load_cached(const std::filesystem::path& entry, CompileResult& r) {
 
 // Every file under dir, by relative path and content, in one key: a trusted compile may include
 // any of them, so an edited helper header must miss the cache, not serve the old artifact.
+void store_outcome(const std::filesystem::path& scratch, const std::string& source_file,
+                   const std::filesystem::path& entry, bool storable, CompileResult& result) {
+  std::error_code ec;
+  if (!storable) {
+    std::filesystem::remove_all(scratch, ec);
+    return;
+  }
+  auto stored = core::write_atomic(scratch / "result.json", result_to_json(result).dump());
+  std::filesystem::remove(scratch / source_file, ec);
+  if (stored) stored = publish_scratch(scratch, entry);
+  if (!stored || !load_cached(entry, result)) {
+    std::filesystem::remove_all(scratch, ec);
+    result.ok = false;
+    result.artifact.clear();
+    const std::string why =
+        "kforge could not store the compiled kernel: " +
+        (stored ? std::string("the cache entry could not be read back") : stored.error().message);
+    result.log = why + "\n" + result.log;
+    result.diagnostics.insert(result.diagnostics.begin(),
+                              Diagnostic{"kforge", 0, 0, "error", why, {}});
+  }
+  result.cached = false;
+}
+
 std::string tree_digest(const std::filesystem::path& dir) {
   std::vector<std::filesystem::path> files;
   std::error_code ec;

@@ -28,6 +28,15 @@ nlohmann::json result_to_json(const CompileResult& r);
 // recompile can take its place.
 bool load_cached(const std::filesystem::path& entry, CompileResult& r);
 
+// The end of every compile: a finished outcome is stored as the cache entry (the scratch folder,
+// less the source file, becomes the entry) and read back, so the result names the cached
+// artifact. An outcome that is not `storable` (a timeout or a compiler that could not start: it
+// may pass on a quieter machine) is not kept and its scratch folder is removed. A store or
+// read-back that fails makes the result a failed compile saying why, in the log and as its first
+// diagnostic.
+void store_outcome(const std::filesystem::path& scratch, const std::string& source_file,
+                   const std::filesystem::path& entry, bool storable, CompileResult& result);
+
 // Every file under dir, by relative path and content, in one key: a trusted compile may include
 // any of them, so an edited helper header must miss the cache, not serve the old artifact.
 std::string tree_digest(const std::filesystem::path& dir);

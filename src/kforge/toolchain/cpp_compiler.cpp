@@ -279,26 +279,7 @@ CompileResult CppCompiler::compile(const CompileRequest& request) {
     explain_sandbox(result, raw, sandbox.limits);
 
   // Cache the outcome (timeouts excepted: they may pass on a quieter machine).
-  if (!run.timed_out && !run.spawn_failed) {
-    auto stored = core::write_atomic(*scratch / "result.json", result_to_json(result).dump());
-    std::filesystem::remove(*scratch / file);
-    if (stored) stored = publish_scratch(*scratch, entry);
-    if (!stored || !load_cached(entry, result)) {
-      std::error_code ec;
-      std::filesystem::remove_all(*scratch, ec);
-      result.ok = false;
-      result.artifact.clear();
-      std::string why = stored ? "the cache entry could not be read back" : stored.error().message;
-      result.log = "kforge could not store the compiled kernel: " + why + "\n" + result.log;
-      result.diagnostics.insert(
-          result.diagnostics.begin(),
-          Diagnostic{
-              "kforge", 0, 0, "error", "kforge could not store the compiled kernel: " + why, {}});
-    }
-    result.cached = false;
-  } else {
-    std::filesystem::remove_all(*scratch);
-  }
+  store_outcome(*scratch, file, entry, !run.timed_out && !run.spawn_failed, result);
   return result;
 }
 

@@ -2,6 +2,9 @@
 // included), diagnostics with the offending source line, and the compile timeout.
 #include "kforge/toolchain/cpp_compiler.h"
 
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -43,6 +46,24 @@ TEST_F(CppCompilerTest, CompilesAndCachesByContent) {
   auto flagged = compile(src, {"-DTILE=4"});
   EXPECT_NE(flagged.key, first.key);
   EXPECT_FALSE(flagged.cached);
+}
+
+// A compile whose outcome cannot be stored in the cache (here every obj/<prefix> folder is a file)
+// is a failed compile saying why, in the log and as its first diagnostic, with no artifact: never
+// a kernel loaded from a scratch folder that is about to go.
+TEST_F(CppCompilerTest, AnOutcomeThatCannotBeStoredIsAFailedCompileSayingWhy) {
+  std::filesystem::create_directories(dir_ / "cache" / "obj");
+  for (int i = 0; i < 256; ++i)
+    std::ofstream(dir_ / "cache" / "obj" / fmt::format("{:02x}", i)) << "not a folder\n";
+  auto r = compile(
+      "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* x, float* y) { y[0] = "
+      "x[0]; }\n");
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(r.artifact.empty());
+  EXPECT_THAT(r.log, ::testing::StartsWith("kforge could not store the compiled kernel: "));
+  ASSERT_FALSE(r.diagnostics.empty());
+  EXPECT_EQ(r.diagnostics[0].file, "kforge");
+  EXPECT_THAT(r.diagnostics[0].message, ::testing::HasSubstr("cannot store the compile"));
 }
 
 // The version the agents are told: the first line of `--version`, with a version number in it.

@@ -2,18 +2,57 @@
 #include "kforge/toolchain/elf_symbols.h"
 
 #include <elf.h>
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstring>
-#include <fstream>
-#include <iterator>
+#include <span>
 
 namespace kforge::toolchain {
+namespace {
+
+// The file mapped read-only: the link check reads a few tables of libraries such as cuDNN and
+// cuBLAS (hundreds of MB each), so only the pages it touches are read, not the whole file.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::filesystem::path& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st {};
+    opened_ = ::fstat(fd, &st) == 0;
+    if (opened_ && st.st_size > 0) {
+      void* p =
+          ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+      if (p != MAP_FAILED)
+        bytes_ = {static_cast<const char*>(p), static_cast<std::size_t>(st.st_size)};
+      else
+        opened_ = false;
+    }
+    ::close(fd);
+  }
+  ~MappedFile() {
+    if (!bytes_.empty()) ::munmap(const_cast<char*>(bytes_.data()), bytes_.size());
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  bool opened() const { return opened_; }
+  std::span<const char> bytes() const { return bytes_; }
+
+ private:
+  bool opened_ = false;
+  std::span<const char> bytes_;
+};
+
+}  // namespace
 
 Result<ElfDynamic> read_elf_dynamic(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{fmt::format("{}: cannot open", path.string())};
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  MappedFile file(path);
+  if (!file.opened()) return Error{fmt::format("{}: cannot open", path.string())};
+  const std::span<const char> bytes = file.bytes();
   auto bad = [&](const char* why) {
     return Error{fmt::format("{}: not a valid ELF64 shared object ({})", path.string(), why)};
   };

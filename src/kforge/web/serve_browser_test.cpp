@@ -128,59 +128,14 @@ TEST_F(ServeBrowserTest, SessionsListAndANodeWithHostileTextShownAsText) {
 }
 
 TEST_F(ServeBrowserTest, TheGraphGrowsLiveWhileASearchRuns) {
-  ASSERT_TRUE(core::write_atomic(dir_ / "strategies.toml", R"(replace = true
-[[strategy]]
-id = "go_fast"
-family = "compute"
-text = "STRATEGY-FAST: vectorize the reduction."
-[[strategy]]
-id = "go_slow"
-family = "memory"
-text = "STRATEGY-SLOW: recompute everything in double."
-[[strategy]]
-id = "go_wrong"
-family = "algorithm"
-text = "STRATEGY-WRONG: drop the scale."
-)")
-                  .ok());
+  ASSERT_TRUE(core::write_atomic(dir_ / "strategies.toml", modes::rms::kThreeStrategies).ok());
   // Each reply takes a while, as a real model's would: the graph grows in visible steps.
-  script(
-      {{"latency_s", 0.7},
-       {"planner",
-        {nlohmann::json{{"when", "STRATEGY-FAST"}, {"reply", modes::rms::plan("PLAN-FAST")}},
-         nlohmann::json{{"when", "STRATEGY-SLOW"}, {"reply", modes::rms::plan("PLAN-SLOW")}},
-         nlohmann::json{{"when", "STRATEGY-WRONG"}, {"reply", modes::rms::plan("PLAN-WRONG")}},
-         modes::rms::plan("PLAN-FAST")}},
-       {"coder",
-        {nlohmann::json{{"when", "PLAN-FAST"}, {"reply", modes::rms::block(modes::rms::kFast)}},
-         nlohmann::json{{"when", "PLAN-SLOW"}, {"reply", modes::rms::block(modes::rms::kSlow)}},
-         nlohmann::json{{"when", "PLAN-WRONG"}, {"reply", modes::rms::block(modes::rms::kWrong)}}}},
-       {"profiler", {modes::rms::kProfiled}}});
+  auto replies = modes::rms::three_strategy_script();
+  replies["latency_s"] = 0.7;
+  script(replies);
   auto url = start_serve();
   ASSERT_FALSE(url.empty()) << serve_->output();
-  BackgroundProcess search({kforge(),
-                            "search",
-                            "12p_rmsnorm",
-                            "--size",
-                            "ci",
-                            "--model",
-                            model(),
-                            "--strategies",
-                            (dir_ / "strategies.toml").string(),
-                            "--algorithm",
-                            "parallel",
-                            "--width",
-                            "3",
-                            "--jobs",
-                            "1",
-                            "--budget",
-                            "0.2",
-                            "--tune-budget",
-                            "0",
-                            "--debug-attempts",
-                            "0",
-                            "--quiet"},
-                           dir_, env(), dir_ / "search.log");
+  BackgroundProcess search(parallel_search_argv(), dir_, env(), dir_ / "search.log");
   // The run's id, as soon as the search has written its run.
   std::string run_id;
   for (int i = 0; i < 600 && run_id.empty(); ++i) {
