@@ -145,8 +145,12 @@ eval::Evaluation CudaTarget::evaluate(const eval::TaskContext& host, toolchain::
 
 AgentMaterial CudaTarget::agent_material() const {
   const auto root = core::source_dir();
-  return {"CUDA C++ (nvcc 13, sm_90 by default: Hopper)", root / "prompts" / "cuda",
-          root / "knowledge" / "cuda", root / "strategies" / "cuda.toml"};
+  return {"CUDA C++ (nvcc 13, sm_90 by default: Hopper)",
+          root / "prompts" / "cuda",
+          root / "knowledge" / "cuda",
+          root / "strategies" / "cuda.toml",
+          "cuda",
+          true};
 }
 
 }  // namespace kforge::target
