@@ -231,6 +231,10 @@ std::string describe_resources(const eval::Evaluation& e) {
   if (e.compile.resources.empty()) return "(not a GPU kernel, or ptxas reported nothing)\n";
   std::string out = toolchain::format_resources(e.compile.resources);
   if (!out.empty() && out.back() != '\n') out += "\n";
+  if (!e.counters.empty())
+    out += "Hardware counters (Nsight Compute, one check call):\n" + eval::format_ncu(e.counters);
+  else if (!e.counters_note.empty())
+    out += "No hardware counters: " + e.counters_note + "\n";
   return out;
 }
 

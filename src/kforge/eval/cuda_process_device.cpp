@@ -276,6 +276,13 @@ std::filesystem::path find_compute_sanitizer(const std::filesystem::path& cuda_h
   return {};
 }
 
+std::filesystem::path find_ncu(const std::filesystem::path& cuda_home) {
+  std::error_code ec;
+  for (const auto& p : {cuda_home / "bin" / "ncu", cuda_home / "nsight-compute" / "ncu"})
+    if (std::filesystem::exists(p, ec)) return p;
+  return {};
+}
+
 std::vector<std::string> sanitizer_wrapper(const std::filesystem::path& sanitizer,
                                            const std::string& tool) {
   return {sanitizer.string(),   "--tool", tool, "--error-exitcode", "99", "--print-limit", "20",

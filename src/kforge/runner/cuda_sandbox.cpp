@@ -164,7 +164,14 @@ core::LandlockView cuda_runner_view(const CudaWallsOptions& o) {
     // cuDNN, cuBLAS and libtorch open libraries of their own as they go.
     for (const char* d : {"/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib"})
       v.read_dirs.push_back(d);
-    for (const auto& d : o.dependencies) v.read_dirs.push_back(d.parent_path());
+    // And the folders around what it links: a wheel's nvidia/<lib>/lib beside its siblings.
+    for (const auto& d : o.dependencies)
+      for (auto dir = d.parent_path(); auto up : {0, 1, 2}) {
+        if (dir.empty() || dir == dir.root_path()) break;
+        v.read_dirs.push_back(dir);
+        (void)up;
+        dir = dir.parent_path();
+      }
   }
   return v;
 }
