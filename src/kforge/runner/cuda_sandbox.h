@@ -31,6 +31,10 @@
 //      - memfd_create fails with EPERM.
 //    Still forbidden (trap): fork, vfork, clone without CLONE_THREAD, execve, ptrace, kill and
 //    tgkill of others, seccomp, mount, bpf, and executable memory that is not a file mapping.
+// Landlock binds the thread that raises it and the threads it starts later: the driver's own
+// threads, started by cuInit before the walls, stay outside Landlock (the seccomp filter covers
+// them: TSYNC). The kernel's code runs on the main thread, confined, and so does every thread it
+// starts.
 // None of this has been traced on a GPU by these rules' author: scripts/gpu-check runs a kernel
 // under them on a device and names any call that trapped ("forbidden system call NAME").
 //
