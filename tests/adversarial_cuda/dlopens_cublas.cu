@@ -1,9 +1,10 @@
 // host: no_device
 // gpu: report
 // Loads cuBLAS at run time with dlopen, past the link check, and copies x into y with it (wrong,
-// so the check fails either way). NOT YET DEFENDED on a device: the CUDA runner does not yet
-// apply the cpu runner's Landlock and seccomp walls (the driver's needs, device files and ioctls,
-// must first be traced on a GPU), so dlopen can succeed. The GPU suite records what happens.
+// so the check fails either way). Defended by the walls (runner/cuda_sandbox.h): Landlock lets the
+// kernel's process read only its own file and the libraries the loader resolved for it before
+// the walls, so dlopen finds libcublas beside libcudart and may not read it. Not yet seen on a
+// device (the walls' rules are not yet traced there); the GPU suite records what happens.
 #include <dlfcn.h>
 #include "kforge_task.h"
 extern "C" void kernel(const float* x, const float* scale, float* y, cudaStream_t stream) {

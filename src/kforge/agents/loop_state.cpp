@@ -35,8 +35,14 @@ std::string init_text(const core::InitSpec& i) {
   return "?";
 }
 
-std::string flags(const eval::TaskContext& task) {
-  return fmt::format("{}", fmt::join(task.compiler().flags_for(toolchain::Role::candidate), " "));
+toolchain::Compiler& kernel_compiler(const LoopState& s) {
+  return s.dialect.compiler ? *s.dialect.compiler : s.task->compiler();
+}
+
+std::string compiler_text(const LoopState& s) {
+  auto& c = kernel_compiler(s);
+  return fmt::format("Compiler: {}, with {}.\n", c.version(),
+                     fmt::join(c.flags_for(toolchain::Role::candidate), " "));
 }
 
 std::string caches_text(const eval::MachineProfile& m) {
@@ -76,7 +82,7 @@ std::string diagnosis_text(const Diagnosis& d) {
 
 }  // namespace
 
-std::string describe_task(const eval::TaskContext& ctx) {
+std::string describe_task(const eval::TaskContext& ctx, const KernelDialect& dialect) {
   const auto& spec = ctx.spec();
   const auto& t = ctx.task();
   std::string s = fmt::format("{} — {}\nInputs, in the kernel's order:\n", spec.id, spec.title);
@@ -93,7 +99,7 @@ std::string describe_task(const eval::TaskContext& ctx) {
   s += fmt::format(
       "\nkforge_task.h, generated for size '{}' (every kernel includes it; use its names and "
       "types):\n```cpp\n{}```\n",
-      t.size, ctx.header());
+      t.size, dialect.header.empty() ? ctx.header() : dialect.header);
   if (auto notes = task_notes(spec, t.size); !notes.empty())
     s += "\nNotes on the task (from its task.toml and generator):\n" + notes;
   auto reference = core::read_text(spec.reference_path());
@@ -104,7 +110,51 @@ std::string describe_task(const eval::TaskContext& ctx) {
   return s;
 }
 
+namespace {
+
+std::string gpu_limits_text(const std::string& arch) {
+  const auto l = toolchain::arch_limits(arch);
+  return fmt::format(
+      "Limits per SM ({}): {} threads, {} blocks, {} registers (allocated per warp in units of "
+      "{}; at most 255 per thread), {} KiB shared memory; {} KiB per block (above 48 KiB only as "
+      "dynamic shared memory after cudaFuncSetAttribute). 32 threads per warp, 32 shared-memory "
+      "banks of 4 bytes.\n",
+      arch, l.max_threads_per_sm, l.max_blocks_per_sm, l.registers_per_sm, l.register_granularity,
+      l.shared_per_sm >> 10, l.shared_per_block >> 10);
+}
+
+std::string describe_gpu(const LoopState& s) {
+  const KernelDialect& d = s.dialect;
+  std::string out;
+  if (const auto* g = d.device) {
+    const auto& dev = g->device;
+    out = fmt::format(
+        "GPU: {} ({}, compute capability {}.{}): {} SMs, {:.0f} GiB memory, {} MiB L2, SM clock "
+        "{:.2f} GHz.\n",
+        dev.name, dev.arch(), dev.major, dev.minor, dev.sms,
+        static_cast<double>(dev.memory_bytes) / (1ull << 30), dev.l2_bytes >> 20,
+        dev.clock_khz / 1e6);
+    const auto& p = g->peaks;
+    out += fmt::format(
+        "Measured peaks: {:.0f} GFLOP/s FP32 FMA, {:.0f} GFLOP/s tensor cores with FP16 inputs "
+        "and {:.0f} with TF32 (mma.sync), {:.0f} GB/s memory bandwidth; FP32 ridge point {:.1f} "
+        "FLOP/byte.\n",
+        p.fp32_fma_gflops, p.tensor_f16_gflops, p.tensor_tf32_gflops, p.hbm_gbps, p.ridge_fp32());
+  } else {
+    out = fmt::format(
+        "GPU: none on the machine that writes this kernel ({}); kernels are compiled for {} and "
+        "judged where a device is; plan for the architecture's limits below.\n",
+        d.device_missing.empty() ? "no CUDA device" : d.device_missing, d.arch);
+  }
+  out += gpu_limits_text(d.device ? d.device->device.arch() : d.arch);
+  out += fmt::format("Kernels are compiled for {}.\n", d.arch);
+  return out + compiler_text(s);
+}
+
+}  // namespace
+
 std::string describe_machine(const LoopState& s) {
+  if (s.dialect.gpu) return describe_gpu(s);
   const auto& m = *s.machine;
   const int n = s.threads;
   double balance = m.peak_gbps(n) > 0 ? m.peak_gflops(n) / m.peak_gbps(n) : 0;
@@ -118,8 +168,7 @@ std::string describe_machine(const LoopState& s) {
       "Kernels run with {} OpenMP thread(s); measured peaks with {}: {:.1f} GFLOP/s f32 FMA, "
       "{:.1f} GB/s (STREAM triad); balance {:.1f} FLOP/byte.\n",
       n, n, m.peak_gflops(n), m.peak_gbps(n), balance);
-  out += fmt::format("Compiler: {}, with {}.\n", s.task->compiler().version(), flags(*s.task));
-  return out;
+  return out + compiler_text(s);
 }
 
 std::string describe_budget(const LoopState& s) {
@@ -178,6 +227,17 @@ std::string describe_vectorization(const eval::Evaluation& e) {
                    : "(not available)\n";
 }
 
+std::string describe_resources(const eval::Evaluation& e) {
+  if (e.compile.resources.empty()) return "(not a GPU kernel, or ptxas reported nothing)\n";
+  std::string out = toolchain::format_resources(e.compile.resources);
+  if (!out.empty() && out.back() != '\n') out += "\n";
+  if (!e.counters.empty())
+    out += "Hardware counters (Nsight Compute, one check call):\n" + eval::format_ncu(e.counters);
+  else if (!e.counters_note.empty())
+    out += "No hardware counters: " + e.counters_note + "\n";
+  return out;
+}
+
 std::string describe_standing(const LoopState& s) {
   std::string out = fmt::format(
       "Baseline to beat ({}): {:.4g} ms ({}). At 100% of the roofline the kernel would take "
@@ -191,7 +251,7 @@ std::string describe_standing(const LoopState& s) {
   if (b.evaluation.profile) out += "Where its time goes:\n" + describe_hot_spots(b.evaluation);
   if (!b.tuning.empty()) out += "Its tuning:\n" + b.tuning;
   if (b.diagnosis) out += "Profiler's diagnosis: " + diagnosis_text(*b.diagnosis) + "\n";
-  out += "Its source:\n```cpp\n" + b.source + "```\n";
+  out += "Its source:\n```" + s.dialect.fence + "\n" + b.source + "```\n";
   return out;
 }
 

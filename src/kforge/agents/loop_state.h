@@ -10,8 +10,10 @@
 
 #include "kforge/agents/reply_parsers.h"
 #include "kforge/eval/evaluation.h"
+#include "kforge/eval/gpu_profile.h"
 #include "kforge/eval/machine.h"
 #include "kforge/eval/task_context.h"
+#include "kforge/toolchain/compiler.h"
 
 namespace kforge::agents {
 
@@ -46,9 +48,29 @@ struct RunBudget {
   std::string unit = "run";     // what the limits end: "run", or "search expansion"
 };
 
+// What the run's kernels are written in and run on, as the agents must be told: the target's
+// side of every request. The defaults are the cpp target's (kernels for this CPU, built by the
+// task's own compiler), so a run that sets nothing is the CPU run it always was.
+struct KernelDialect {
+  std::string target = "cpp";  // what --target named
+  std::string fence = "cpp";   // the code-block language kernels are shown and asked for in
+  // kforge_task.h as the target generates it (cuda: <cuda_runtime.h>, the stream parameter);
+  // empty: the task context's own (the cpp header).
+  std::string header;
+  int extra_parameters = 0;  // after the buffers: cuda's stream
+  // The compiler kernels are built with; null: the task context's (the host compiler).
+  toolchain::Compiler* compiler = nullptr;
+  // A GPU target: the device kernels run on, or why there is none on this machine.
+  bool gpu = false;
+  std::string arch;                          // "sm_90": what kernels are compiled for
+  const eval::GpuProfile* device = nullptr;  // null: no device found
+  std::string device_missing;                // "no CUDA device: ..." when device is null
+};
+
 struct LoopState {
   const eval::TaskContext* task = nullptr;
-  const eval::MachineProfile* machine = nullptr;
+  const eval::MachineProfile* machine = nullptr;  // the CPU (the cpp target's machine)
+  KernelDialect dialect;
   int threads = 1;
   double baseline_ms = 0;  // the partner's median at this size: the latest measurement
   // What every kernel is paired with and aims to beat (--beat): libtorch eager by default, or a
@@ -63,9 +85,11 @@ struct LoopState {
 };
 
 // Text blocks for the prompt templates, one fact each.
-std::string describe_task(const eval::TaskContext& task);  // spec, notes, kforge_task.h, reference
-std::string describe_machine(
-    const LoopState& s);  // CPU, core, clock, ISA, caches, peaks, compiler and flags
+// Spec, notes, kforge_task.h (the dialect's when it has one), reference.
+std::string describe_task(const eval::TaskContext& task, const KernelDialect& dialect = {});
+// The CPU (core, clock, ISA, caches, peaks) or, for a GPU target, the device (SMs, memory, L2,
+// the architecture's limits, measured peaks); then the kernels' compiler and flags.
+std::string describe_machine(const LoopState& s);
 std::string describe_budget(const LoopState& s);    // iterations and patience left
 std::string describe_standing(const LoopState& s);  // baseline, roofline bound, best kernel
 std::string describe_history(
@@ -75,5 +99,8 @@ std::string describe_evaluation(
 std::string describe_hot_spots(
     const eval::Evaluation& e);  // samples by object and hot lines, with uncertainty
 std::string describe_vectorization(const eval::Evaluation& e);
+// What ptxas says each GPU kernel uses (registers, spills, shared memory, occupancy) and the
+// Nsight Compute metrics when they were collected; "(not a GPU kernel)" otherwise.
+std::string describe_resources(const eval::Evaluation& e);
 
 }  // namespace kforge::agents

@@ -8,12 +8,18 @@
 
 namespace kforge::agents {
 
-PromptLibrary::PromptLibrary(std::filesystem::path dir) : dir_(std::move(dir)) {}
+PromptLibrary::PromptLibrary(std::filesystem::path dir, std::filesystem::path target_dir)
+    : dir_(std::move(dir)), target_dir_(std::move(target_dir)) {}
+
+std::filesystem::path PromptLibrary::file_for(const std::string& name) const {
+  std::error_code ec;
+  for (const auto& d : {dir_, target_dir_})
+    if (!d.empty() && std::filesystem::exists(d / (name + ".txt"), ec)) return d / (name + ".txt");
+  return core::source_dir() / "prompts" / (name + ".txt");
+}
 
 Result<std::string> PromptLibrary::render(const std::string& name, const PromptVars& vars) const {
-  std::filesystem::path file = dir_ / (name + ".txt");
-  if (dir_.empty() || !std::filesystem::exists(file))
-    file = core::source_dir() / "prompts" / (name + ".txt");
+  const auto file = file_for(name);
   auto text = core::read_text(file);
   if (!text) return text.error();
   return render_template(*text, vars, file.string());

@@ -1,7 +1,8 @@
 #pragma once
-// Prompts live in text files (prompts/<name>.txt, or a folder of the user's own via --prompts)
-// with {{placeholders}}; rendering a template with a placeholder it was not given is an error
-// naming the file and the placeholder, so a prompt never goes out with a hole in it.
+// Prompts live in text files (prompts/<name>.txt, a target's own folder such as prompts/cuda/, or
+// a folder of the user's own via --prompts) with {{placeholders}}; rendering a template with a
+// placeholder it was not given is an error naming the file and the placeholder, so a prompt never
+// goes out with a hole in it.
 
 #include <filesystem>
 #include <map>
@@ -15,12 +16,15 @@ using PromptVars = std::map<std::string, std::string>;
 
 class PromptLibrary {
  public:
-  // `dir` holds the templates; missing ones fall back to kforge's own prompts/ folder.
-  explicit PromptLibrary(std::filesystem::path dir = {});
+  // A template is looked up in `dir` (the user's), then in `target_dir` (the target's own), then
+  // in kforge's prompts/ folder; an empty folder is skipped.
+  explicit PromptLibrary(std::filesystem::path dir = {}, std::filesystem::path target_dir = {});
   Result<std::string> render(const std::string& name, const PromptVars& vars) const;
+  // The file `render` would read for `name`.
+  std::filesystem::path file_for(const std::string& name) const;
 
  private:
-  std::filesystem::path dir_;
+  std::filesystem::path dir_, target_dir_;
 };
 
 // Substitutes {{name}} in `text`; errors name `where` and the first unknown placeholder.

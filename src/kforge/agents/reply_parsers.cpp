@@ -93,7 +93,8 @@ Result<Plan> parse_plan(const std::string& reply) {
   return Plan{reply, trim(found["Strategy"])};
 }
 
-Result<std::string> parse_kernel(const std::string& reply, int parameters) {
+Result<std::string> parse_kernel(const std::string& reply, int parameters,
+                                 const std::string& fence) {
   auto blocks = fenced_blocks(reply);
   std::vector<Block> code;
   for (auto& b : blocks) {
@@ -101,12 +102,14 @@ Result<std::string> parse_kernel(const std::string& reply, int parameters) {
       return Error{
           "the code block is not closed with ```: the reply was cut off or malformed. Reply with "
           "the complete file."};
-    if (b.lang == "cpp" || b.lang == "c++" || b.lang == "cxx" || b.lang == "c" || b.lang.empty())
+    if (b.lang == "cpp" || b.lang == "c++" || b.lang == "cxx" || b.lang == "c" ||
+        b.lang == "cuda" || b.lang == "cu" || b.lang.empty())
       code.push_back(b);
   }
   if (code.empty())
-    return Error{
-        "the reply has no ```cpp code block. Reply with the complete kernel in one ```cpp block."};
+    return Error{fmt::format(
+        "the reply has no ```{0} code block. Reply with the complete kernel in one ```{0} block.",
+        fence)};
   if (code.size() > 1) {
     // Several blocks: take the one that defines the kernel, if exactly one does.
     std::vector<Block> defining;
@@ -114,8 +117,8 @@ Result<std::string> parse_kernel(const std::string& reply, int parameters) {
       if (kernel_parameter_count(b.body) >= 0) defining.push_back(b);
     if (defining.size() != 1)
       return Error{fmt::format(
-          "the reply has {} code blocks; send exactly one ```cpp block with the complete file.",
-          code.size())};
+          "the reply has {} code blocks; send exactly one ```{} block with the complete file.",
+          code.size(), fence)};
     code = defining;
   }
   const std::string& src = code.front().body;
@@ -134,8 +137,9 @@ Result<std::string> parse_kernel(const std::string& reply, int parameters) {
   return src;
 }
 
-Result<std::pair<std::string, FixSummary>> parse_fix(const std::string& reply, int parameters) {
-  auto src = parse_kernel(reply, parameters);
+Result<std::pair<std::string, FixSummary>> parse_fix(const std::string& reply, int parameters,
+                                                     const std::string& fence) {
+  auto src = parse_kernel(reply, parameters, fence);
   if (!src) return src.error();
   auto at = reply.find("FIX_SUMMARY");
   if (at == std::string::npos)

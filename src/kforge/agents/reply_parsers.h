@@ -25,11 +25,14 @@ struct Diagnosis {
 
 // The plan must contain every required section with some text in it.
 Result<Plan> parse_plan(const std::string& reply);
-// Exactly one ```cpp block (or one fenced block) holding a kernel that includes kforge_task.h and
-// defines `kernel` with `parameters` parameters.
-Result<std::string> parse_kernel(const std::string& reply, int parameters);
+// Exactly one ```cpp block (or ```cuda, or one fenced block) holding a kernel that includes
+// kforge_task.h and defines `kernel` with `parameters` parameters. `fence` is the block's language
+// the role was asked for, named in the corrections.
+Result<std::string> parse_kernel(const std::string& reply, int parameters,
+                                 const std::string& fence = "cpp");
 // A kernel block followed by FIX_SUMMARY with error, cause and fix lines.
-Result<std::pair<std::string, FixSummary>> parse_fix(const std::string& reply, int parameters);
+Result<std::pair<std::string, FixSummary>> parse_fix(const std::string& reply, int parameters,
+                                                     const std::string& fence = "cpp");
 // BOTTLENECK / DIAGNOSIS / NEEDS_IMPROVEMENT / SUGGESTION lines.
 Result<Diagnosis> parse_diagnosis(const std::string& reply);
 

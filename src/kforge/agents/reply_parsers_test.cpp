@@ -115,3 +115,21 @@ TEST(ParseDiagnosis, ReadsTheDecision) {
 }
 
 }  // namespace kforge::agents
+
+namespace kforge::agents {
+
+TEST(ParseKernel, TakesACudaBlockAndAsksForTheFenceItWasGiven) {
+  const std::string cuda =
+      "```cuda\n#include \"kforge_task.h\"\n__global__ void k() {}\n"
+      "extern \"C\" void kernel(const float* x, float* y, cudaStream_t stream) { k<<<1, 1, 0, "
+      "stream>>>(); }\n```\n";
+  auto k = parse_kernel(cuda, 3, "cuda");
+  ASSERT_TRUE(k.ok()) << k.error().message;
+  EXPECT_THAT(*k, HasSubstr("cudaStream_t stream"));
+  // The stream is a parameter like the buffers: two buffers and no stream is one short.
+  EXPECT_FALSE(parse_kernel(cuda, 2, "cuda").ok());
+  EXPECT_THAT(parse_kernel("no code here", 3, "cuda").error().message,
+              HasSubstr("no ```cuda code block"));
+}
+
+}  // namespace kforge::agents

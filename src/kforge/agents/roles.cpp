@@ -15,8 +15,10 @@ namespace {
 // An earlier fix's failure is shown in full up to this; the current one always is.
 constexpr std::size_t kEarlierFailureBytes = 1500;
 
+// The buffers, then what the target adds (cuda: the stream).
 int parameter_count(const LoopState& s) {
-  return static_cast<int>(s.task->task().inputs.size() + s.task->task().outputs.size());
+  return static_cast<int>(s.task->task().inputs.size() + s.task->task().outputs.size()) +
+         s.dialect.extra_parameters;
 }
 
 // What is left of the model budget (--max-usd, --max-tokens); "" without limits.
@@ -77,7 +79,7 @@ llm::LlmResultOf<Plan> plan(const AgentEnv& env, const LoopState& s, const std::
     query += " " + s.best->diagnosis->bottleneck + " " + s.best->diagnosis->suggestion;
   auto user = env.prompts->render(
       "planner",
-      {{"task", describe_task(*s.task)},
+      {{"task", describe_task(*s.task, s.dialect)},
        {"budget", budget_text(env, s)},
        {"standing", describe_standing(s)},
        {"history", describe_history(s)},
@@ -94,17 +96,18 @@ llm::LlmResultOf<std::string> implement(const AgentEnv& env, const LoopState& s,
   auto system = system_prompt(env, s);
   if (!system) return config_error(system.error());
   auto user = env.prompts->render(
-      "coder", {{"task", describe_task(*s.task)},
+      "coder", {{"task", describe_task(*s.task, s.dialect)},
                 {"budget", budget_text(env, s)},
                 {"plan", p.markdown},
                 {"current", current.empty() ? "(none yet: write it from scratch)"
-                                            : "```cpp\n" + current + "```"},
+                                            : "```" + s.dialect.fence + "\n" + current + "```"},
                 {"instruction",
                  instruction.empty() ? "" : "# Instruction from the engineer\n" + instruction}});
   if (!user) return config_error(user.error());
   int n = parameter_count(s);
-  return ask_and_parse<std::string>(env, "coder", *system, *user,
-                                    [n](const std::string& r) { return parse_kernel(r, n); });
+  return ask_and_parse<std::string>(
+      env, "coder", *system, *user,
+      [n, fence = s.dialect.fence](const std::string& r) { return parse_kernel(r, n, fence); });
 }
 
 llm::LlmResultOf<FixResult> fix(const AgentEnv& env, const LoopState& s, const std::string& source,
@@ -112,19 +115,20 @@ llm::LlmResultOf<FixResult> fix(const AgentEnv& env, const LoopState& s, const s
                                 const std::vector<DebugAttempt>& attempts) {
   auto system = system_prompt(env, s);
   if (!system) return config_error(system.error());
-  auto user = env.prompts->render("debugger", {{"task", describe_task(*s.task)},
+  auto user = env.prompts->render("debugger", {{"task", describe_task(*s.task, s.dialect)},
                                                {"budget", budget_text(env, s)},
                                                {"source", source},
                                                {"failure", failure},
                                                {"attempts", fix_history(attempts)}});
   if (!user) return config_error(user.error());
   int n = parameter_count(s);
-  return ask_and_parse<FixResult>(env, "debugger", *system, *user,
-                                  [n](const std::string& r) -> Result<FixResult> {
-                                    auto parsed = parse_fix(r, n);
-                                    if (!parsed) return parsed.error();
-                                    return FixResult{parsed->first, parsed->second};
-                                  });
+  return ask_and_parse<FixResult>(
+      env, "debugger", *system, *user,
+      [n, fence = s.dialect.fence](const std::string& r) -> Result<FixResult> {
+        auto parsed = parse_fix(r, n, fence);
+        if (!parsed) return parsed.error();
+        return FixResult{parsed->first, parsed->second};
+      });
 }
 
 llm::LlmResultOf<Diagnosis> diagnose(const AgentEnv& env, const LoopState& s,
@@ -133,13 +137,14 @@ llm::LlmResultOf<Diagnosis> diagnose(const AgentEnv& env, const LoopState& s,
   auto system = system_prompt(env, s);
   if (!system) return config_error(system.error());
   auto user = env.prompts->render("profiler",
-                                  {{"task", describe_task(*s.task)},
+                                  {{"task", describe_task(*s.task, s.dialect)},
                                    {"budget", budget_text(env, s)},
                                    {"source", source},
                                    {"measurements", describe_evaluation(e)},
                                    {"tuning", tuning.empty() ? "(no tunables declared)\n" : tuning},
                                    {"hotspots", describe_hot_spots(e)},
-                                   {"vectorization", describe_vectorization(e)}});
+                                   {"vectorization", describe_vectorization(e)},
+                                   {"resources", describe_resources(e)}});
   if (!user) return config_error(user.error());
   return ask_and_parse<Diagnosis>(env, "profiler", *system, *user, parse_diagnosis);
 }

@@ -216,16 +216,25 @@ Result<std::unique_ptr<GpuDevice>> start_cuda_process_device(const CudaProcessOp
   envp.reserve(env.size() + 1);
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
-  std::string exe_str = exe.string(), lib = o.library.string(), mode = "--host-memory";
+  std::string exe_str = exe.string(), lib = o.library.string(), mode = "--host-memory",
+              trusted = "--trusted", unwalled = "--unwalled";
   std::vector<std::string> wrapper = o.wrapper;
   std::vector<char*> argv;
-  argv.reserve(wrapper.size() + 4);
+  argv.reserve(wrapper.size() + 6);
   for (auto& w : wrapper) argv.push_back(w.data());
   argv.push_back(exe_str.data());
   argv.push_back(lib.data());
   if (o.host_memory) argv.push_back(mode.data());
+  if (o.trusted) argv.push_back(trusted.data());
+  // A tool's injected library talks to its front end (sockets, shared memory): no walls there.
+  if (!wrapper.empty()) argv.push_back(unwalled.data());
   argv.push_back(nullptr);
   const std::size_t memory = o.trusted ? 0 : o.memory_bytes;
+  // The CUDA driver reserves address space far beyond what it backs (unified addressing maps
+  // the device's memory into the process), so RLIMIT_AS would fail cuInit; RLIMIT_DATA counts
+  // only private writable memory: what the kernel's host code allocates. Host-memory mode (no
+  // driver) keeps RLIMIT_AS, as kforge-run has.
+  const int memory_limit = o.host_memory ? RLIMIT_AS : RLIMIT_DATA;
 
   const pid_t parent = ::getpid();
   pid_t pid = ::fork();
@@ -241,8 +250,8 @@ Result<std::unique_ptr<GpuDevice>> start_cuda_process_device(const CudaProcessOp
     ::dup2(out[1], 2);
     ::syscall(SYS_close_range, kChannelFd + 1, ~0U, 0);
     if (memory > 0) {
-      rlimit as{memory, memory};
-      ::setrlimit(RLIMIT_AS, &as);
+      rlimit limit{memory, memory};
+      ::setrlimit(memory_limit, &limit);
     }
     rlimit core{0, 0};
     ::setrlimit(RLIMIT_CORE, &core);
@@ -264,6 +273,13 @@ std::filesystem::path find_compute_sanitizer(const std::filesystem::path& cuda_h
     std::error_code ec;
     if (std::filesystem::exists(p, ec)) return p;
   }
+  return {};
+}
+
+std::filesystem::path find_ncu(const std::filesystem::path& cuda_home) {
+  std::error_code ec;
+  for (const auto& p : {cuda_home / "bin" / "ncu", cuda_home / "nsight-compute" / "ncu"})
+    if (std::filesystem::exists(p, ec)) return p;
   return {};
 }
 

@@ -31,6 +31,8 @@ std::filesystem::path find_compute_sanitizer(const std::filesystem::path& cuda_h
 // The options that run `tool` (memcheck, racecheck) with a non-zero exit on any error.
 std::vector<std::string> sanitizer_wrapper(const std::filesystem::path& sanitizer,
                                            const std::string& tool);
+// Nsight Compute's command line of the toolkit at `cuda_home`, or empty when it is not installed.
+std::filesystem::path find_ncu(const std::filesystem::path& cuda_home);
 // The error count of a sanitizer's "ERROR SUMMARY: N errors" line; -1 when there is none.
 int sanitizer_error_count(const std::string& output);
 

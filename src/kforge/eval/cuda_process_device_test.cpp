@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "kforge/core/landlock.h"
 #include "kforge/core/subprocess.h"
 #include "kforge/eval/gpu_judge.h"
 #include "kforge/eval/gpu_judge_test_util.h"
@@ -34,15 +35,18 @@ class CudaProcessDeviceTest : public ::testing::Test {
   // The host stand-in for a .cu kernel: the same entry, with the stream as a void*.
   std::filesystem::path build(const std::string& body) {
     auto src = dir_ / "kernel.cpp", so = dir_ / "kernel.so";
-    std::ofstream(src) << "extern \"C\" void kernel(const float* x, const float* y, float* z, "
+    std::ofstream(src) << "#include <fcntl.h>\n#include <sys/socket.h>\n#include <unistd.h>\n"
+                       << "extern \"C\" void kernel(const float* x, const float* y, float* z, "
                           "void* stream) {\n"
                        << body << "\n}\n";
     auto r = core::run_process({"g++", "-O1", "-shared", "-fPIC", "-o", so.string(), src.string()});
     EXPECT_TRUE(r.success()) << r.err;
     return so;
   }
-  std::optional<Judgement> check(const std::string& body, double timeout_s = 10) {
-    auto device = start_cuda_process_device({.library = build(body), .host_memory = true});
+  std::optional<Judgement> check(const std::string& body, double timeout_s = 10,
+                                 bool trusted = false) {
+    auto device = start_cuda_process_device(
+        {.library = build(body), .trusted = trusted, .host_memory = true});
     EXPECT_TRUE(device.ok()) << (device ? "" : device.error().message);
     if (!device) return Judgement{Verdict::runtime_error, "no device"};
     auto buffers = allocate_set(**device, task_);
@@ -134,6 +138,54 @@ TEST_F(CudaProcessDeviceTest, AWrappersReportIsCollectedWhenTheProcessEnds) {
   auto report = (*device)->finish();
   ASSERT_TRUE(report.ok());
   EXPECT_EQ(sanitizer_error_count(*report), 2) << *report;
+}
+
+// The attacks: each would pass the check (it computes the right sum) if the walls were down.
+TEST_F(CudaProcessDeviceTest, AKernelThatForksDiesOfTheTrappedCall) {
+  auto j = check(std::string(kAdd) + " if (fork() == 0) _exit(0);");
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->verdict, Verdict::runtime_error);
+  EXPECT_NE(j->reason.find("forbidden system call clone"), std::string::npos) << j->reason;
+}
+
+TEST_F(CudaProcessDeviceTest, AKernelThatOpensANetworkSocketDiesOfTheTrappedCall) {
+  auto j = check(std::string(kAdd) + " socket(AF_INET, SOCK_STREAM, 0);");
+  ASSERT_TRUE(j);
+  EXPECT_NE(j->reason.find("forbidden system call socket"), std::string::npos) << j->reason;
+}
+
+TEST_F(CudaProcessDeviceTest, AKernelThatRunsAProgramDiesOfTheTrappedCall) {
+  auto j = check(std::string(kAdd) +
+                 " char sh[] = \"/bin/sh\"; char* argv[] = {sh, nullptr};"
+                 " execve(sh, argv, nullptr);");
+  ASSERT_TRUE(j);
+  EXPECT_NE(j->reason.find("forbidden system call execve"), std::string::npos) << j->reason;
+}
+
+TEST_F(CudaProcessDeviceTest, AKernelThatCreatesAFileDiesOfTheTrappedCall) {
+  const auto target = dir_ / "dropped";
+  auto j =
+      check(std::string(kAdd) + " open(\"" + target.string() + "\", O_WRONLY | O_CREAT, 0600);");
+  ASSERT_TRUE(j);
+  EXPECT_NE(j->reason.find("forbidden system call openat"), std::string::npos) << j->reason;
+  EXPECT_FALSE(std::filesystem::exists(target));
+}
+
+TEST_F(CudaProcessDeviceTest, AKernelCannotReadFilesOutsideItsView) {
+  if (core::landlock_abi() == 0) GTEST_SKIP() << "no Landlock on this kernel";
+  // The kernel writes a wrong sum when it could read the file: Landlock must refuse the open.
+  std::ofstream(dir_ / "secret.txt") << "reference outputs";
+  auto j = check(std::string(kAdd) + " if (open(\"" + (dir_ / "secret.txt").string() +
+                 "\", O_RDONLY) >= 0) z[0] = 42.0f;");
+  EXPECT_FALSE(j) << j->reason;
+}
+
+TEST_F(CudaProcessDeviceTest, ATrustedKernelIsNotFiltered) {
+  // An expert or a baseline (cuDNN, libtorch) gets Landlock but no seccomp filter.
+  auto j =
+      check(std::string(kAdd) + " int s = socket(AF_INET, SOCK_STREAM, 0); if (s >= 0) close(s);",
+            10, true);
+  EXPECT_FALSE(j) << j->reason;
 }
 
 TEST(SanitizerSummary, CountsTheErrorsOrSaysThereWasNoSummary) {

@@ -65,6 +65,7 @@ class GpuEvaluationRun {
         &GpuEvaluationRun::check,           // 4. every check set on the device
         &GpuEvaluationRun::sanitize,        //    and the first again under compute-sanitizer
         &GpuEvaluationRun::time,            // 5. paired with the partner, on kforge's clock
+        &GpuEvaluationRun::count,           // 6. hardware counters, when a profile was asked for
     };
     for (Step step : kSteps)
       if (auto j = (this->*step)()) return finish(*j);
@@ -160,6 +161,37 @@ class GpuEvaluationRun {
             Verdict::runtime_error,
             "compute-sanitizer " + tool + " ended without its summary:\n" + text.substr(0, 2000)};
     }
+    return std::nullopt;
+  }
+
+  // Never a verdict: counters that cannot be read are a note for the profiler.
+  std::optional<Judgement> count() {
+    if (opt_.profile_seconds <= 0 || opt_.role != toolchain::Role::candidate) return std::nullopt;
+    if (!setup_.start_counted) {
+      e_.counters_note = "Nsight Compute (ncu) is not installed in the CUDA toolkit";
+      return std::nullopt;
+    }
+    say("reading hardware counters (Nsight Compute)");
+    auto device = setup_.start_counted(e_.compile.artifact);
+    if (!device) {
+      e_.counters_note = "ncu: " + device.error().message.substr(0, 500);
+      return std::nullopt;
+    }
+    auto buffers = allocate_set(**device, host_.task());
+    if (!buffers) {
+      e_.counters_note = "ncu: " + buffers.error().message;
+      return std::nullopt;
+    }
+    // ncu replays each launch once per counter pass: far slower than a plain call.
+    Evaluation scratch;
+    gpu_check(**device, *buffers, host_.task(), {inputs_.front()}, {references_.front()},
+              20 * opt_.call_timeout_s, scratch);
+    auto report = (*device)->finish();
+    auto kernels = parse_ncu_csv(report ? *report : report.error().message);
+    if (kernels && !kernels->empty())
+      e_.counters = std::move(*kernels);
+    else
+      e_.counters_note = kernels ? "ncu profiled no kernel launch" : kernels.error().message;
     return std::nullopt;
   }
 

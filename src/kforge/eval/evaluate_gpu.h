@@ -36,6 +36,11 @@ struct GpuEvalSetup {
   std::function<Result<std::unique_ptr<GpuDevice>>(const std::filesystem::path& artifact,
                                                    const std::string& tool)>
       start_sanitized;
+  // Hardware counters (a profile was asked for, EvalOptions::profile_seconds > 0): one check call
+  // of the candidate in a process started under Nsight Compute (ncu_wrapper), whose CSV is read
+  // into Evaluation::counters. Empty: ncu is not installed (counters_note says so).
+  std::function<Result<std::unique_ptr<GpuDevice>>(const std::filesystem::path& artifact)>
+      start_counted;
   // The partner to time against (the target's baseline, or --against): its artifact, or empty
   // to time the kernel alone.
   std::function<Result<std::filesystem::path>()> partner_artifact;

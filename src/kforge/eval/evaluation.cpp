@@ -56,6 +56,8 @@ nlohmann::json to_json(const Evaluation& e) {
   j["timing_window"] = {
       {"start", e.timing_start}, {"end", e.timing_end}, {"lock_wait_s", e.lock_wait_s}};
   j["profile"] = e.profile ? to_json(*e.profile) : nlohmann::json(nullptr);
+  if (!e.counters.empty()) j["counters"] = e.counters;
+  if (!e.counters_note.empty()) j["counters_note"] = e.counters_note;
   j["kernel_output"] = core::valid_utf8(e.kernel_output);  // nlohmann::json throws on invalid UTF-8
   j["sandbox"] = {{"landlock_abi", e.landlock_abi}};
   nlohmann::json samples = nlohmann::json::array();

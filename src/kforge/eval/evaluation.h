@@ -10,6 +10,7 @@
 
 #include "kforge/eval/load_probe.h"
 #include "kforge/eval/mismatch.h"
+#include "kforge/eval/ncu_report.h"
 #include "kforge/eval/partner_pace.h"
 #include "kforge/eval/profile.h"
 #include "kforge/eval/quiet_wait.h"
@@ -57,6 +58,10 @@ struct Evaluation {
   double lock_wait_s = 0;                   // time spent waiting for the machine (search)
 
   std::optional<Profile> profile;  // when asked for (EvalOptions::profile_seconds)
+  // A GPU kernel's hardware counters, when a profile was asked for and Nsight Compute could read
+  // them (one check call under ncu); counters_note says why there are none ("" when there are).
+  std::vector<NcuKernel> counters;
+  std::string counters_note;
 
   std::string kernel_output;  // what the runner process printed (capped)
   int landlock_abi = 0;

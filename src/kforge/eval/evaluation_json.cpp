@@ -149,6 +149,9 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
     }
   }
   if (j.contains("profile") && j["profile"].is_object()) e.profile = profile(j["profile"]);
+  if (j.contains("counters") && j["counters"].is_array())
+    e.counters = j["counters"].get<std::vector<NcuKernel>>();
+  e.counters_note = j.value("counters_note", "");
   for (const auto& ms : j.value("check_ms", nlohmann::json::array()))
     e.check_ms.push_back(ms.get<double>());
   e.kernel_output = j.value("kernel_output", "");

@@ -1,11 +1,15 @@
-// kforge-run-cuda LIBRARY [--host-memory]: holds one kernel's shared object and its buffers, and
+// kforge-run-cuda LIBRARY [--host-memory] [--trusted] [--unwalled]: holds one kernel's shared
+// object and its buffers, and
 // serves kforge's requests on fd 3 (cuda_wire.h) until kforge closes it. With the device (the
 // default) buffers are device memory from the driver API (libcuda, opened at run time), the
 // kernel's entry is called with them and a stream of this process, and every call ends with
 // cuCtxSynchronize: the whole context, so work the kernel put on another stream, or launched from
 // a graph, is finished (or has failed) before the reply. --host-memory runs the same protocol
-// with host buffers and no device: kforge's tests drive the process, the watchdog and the wire
-// with a host-compiled kernel on machines without a GPU.
+// with host buffers and no device: kforge's tests drive the process, the watchdog, the wire and
+// the walls with a host-compiled kernel on machines without a GPU.
+// The walls (cuda_sandbox.h) go up after the device is ready and before the kernel's library is
+// opened; --trusted (an expert, a baseline) gets the looser set, --unwalled (under
+// compute-sanitizer or Nsight Compute, which talk to their front end) none.
 // Nothing this process says is a verdict or a time: kforge times each call on its own clock and
 // compares the bytes it reads back.
 #include <dlfcn.h>
@@ -20,7 +24,9 @@
 #include <utility>
 #include <vector>
 
+#include "kforge/runner/cuda_sandbox.h"
 #include "kforge/runner/cuda_wire.h"
+#include "kforge/runner/sandbox.h"
 
 namespace {
 
@@ -232,15 +238,63 @@ int serve(Backend& b, void* entry) {
   return 0;
 }
 
+struct Args {
+  const char* library = nullptr;
+  bool host = false, trusted = false, unwalled = false;
+};
+
+bool parse_args(int argc, char** argv, Args& a) {
+  if (argc < 2) return false;
+  a.library = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--host-memory") == 0)
+      a.host = true;
+    else if (std::strcmp(argv[i], "--trusted") == 0)
+      a.trusted = true;
+    else if (std::strcmp(argv[i], "--unwalled") == 0)
+      a.unwalled = true;
+    else
+      return false;
+  }
+  return true;
+}
+
+// Landlock, no file growth, the seccomp filter (untrusted only): after this the process can
+// touch only what cuda_sandbox.h lists. The kernel's libraries are loaded first, from the paths
+// the loader resolves, so loading the kernel under the walls opens nothing but its own file.
+std::string raise_walls(const Args& a) {
+  namespace r = kforge::runner;
+  auto deps = r::resolve_dependencies(a.library);
+  if (!deps) return deps.error().message;
+  for (const auto& d : *deps)
+    if (!::dlopen(d.c_str(), RTLD_NOW | RTLD_GLOBAL))
+      return std::string("preloading ") + d.string() + ": " + ::dlerror();
+  std::string error;
+  // Without Landlock (an old kernel) the filter still holds; kforge-run accepts the same. A
+  // Landlock that exists and fails is an error.
+  if (r::restrict_filesystem(r::cuda_runner_view({a.library, *deps, a.trusted}), error) == 0 &&
+      kforge::core::landlock_abi() > 0)
+    return "Landlock: " + error;
+  r::forbid_file_growth();
+  if (a.trusted) return {};
+  r::report_forbidden_calls();
+  if (auto st = r::install_cuda_kernel_filter(kChannel); !st) return st.error().message;
+  return {};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: kforge-run-cuda LIBRARY [--host-memory]\n");
+  Args args;
+  if (!parse_args(argc, argv, args)) {
+    std::fprintf(stderr,
+                 "usage: kforge-run-cuda LIBRARY [--host-memory] [--trusted] [--unwalled]\n");
     return 2;
   }
-  const bool host = argc > 2 && std::strcmp(argv[2], "--host-memory") == 0;
+  const bool host = args.host;
+  // The driver caches JIT-compiled code under $HOME; the walls would refuse it anyway.
+  ::setenv("CUDA_CACHE_DISABLE", "1", 1);
   std::unique_ptr<Backend> backend;
   if (host)
     backend = std::make_unique<HostBackend>();
@@ -251,7 +305,13 @@ int main(int argc, char** argv) {
     reply_error(err);
     return 1;
   }
-  void* lib = ::dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (!args.unwalled) {
+    if (auto err = raise_walls(args); !err.empty()) {
+      reply_error("raising the sandbox: " + err);
+      return 1;
+    }
+  }
+  void* lib = ::dlopen(args.library, RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     reply_error(std::string("cannot load the kernel: ") + ::dlerror());
     return 1;

@@ -20,11 +20,11 @@ namespace {
 
 char g_syscall_names[512][32];
 
-using Rule = std::function<int(scmp_filter_ctx)>;
+}  // namespace
 
 // The calls both filters allow. Everything a kernel plausibly needs: memory, threads, futexes,
 // clocks, writing to stdout/stderr and the channel, raising a signal on itself (abort).
-int add_common_rules(scmp_filter_ctx ctx, int channel_fd) {
+int add_common_rules(scmp_filter_ctx ctx, int channel_fd, bool device_process) {
   int r = 0;
   auto allow = [&](int nr) { r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0); };
   for (int nr : {SCMP_SYS(munmap),
@@ -74,6 +74,8 @@ int add_common_rules(scmp_filter_ctx ctx, int channel_fd) {
   // fstat through fstatat(fd, "", AT_EMPTY_PATH) (stdio does this); path lookups are not fstat.
   r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(newfstatat), 1,
                         SCMP_A3(SCMP_CMP_MASKED_EQ, AT_EMPTY_PATH, AT_EMPTY_PATH));
+  // The device process decides ioctl and write by its own rules (cuda_sandbox.cpp).
+  if (device_process) return r;
   // isatty() on stdout: answer "not a terminal" without doing anything.
   r |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOTTY), SCMP_SYS(ioctl), 0);
   for (int fd : {1, 2, channel_fd}) {
@@ -84,6 +86,8 @@ int add_common_rules(scmp_filter_ctx ctx, int channel_fd) {
   }
   return r;
 }
+
+namespace {
 
 Status load_filter(const std::function<int(scmp_filter_ctx)>& rules, const char* which) {
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_TRAP);
@@ -147,7 +151,7 @@ Status install_kernel_filter(int channel_fd) {
   prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
   return load_filter(
       [&](scmp_filter_ctx ctx) {
-        int r = add_common_rules(ctx, channel_fd);
+        int r = add_common_rules(ctx, channel_fd, false);
         auto allow = [&](int nr, unsigned count, auto... cmp) {
           r |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, count, cmp...);
         };

@@ -31,6 +31,11 @@ Status limit_cpu_seconds(long seconds);         // RLIMIT_CPU
 
 Status install_kernel_filter(int channel_fd);
 
+// The rules every kernel's filter starts from (memory, threads, futexes, clocks, signals to
+// itself); with `device_process` false also ioctl (ENOTTY) and writes to stdout, stderr and the
+// channel only. `ctx` is a libseccomp scmp_filter_ctx. Returns non-zero when a rule failed.
+int add_common_rules(void* ctx, int channel_fd, bool device_process);
+
 // Human name of a system call number (filled before the sandbox closes; signal-safe lookup).
 void prepare_syscall_names();
 const char* syscall_name(long number);

@@ -14,6 +14,7 @@
 #include "kforge/eval/cuda_process_device.h"
 #include "kforge/eval/evaluate_gpu.h"
 #include "kforge/eval/gpu_profile.h"
+#include "kforge/eval/ncu_report.h"
 #include "kforge/runner/cuda_driver.h"
 #include "kforge/toolchain/cuda_compiler.h"
 
@@ -106,6 +107,19 @@ eval::Evaluation CudaTarget::evaluate(const eval::TaskContext& host, toolchain::
                                               .wrapper = eval::sanitizer_wrapper(sanitizer, tool)});
     };
   }
+  // Hardware counters for a profile (eval --profile, the modes' profiler) where Nsight Compute is
+  // installed: one check call of the candidate under ncu.
+  if (auto ncu =
+          eval::find_ncu(nvcc ? nvcc->cuda_home() : toolchain::CudaCompilerOptions{}.cuda_home);
+      !ncu.empty() && options.profile_seconds > 0) {
+    setup.start_counted = [&, ncu](const std::filesystem::path& artifact) {
+      return eval::start_cuda_process_device({.library = artifact,
+                                              .state_dir = host.state_dir(),
+                                              .memory_bytes = 0,  // ncu maps much too
+                                              .start_timeout_s = 300,
+                                              .wrapper = eval::ncu_wrapper(ncu.string())});
+    };
+  }
   // The partner: --against, or the task's CUDA baseline (PyTorch eager on the device); without
   // either the kernel is timed alone and no speedup is claimed.
   if (!options.against_source.empty()) {
@@ -145,8 +159,12 @@ eval::Evaluation CudaTarget::evaluate(const eval::TaskContext& host, toolchain::
 
 AgentMaterial CudaTarget::agent_material() const {
   const auto root = core::source_dir();
-  return {"CUDA C++ (nvcc 13, sm_90 by default: Hopper)", root / "prompts" / "cuda",
-          root / "knowledge" / "cuda", root / "strategies" / "cuda.toml"};
+  return {"CUDA C++ (nvcc 13, sm_90 by default: Hopper)",
+          root / "prompts" / "cuda",
+          root / "knowledge" / "cuda",
+          root / "strategies" / "cuda.toml",
+          "cuda",
+          true};
 }
 
 }  // namespace kforge::target

@@ -42,6 +42,8 @@ struct AgentMaterial {
   std::filesystem::path prompt_dir;
   std::filesystem::path playbook_dir;
   std::filesystem::path strategies_file;
+  std::string code_fence = "cpp";  // the code-block language kernels are shown and asked for in
+  bool gpu = false;  // kernels run on a GPU: the agents are told about the device, not the CPU
 };
 
 class Target {

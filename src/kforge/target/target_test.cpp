@@ -228,14 +228,35 @@ TEST_F(CudaTargetTest, TheGpuEvaluationRunsCompileCheckTimeAndProfileInOrder) {
   setup.partner_name = "baseline";
   setup.peaks = &peaks;
   setup.clock = [&clock] { return clock; };
+  // Nsight Compute stands in as a device whose process prints ncu's CSV when it ends.
+  struct CountedDevice : eval::FakeGpuDevice {
+    using FakeGpuDevice::FakeGpuDevice;
+    Result<std::string> finish() override {
+      return core::read_text(std::filesystem::path(KFORGE_TEST_DATA) / "ncu" /
+                             "details_format.csv");
+    }
+  };
+  int counted = 0;
+  setup.start_counted =
+      [&](const std::filesystem::path&) -> Result<std::unique_ptr<eval::GpuDevice>> {
+    ++counted;
+    return std::unique_ptr<eval::GpuDevice>(
+        std::make_unique<CountedDevice>([&](auto& args) { return rmsnorm(args, 1.0); }, &clock));
+  };
   eval::EvalOptions opt;
   opt.time_budget_s = 0.0;
   opt.warmup_s = 0.0;
   opt.min_pairs = opt.max_pairs = 10;
+  opt.profile_seconds = 1.0;
   auto source =
       core::read_text(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm" / "expert.cu");
   // As a candidate: the expert's source uses nothing a candidate may not.
   auto e = eval::evaluate_gpu(*ctx, setup, *source, "kernel.cu", opt);
+  // The counters, read once from ncu's output, for the profiler.
+  EXPECT_EQ(counted, 1);
+  ASSERT_EQ(e.counters.size(), 2u) << e.counters_note;
+  EXPECT_NE(e.counters[0].find("Achieved Occupancy"), nullptr);
+  EXPECT_EQ(e.counters_note, "");
   EXPECT_EQ(e.verdict, eval::Verdict::correct) << e.reason;
   ASSERT_TRUE(e.speedup);
   EXPECT_DOUBLE_EQ(e.speedup->median, 2.0);
@@ -245,6 +266,12 @@ TEST_F(CudaTargetTest, TheGpuEvaluationRunsCompileCheckTimeAndProfileInOrder) {
   EXPECT_GT(e.profile->gpu_kernels[0].registers, 0);
   EXPECT_EQ(e.profile->bound, "memory");
   EXPECT_GT(e.roofline, 0);
+  // Without ncu the evaluation says so, and the verdict is the same.
+  setup.start_counted = nullptr;
+  auto plain = eval::evaluate_gpu(*ctx, setup, *source, "kernel.cu", opt);
+  EXPECT_EQ(plain.verdict, eval::Verdict::correct) << plain.reason;
+  EXPECT_TRUE(plain.counters.empty());
+  EXPECT_EQ(plain.counters_note, "Nsight Compute (ncu) is not installed in the CUDA toolkit");
   std::filesystem::remove_all(state);
 }
 
