@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kforge/core/fs.h"
+#include "kforge/core/paths.h"
 
 namespace kforge::eval {
 namespace {
@@ -17,7 +18,7 @@ namespace {
 using ::testing::HasSubstr;
 
 std::string fixture(const char* name) {
-  auto text = core::read_text(std::filesystem::path(KFORGE_TEST_DATA) / "ncu" / name);
+  auto text = core::read_text(core::source_dir() / "tests" / "ncu" / name);
   EXPECT_TRUE(text) << text.error().message;
   return text ? *text : "";
 }

@@ -232,8 +232,7 @@ TEST_F(CudaTargetTest, TheGpuEvaluationRunsCompileCheckTimeAndProfileInOrder) {
   struct CountedDevice : eval::FakeGpuDevice {
     using FakeGpuDevice::FakeGpuDevice;
     Result<std::string> finish() override {
-      return core::read_text(std::filesystem::path(KFORGE_TEST_DATA) / "ncu" /
-                             "details_format.csv");
+      return core::read_text(core::source_dir() / "tests" / "ncu" / "details_format.csv");
     }
   };
   int counted = 0;
