@@ -35,6 +35,8 @@ target::ToolchainSettings toolchain_settings();
 void apply_partner(const std::string& partner, eval::EvalOptions& opt);
 // A partner other than the task's baseline (a peer, the reference) is the cpp target's only: a
 // UsageError for another target, before anything is built.
+// --dtype: f32, or bf16 for the pallas target only.
+void check_dtype_for_target(const target::Target& target, const std::string& dtype);
 void check_partner_for_target(const target::Target& target, const std::string& partner, bool peers);
 // --beat of auto and search: a partner, or "fastest": the peer bench --peers recorded as fastest
 // for this task, size and thread count on this machine, else libtorch (said on stderr).
