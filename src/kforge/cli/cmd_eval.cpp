@@ -79,7 +79,11 @@ std::string print_human(const eval::Evaluation& e) {
                                "times include copying its outputs into kforge's buffers ({} ms)",
                                e.partner_version, e.partner_compile_s, e.partner_warmup_s,
                                format_ms(e.partner_copy_ms))});
-    if (e.speedup)
+    if (e.speedup && !e.timing_is_performance())
+      rows.push_back({"speedup", fmt::format("{} against the {} in interpret mode: not a "
+                                             "performance figure",
+                                             format_ratio(e.speedup->median), e.partner)});
+    else if (e.speedup)
       rows.push_back(
           {"speedup", fmt::format("{}  (95% CI {}–{}; p10 {}, p90 {}; median of per-pair ratios)",
                                   paint_ratio(e.speedup->median), format_ratio(e.speedup->ci_low),

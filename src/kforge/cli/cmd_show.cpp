@@ -143,8 +143,11 @@ int run_show(const ShowOptions& o) {
     block.replace(at, 1, "\n  ");
   fmt::print("signature ({}, one {} file):\n  {}\n", target.name(), target.kernel_extension(),
              block);
-  fmt::print("compiled with: {}\n",
-             fmt::join(compiler->flags_for(toolchain::Role::candidate), " "));
+  const auto flags = compiler->flags_for(toolchain::Role::candidate);
+  if (flags.empty())  // pallas: no compiler flags; JAX traces and lowers the module itself
+    fmt::print("checked by: {}\n", compiler->version());
+  else
+    fmt::print("compiled with: {}\n", fmt::join(flags, " "));
   return 0;
 }
 

@@ -447,7 +447,8 @@ class EvaluationRun {
     }
     // With the machine held (no other kforge process starts a compile), give outside work a bounded
     // time to finish before timing; the load verdict below still judges the timing itself.
-    if (opt_.time && opt_.quiet_waiter)
+    // An interpreter's time decides nothing (timing_basis): no reason to wait for quiet.
+    if (opt_.time && opt_.quiet_waiter && e_.timing_is_performance())
       e_.quiet_wait = opt_.quiet_waiter->wait(
           e_.threads, {candidate_->pid(), partner_ ? partner_->pid() : -1}, opt_.progress);
     e_.timing_start = monotonic_seconds();
