@@ -25,7 +25,7 @@ namespace {
 
 struct BenchOptions {
   std::string suite, tasks, impl = "baseline", size, dump, config, executor, target,
-                            partner = "libtorch", peer_set;
+                            partner = "libtorch", peer_set, dtype = "f32";
   int threads = 0;
   int retries = 2;
   double budget = 2.0;
@@ -111,7 +111,20 @@ int bench_status(const std::vector<eval::SuiteTaskResult>& results,
   return errors == 0 && summary.evaluated == summary.correct ? 0 : 1;
 }
 
-// --peer-set, checked before anything runs; empty: every peer.
+// The pallas target's backend, stated before any number: on a CPU the kernels run in Pallas's
+// interpreter and their times and speedups are no performance figures.
+std::string pallas_header(const std::string& dtype) {
+  auto py = core::probe_python_env();
+  const std::string platform = eval::jax_platform();
+  return fmt::format("; target pallas, JAX {} on backend {} ({}), dtype {}{}",
+                     py.jax_version.empty() ? "missing" : py.jax_version, platform,
+                     eval::timing_basis_for(platform), dtype,
+                     platform == "cpu"
+                         ? ": kernels run in interpret mode, so times and speedups are not "
+                           "performance figures; the verdicts are what this run decides"
+                         : "");
+}
+
 int run_bench(const BenchOptions& o) {
   eval::SuiteRunOptions so;
   so.suite = o.suite.empty() ? core::default_suite_dir() : std::filesystem::path(o.suite);
@@ -130,6 +143,11 @@ int run_bench(const BenchOptions& o) {
   if (auto st = eval::check_selection(so); !st) throw UsageError(st.error().message);
   const target::Target& target = target_arg(o.target);
   check_partner_for_target(target, o.partner, o.peers);
+  check_dtype_for_target(target, o.dtype);
+  if (target.name() == "pallas" && so.impl == "baseline")
+    throw UsageError(
+        "--impl baseline on the pallas target is XLA timed against itself: bench --impl expert "
+        "(expert_pallas.py) or a folder of <id>.py Pallas kernels");
   const std::vector<std::string> peers =
       o.peers ? peer_list(o.peer_set, "--peer-set") : std::vector<std::string>{};
   if (o.peers && peers.empty()) throw UsageError("--peers needs at least one peer in --peer-set");
@@ -159,6 +177,8 @@ int run_bench(const BenchOptions& o) {
     return run_bench_peers(run, *machine);
   }
   if (o.partner != "libtorch" && o.partner != "baseline") header += ", partner " + o.partner;
+  so.eval.dtype = o.dtype;
+  if (target.name() == "pallas") header += pallas_header(o.dtype);
   if (!quiet) fmt::print(stderr, "{}\n", header);
 
   auto compiler = make_compiler();
@@ -260,6 +280,7 @@ void add_bench(CommandLine& cmd) {
   cmd.bind("partner", o->partner);
   cmd.bind("peers", o->peers);
   cmd.bind("peer-set", o->peer_set);
+  cmd.bind("dtype", o->dtype);
   cmd.exclusive("csv", "json");
   cmd.exclusive("peers", "csv");
   cmd.exclusive("peers", "partner");

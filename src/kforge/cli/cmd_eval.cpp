@@ -29,6 +29,7 @@ struct EvalCliOptions {
   double timeout = 30;
   std::vector<std::string> allow_libs;
   std::string target;
+  std::string dtype = "f32";
 };
 
 toolchain::Role parse_role(const std::string& r) {
@@ -51,6 +52,17 @@ std::string print_human(const eval::Evaluation& e) {
     rows.push_back(
         {"partner", fmt::format("the {} failed, not the kernel: no speedup", e.partner)});
   if (e.mismatch) rows.push_back({"mismatch", e.mismatch->summary()});
+  if (!e.pallas_mode.empty())
+    rows.push_back({"pallas", fmt::format("{} ({} inputs)", e.pallas_mode, e.dtype)});
+  if (e.candidate && !e.timing_is_performance())
+    rows.push_back(
+        {"timing basis",
+         fmt::format("{}: the kernel ran in Pallas's interpreter, so its time and the ratio "
+                     "below say nothing about its speed on a TPU or GPU (not a performance "
+                     "figure); correctness is what this run decides",
+                     e.timing_basis)});
+  else if (!e.timing_basis.empty())
+    rows.push_back({"timing basis", e.timing_basis + " (real device timing)"});
   if (e.candidate) {
     rows.push_back(
         {"kernel", fmt::format("median {} ms  (p10 {}, p90 {}; {} runs)",
@@ -67,7 +79,11 @@ std::string print_human(const eval::Evaluation& e) {
                                "times include copying its outputs into kforge's buffers ({} ms)",
                                e.partner_version, e.partner_compile_s, e.partner_warmup_s,
                                format_ms(e.partner_copy_ms))});
-    if (e.speedup)
+    if (e.speedup && !e.timing_is_performance())
+      rows.push_back({"speedup", fmt::format("{} against the {} in interpret mode: not a "
+                                             "performance figure",
+                                             format_ratio(e.speedup->median), e.partner)});
+    else if (e.speedup)
       rows.push_back(
           {"speedup", fmt::format("{}  (95% CI {}–{}; p10 {}, p90 {}; median of per-pair ratios)",
                                   paint_ratio(e.speedup->median), format_ratio(e.speedup->ci_low),
@@ -131,6 +147,7 @@ int run_eval(const EvalCliOptions& o) {
   if (!source) throw UsageError(source.error().message);
   const target::Target& target = target_arg(o.target);
   check_partner_for_target(target, o.partner, false);
+  check_dtype_for_target(target, o.dtype);
   auto compiler = make_compiler();
   auto ctx = eval::TaskContext::create(spec, o.size, *compiler, core::state_dir());
   if (!ctx) throw UsageError(ctx.error().message);
@@ -146,6 +163,7 @@ int run_eval(const EvalCliOptions& o) {
   opt.call_timeout_s = o.timeout;
   opt.progress = [](std::string_view m) { progress(m); };
   opt.dump_dir = o.dump;
+  opt.dtype = o.dtype;
   if (o.profile) opt.profile_seconds = 1.0;
   if (!o.against.empty()) {
     auto b = core::read_source(o.against);
@@ -210,6 +228,7 @@ void add_eval(CommandLine& cmd) {
   cmd.bind("config", o->config);
   cmd.bind("executor", o->executor);
   cmd.bind("target", o->target);
+  cmd.bind("dtype", o->dtype);
   cmd.on_run([o] { return run_eval(*o); });
 }
 

@@ -7,6 +7,7 @@
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
 #include "kforge/cli/table.h"
+#include "kforge/core/dtype_tolerance.h"
 #include "kforge/core/task_python.h"
 #include "kforge/core/task_resolve.h"
 
@@ -20,6 +21,7 @@ struct ShowOptions {
   bool header = false;
   bool python = false;
   std::string target;
+  std::string dtype = "f32";
 };
 
 std::string init_text(const core::InitSpec& i) {
@@ -63,13 +65,15 @@ int run_show(const ShowOptions& o) {
   auto task = core::resolve_task(spec, o.size);
   if (!task) throw UsageError(task.error().message);
   const target::Target& target = target_arg(o.target);
+  check_dtype_for_target(target, o.dtype);
+  if (o.dtype != "f32") *task = core::at_dtype(*task, o.dtype);
   auto compiler = target.make_compiler(toolchain_settings());
   if (o.header) {
     fmt::print("{}", target.task_header(*task));
     return 0;
   }
   if (o.python) {
-    fmt::print("{}", core::task_python_module(*task));
+    fmt::print("{}", core::task_python_module(*task, o.dtype));
     return 0;
   }
   if (o.json) {
@@ -134,10 +138,16 @@ int run_show(const ShowOptions& o) {
     tensors.add({"out", t.name, std::string(core::dtype_name(t.dtype)),
                  fmt::format("[{}]", fmt::join(t.shape, ", ")), ""});
   fmt::print("{}\n", tensors.render());
-  fmt::print("signature ({}, one {} file):\n  #include \"kforge_task.h\"\n  {};\n", target.name(),
-             target.kernel_extension(), target.kernel_signature(*task));
-  fmt::print("compiled with: {}\n",
-             fmt::join(compiler->flags_for(toolchain::Role::candidate), " "));
+  std::string block = target.signature_block(*task);
+  for (std::size_t at = block.find('\n'); at != std::string::npos; at = block.find('\n', at + 3))
+    block.replace(at, 1, "\n  ");
+  fmt::print("signature ({}, one {} file):\n  {}\n", target.name(), target.kernel_extension(),
+             block);
+  const auto flags = compiler->flags_for(toolchain::Role::candidate);
+  if (flags.empty())  // pallas: no compiler flags; JAX traces and lowers the module itself
+    fmt::print("checked by: {}\n", compiler->version());
+  else
+    fmt::print("compiled with: {}\n", fmt::join(flags, " "));
   return 0;
 }
 
@@ -152,6 +162,7 @@ void add_show(CommandLine& cmd) {
   cmd.bind("header", o->header);
   cmd.bind("python", o->python);
   cmd.bind("target", o->target);
+  cmd.bind("dtype", o->dtype);
   cmd.on_run([o] { return run_show(*o); });
 }
 

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "kforge/cli/settings.h"
+#include "kforge/core/dtype_tolerance.h"
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/task_loader.h"
@@ -213,10 +214,22 @@ void check_partner_for_target(const target::Target& target, const std::string& p
                               bool peers) {
   if (target.name() == target::default_target().name()) return;
   if (!peers && (partner == "baseline" || partner == "libtorch")) return;
+  // A Pallas kernel's partner is XLA (its baseline); the C++ reference, run by kforge-run under
+  // the same protocol, also partners it.
+  if (!peers && target.name() == "pallas" && (partner == "xla" || partner == "reference")) return;
   throw UsageError(
       fmt::format("{} the cpp target's: the {} target's partner is the task's baseline for it ({})",
                   peers ? "--peers is" : fmt::format("--partner {} is", partner), target.name(),
                   target.summary()));
+}
+
+void check_dtype_for_target(const target::Target& target, const std::string& dtype) {
+  if (auto st = core::check_dtype_name(dtype); !st) throw UsageError(st.error().message);
+  if (dtype != "f32" && target.name() != "pallas")
+    throw UsageError(
+        fmt::format("--dtype {} is the pallas target's: {} kernels take the task's "
+                    "own dtypes",
+                    dtype, target.name()));
 }
 
 }  // namespace kforge::cli

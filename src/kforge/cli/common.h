@@ -35,6 +35,8 @@ target::ToolchainSettings toolchain_settings();
 void apply_partner(const std::string& partner, eval::EvalOptions& opt);
 // A partner other than the task's baseline (a peer, the reference) is the cpp target's only: a
 // UsageError for another target, before anything is built.
+// --dtype: f32, or bf16 for the pallas target only.
+void check_dtype_for_target(const target::Target& target, const std::string& dtype);
 void check_partner_for_target(const target::Target& target, const std::string& partner, bool peers);
 // "a,b,,c" → {"a", "b", "c"}: the comma-separated lists options take (--tasks, --peer-set).
 std::vector<std::string> split_commas(const std::string& s);

@@ -50,10 +50,19 @@ std::vector<OptionSpec> make_registry() {
        kSizeType});
   add({"target",
        "--target",
-       "What kernels are written for: cpp (CPUs; default) or cuda (NVIDIA GPUs, nvcc)",
+       "What kernels are written for: cpp (CPUs; default), cuda (NVIDIA GPUs, nvcc) or pallas "
+       "(JAX/Pallas for TPUs and GPUs; interpret mode on a CPU)",
        {"eval", "show", "bench", "hw"},
        "KFORGE_TARGET"})
       .choices = target::target_names();
+  add({"dtype",
+       "--dtype",
+       "pallas target: the dtype the kernel and its XLA baseline compute in, f32 (default) or "
+       "bf16 (inputs cast to bfloat16; checked against the f32 reference at the task's bf16 "
+       "tolerance)",
+       {"eval", "bench", "show"},
+       "KFORGE_DTYPE"})
+      .choices = {"f32", "bf16"};
   add({"threads", "--threads", "Threads for the kernel and its partner (default: all CPUs)",
        kTimed})
       .range = ValueRange{1, 1024};

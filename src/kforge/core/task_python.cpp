@@ -47,7 +47,7 @@ std::string tensor_entry(const ResolvedTensor& t) {
 
 }  // namespace
 
-std::string task_python_module(const ResolvedTask& task) {
+std::string task_python_module(const ResolvedTask& task, const std::string& dtype) {
   const TaskSpec& spec = *task.spec;
   std::string m;
   m += fmt::format("# kforge_task.py: generated for task {} at size '{}'. Do not edit.\n", spec.id,
@@ -65,6 +65,11 @@ std::string task_python_module(const ResolvedTask& task) {
   m += ")\nOUTPUTS = (\n";
   for (const auto& t : task.outputs) m += tensor_entry(t);
   m += fmt::format(")\nRTOL = {}\nATOL = {}\n", float_literal(task.rtol), float_literal(task.atol));
+  if (dtype != "f32")
+    m += fmt::format(
+        "# The f32 tensors of INPUTS and OUTPUTS arrive (and must be returned) as {} arrays.\n",
+        dtype == "bf16" ? "jax.numpy.bfloat16" : dtype);
+  m += fmt::format("DTYPE = \"{}\"\n", dtype);
   return m;
 }
 

@@ -9,7 +9,8 @@
 
 namespace kforge::core {
 
-// The full text of kforge_task.py.
-std::string task_python_module(const ResolvedTask& task);
+// The full text of kforge_task.py. `dtype` is what the f32 tensors arrive and leave as ("f32", or
+// "bf16": jax.numpy.bfloat16 arrays), stated as DTYPE; RTOL and ATOL are the task's at that dtype.
+std::string task_python_module(const ResolvedTask& task, const std::string& dtype = "f32");
 
 }  // namespace kforge::core

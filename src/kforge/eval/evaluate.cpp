@@ -13,6 +13,7 @@
 #include <random>
 #include <thread>
 
+#include "kforge/core/dtype_tolerance.h"
 #include "kforge/core/fs.h"
 #include "kforge/core/task_python.h"
 #include "kforge/eval/dump.h"
@@ -77,10 +78,15 @@ class LoadSampler {
   double interval_s_, next_ = 0;
 };
 
-toolchain::CompileResult compile_source(const TaskContext& ctx, const std::string& source,
-                                        const std::string& file_name, toolchain::Role role,
+toolchain::CompileResult compile_source(const TaskContext& ctx, const EvalOptions& opt,
+                                        const std::string& source, const std::string& file_name,
+                                        toolchain::Role role,
                                         const std::vector<std::string>& flags) {
   toolchain::CompileRequest req{role, source, file_name, ctx.header(), flags};
+  if (opt.kernel_compiler) {
+    req.task_header = core::task_python_module(core::at_dtype(ctx.task(), opt.dtype), opt.dtype);
+    return opt.kernel_compiler->compile(req);
+  }
   return ctx.compiler().compile(req);
 }
 
@@ -162,7 +168,7 @@ class EvaluationRun {
   EvaluationRun(const TaskContext& ctx, const std::string& source, const std::string& file_name,
                 const EvalOptions& opt)
       : ctx_(ctx),
-        task_(ctx.task()),
+        task_(core::at_dtype(ctx.task(), opt.dtype)),
         source_(source),
         file_name_(file_name),
         opt_(opt),
@@ -170,6 +176,7 @@ class EvaluationRun {
     e_.task_id = ctx.spec().id;
     e_.size = task_.size;
     e_.role = std::string(toolchain::role_name(opt.role));
+    e_.dtype = opt.dtype;
     e_.threads = opt.threads > 0
                      ? opt.threads
                      : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -214,11 +221,12 @@ class EvaluationRun {
     // timing); timing takes it alone. One hold for the whole stretch: no nested waits.
     if (opt_.machine_lock) shared_ = opt_.machine_lock->share();
     compiling_ = std::async(std::launch::async, [this] {
-      return compile_source(ctx_, source_, file_name_, opt_.role, opt_.extra_flags);
+      return compile_source(ctx_, opt_, source_, file_name_, opt_.role, opt_.extra_flags);
     });
     if (against_)
       against_compiling_ = std::async(std::launch::async, [this] {
-        return compile_source(ctx_, opt_.against_source, opt_.against_name, opt_.against_role, {});
+        return compile_source(ctx_, opt_, opt_.against_source, opt_.against_name, opt_.against_role,
+                              {});
       });
     return std::nullopt;
   }
@@ -246,10 +254,12 @@ class EvaluationRun {
     if (!kernel) return partner_failure({Verdict::runtime_error, kernel.error().message});
     auto folder = scratch_.dir / "peer";
     std::filesystem::create_directories(folder);
-    if (auto st = core::write_atomic(folder / "kforge_task.py", core::task_python_module(task_));
+    if (auto st = core::write_atomic(folder / "kforge_task.py",
+                                     core::task_python_module(task_, opt_.dtype));
         !st)
       return Judgement{Verdict::runtime_error, st.error().message};
     partner_python_ = std::move(*kernel);
+    partner_python_->dtype = opt_.dtype;
     partner_library_ = partner_python_->module;
     partner_folder_ = folder;
     partner_trusted_ = false;  // checked on every secret set, like the candidate
@@ -293,8 +303,16 @@ class EvaluationRun {
     if (auto j = judge_built(against_compile, opt_.against_role, "the --against kernel: "))
       return j;
     partner_trusted_ = is_trusted(opt_.against_role);
-    if (opt_.time || !partner_trusted_)
+    if (python_kernel()) {  // another kernel.py: run by the worker like the candidate
+      auto placed = place_python_kernel(against_compile.artifact, scratch_.dir / "against");
+      if (!placed) return Judgement{Verdict::runtime_error, placed.error().message};
+      partner_python_ = std::move(*placed);
+      partner_library_ = partner_python_->module;
+      partner_folder_ = partner_library_.parent_path();
+      partner_trusted_ = false;
+    } else if (opt_.time || !partner_trusted_) {
       partner_library_ = scratch_.place(against_compile.artifact, "against");
+    }
     e_.partner = "against " + opt_.against_name;
     return std::nullopt;
   }
@@ -302,18 +320,49 @@ class EvaluationRun {
   std::optional<Judgement> judge_built(const toolchain::CompileResult& compile,
                                        toolchain::Role role, const std::string& whose) const {
     auto j = judge_compile(compile);
-    if (!j) j = judge_link(compile, role, opt_.allow_libs);
+    // A Python kernel links nothing: its imports were checked by its compiler, its calls are
+    // fenced by the worker.
+    if (!j && !python_kernel()) j = judge_link(compile, role, opt_.allow_libs);
     if (j) j->reason = whose + j->reason;
     return j;
+  }
+
+  bool python_kernel() const { return !opt_.kernel_framework.empty(); }
+
+  // A checked Python module and this size's kforge_task.py, alone in a folder.
+  Result<PythonKernel> place_python_kernel(const std::filesystem::path& artifact,
+                                           const std::filesystem::path& folder) {
+    std::filesystem::create_directories(folder);
+    auto module = folder / "kernel.py";
+    std::error_code ec;
+    std::filesystem::copy_file(artifact, module, std::filesystem::copy_options::overwrite_existing,
+                               ec);
+    if (ec)
+      return Error{fmt::format("cannot place the kernel in {}: {}", folder.string(), ec.message())};
+    if (auto st = core::write_atomic(folder / "kforge_task.py",
+                                     core::task_python_module(task_, opt_.dtype));
+        !st)
+      return st.error();
+    return PythonKernel{module, "kernel", opt_.kernel_framework, opt_.dtype};
   }
 
   std::optional<Judgement> start_processes() {
     KernelProcessSpec cand = process_spec(task_, output_sets_, e_, opt_);
     cand.who = "the kernel";
     cand.trusted = is_trusted(opt_.role);
-    cand.library = scratch_.place(e_.compile.artifact, "candidate");
-    cand.folder = cand.library.parent_path();
-    if (!cand.trusted) cand.preload = needed_libraries(cand.library);
+    if (python_kernel()) {
+      auto placed = place_python_kernel(e_.compile.artifact, scratch_.dir / "candidate");
+      if (!placed) return Judgement{Verdict::runtime_error, placed.error().message};
+      cand.python = std::move(*placed);
+      cand.library = cand.python->module;
+      cand.folder = cand.library.parent_path();
+      cand.trusted = false;  // a Python kernel runs in the worker's walls whatever its role
+      e_.timing_basis = timing_basis_for(jax_platform());
+    } else {
+      cand.library = scratch_.place(e_.compile.artifact, "candidate");
+      cand.folder = cand.library.parent_path();
+    }
+    if (!cand.trusted && !cand.python) cand.preload = needed_libraries(cand.library);
     cand.input_sets = all_sets_;
     auto candidate = KernelProcess::start(cand);
     if (!candidate) return Judgement{Verdict::runtime_error, candidate.error().message};
@@ -326,18 +375,26 @@ class EvaluationRun {
       p.folder = partner_python_ ? partner_folder_ : partner_library_.parent_path();
       p.python = partner_python_;
       if (!p.trusted && !p.python) p.preload = needed_libraries(p.library);
-      if (p.python) p.who = "the " + opt_.peer + " peer";
+      if (p.python && !against_) p.who = "the " + opt_.peer + " peer";
       // A trusted partner is only timed; an untrusted one is checked like the candidate.
       p.input_sets = partner_trusted_ ? std::vector<const SharedSet*>{&*timing_set_} : all_sets_;
       auto started = KernelProcess::start(p);
       if (!started) return Judgement{Verdict::runtime_error, started.error().message};
       partner_.emplace(std::move(*started));
     }
-    if (auto j = candidate_->wait_ready(180)) return j;
+    // A Python kernel is traced, compiled and warmed up before it is ready (untimed).
+    const double ready_s = opt_.ready_timeout_s > 0 ? opt_.ready_timeout_s
+                           : python_kernel()        ? 600
+                                                    : 180;
+    if (auto j = candidate_->wait_ready(ready_s)) return j;
     e_.landlock_abi = candidate_->landlock_abi();
+    if (python_kernel())
+      if (auto it = candidate_->ready_report().find("pallas_mode");
+          it != candidate_->ready_report().end() && it->is_string())
+        e_.pallas_mode = it->get<std::string>();
     if (!partner_) return std::nullopt;
     if (partner_python_)
-      say(fmt::format("starting the {} peer (compiling it: up to minutes)", opt_.peer));
+      say(fmt::format("starting {} (compiling it: up to minutes)", partner_->who()));
     // A peer compiles (Inductor, XLA) before it is ready: untimed, and given the time it needs.
     if (auto j = partner_->wait_ready(partner_python_ ? 900 : 180)) return partner_failure(*j);
     const auto& ready = partner_->ready_report();
@@ -390,7 +447,8 @@ class EvaluationRun {
     }
     // With the machine held (no other kforge process starts a compile), give outside work a bounded
     // time to finish before timing; the load verdict below still judges the timing itself.
-    if (opt_.time && opt_.quiet_waiter)
+    // An interpreter's time decides nothing (timing_basis): no reason to wait for quiet.
+    if (opt_.time && opt_.quiet_waiter && e_.timing_is_performance())
       e_.quiet_wait = opt_.quiet_waiter->wait(
           e_.threads, {candidate_->pid(), partner_ ? partner_->pid() : -1}, opt_.progress);
     e_.timing_start = monotonic_seconds();
@@ -424,7 +482,7 @@ class EvaluationRun {
   }
 
   std::optional<Judgement> profile() {
-    if (opt_.time && opt_.profile_seconds > 0) {
+    if (opt_.time && opt_.profile_seconds > 0 && !python_kernel()) {
       say("profiling");
       auto profiled = candidate_->profile(opt_.profile_seconds, opt_.profile_seconds * 4 + 30);
       if (!profiled) return Judgement{Verdict::runtime_error, profiled.error().message};
@@ -444,14 +502,17 @@ class EvaluationRun {
     if (partner_) partner_->stop();
     e_.kernel_output = candidate_->printed();
     std::string reason = fmt::format("correct on {} secret input sets", check_inputs_.size());
-    if (e_.speedup)
+    if (e_.speedup && !e_.timing_is_performance())
+      reason += fmt::format("; timed in {} against the {}: not a performance figure",
+                            e_.timing_basis, e_.partner);
+    else if (e_.speedup)
       reason += fmt::format("; {:.2f}x the {} (median of {} paired runs)", e_.speedup->median,
                             e_.partner, e_.candidate->samples);
     return {Verdict::correct, reason};
   }
 
   const TaskContext& ctx_;
-  const core::ResolvedTask& task_;
+  const core::ResolvedTask task_;  // the context's, with the tolerance at the evaluation's dtype
   const std::string& source_;
   const std::string& file_name_;
   const EvalOptions& opt_;

@@ -32,6 +32,14 @@ struct EvalOptions {
   // secret set like the candidate (a peer that disagrees with the reference fails the evaluation
   // with partner_failed set: an error row, never a speedup).
   std::string peer;
+  // The kernel's own toolchain when it is not the task's host compiler (pallas: the Python
+  // checker); null: the context's compiler.
+  toolchain::Compiler* kernel_compiler = nullptr;
+  // "": the kernel is a shared object kforge-run loads. "pallas": a Python module defining
+  // kernel(*inputs), run by the worker (python_kernel.h) under its Pallas rules, with `dtype` the
+  // dtype its floating inputs arrive in (and the check tolerance: core/dtype_tolerance.h).
+  std::string kernel_framework;
+  std::string dtype = "f32";
   std::string against_source;  // --against: another kernel replaces the baseline
   std::string against_name;
   toolchain::Role against_role =
@@ -45,6 +53,9 @@ struct EvalOptions {
   int min_pairs = 10;
   int max_pairs = 2000;
   double call_timeout_s = 30;  // for each check call
+  // Until the kernel's process is ready (loaded; a Python kernel also traced, compiled and warmed
+  // up); 0: 180 s, 600 s for a Python kernel.
+  double ready_timeout_s = 0;
   double perturb = 0.05;
   std::size_t memory_bytes = 0;    // 0: max(2 GiB, 4× the task's buffers)
   double profile_seconds = 0;      // > 0: sample hot spots for this long after timing, and ask the

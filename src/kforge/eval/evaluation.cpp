@@ -37,6 +37,10 @@ nlohmann::json to_json(const Evaluation& e) {
                          {"warmup_s", e.partner_warmup_s},
                          {"copy_ms", e.partner_copy_ms},
                          {"seccomp", e.partner_seccomp}};
+  j["timing_basis"] = e.timing_basis.empty() ? "native" : e.timing_basis;
+  j["timing_is_performance"] = e.timing_is_performance();
+  if (!e.pallas_mode.empty()) j["pallas_mode"] = e.pallas_mode;
+  j["dtype"] = e.dtype;
   j["warmup_pairs"] = e.warmup_pairs;
   j["gflops"] = e.candidate ? nlohmann::json(e.gflops) : nlohmann::json(nullptr);
   j["gbps"] = e.candidate ? nlohmann::json(e.gbps) : nlohmann::json(nullptr);

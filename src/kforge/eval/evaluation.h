@@ -46,6 +46,13 @@ struct Evaluation {
   std::string partner_version;
   double partner_compile_s = 0, partner_warmup_s = 0, partner_copy_ms = 0;
   std::string partner_seccomp;  // "on", or why the worker's filter is not in force
+  // What the times are worth: "" for a native kernel (cpu, cuda: real), "interpret (cpu)" for a
+  // Pallas kernel run by an interpreter on the CPU (no kernel performance: nothing may be decided
+  // on it), or the accelerator's backend ("gpu", "tpu") for a Pallas kernel timed there. Decided
+  // by kforge (which backend it gave the process), never by what the process claims.
+  std::string timing_basis;
+  std::string pallas_mode;    // the worker's report: "tpu-interpret", "interpret", "compiled (gpu)"
+  std::string dtype = "f32";  // the inputs' dtype as the kernel saw them ("bf16": cast from f32)
   std::optional<TimingStats> candidate;
   std::optional<TimingStats> baseline;
   std::optional<SpeedupStats> speedup;
@@ -78,6 +85,9 @@ struct Evaluation {
   PhaseTimes phases;
 
   bool correct() const { return verdict == Verdict::correct; }
+  // False when the times are an interpreter's: a speedup then says nothing about the kernel, and
+  // the modes decide on correctness (and static properties) alone.
+  bool timing_is_performance() const { return timing_basis.rfind("interpret", 0) != 0; }
 };
 
 nlohmann::json to_json(const Evaluation& e);

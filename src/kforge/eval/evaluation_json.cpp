@@ -112,6 +112,9 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
     e.partner_copy_ms = number_or(p, "copy_ms", 0);
     e.partner_seccomp = p.value("seccomp", "");
   }
+  if (auto basis = j.value("timing_basis", ""); basis != "native") e.timing_basis = basis;
+  e.pallas_mode = j.value("pallas_mode", "");
+  e.dtype = j.value("dtype", "f32");
   e.candidate = timing(j.value("candidate", nlohmann::json()));
   e.baseline = timing(j.value("baseline", nlohmann::json()));
   if (j.contains("speedup") && j["speedup"].is_number()) {

@@ -134,6 +134,7 @@ Result<KernelProcess> KernelProcess::start(const KernelProcessSpec& spec) {
     message["python"] = {{"module", spec.python->module.string()},
                          {"callable", spec.python->callable},
                          {"framework", spec.python->framework},
+                         {"dtype", spec.python->dtype},
                          {"task_dir", spec.folder.string()}};
   s->proc->send(message, fds);
   return KernelProcess(std::move(s));

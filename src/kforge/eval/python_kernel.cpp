@@ -22,28 +22,52 @@ std::filesystem::path canonical_or_self(const std::filesystem::path& p) {
   return ec ? p : c;
 }
 
+// The system's files and the venv, read-only: what every Python kernel process reads.
+std::vector<std::filesystem::path> system_dirs() {
+  return {"/usr",
+          "/lib",
+          "/lib64",
+          "/bin",
+          "/proc",
+          "/sys/devices/system/cpu",
+          "/sys/devices/system/node",
+          "/sys/fs/cgroup",
+          canonical_or_self(core::python_env_dir())};
+}
+
+std::vector<std::filesystem::path> system_files() {
+  return {"/etc/ld.so.cache",   "/etc/passwd",    "/etc/group",
+          "/etc/nsswitch.conf", "/etc/localtime", "/dev/urandom"};
+}
+
+// A Pallas candidate's view: the system, the venv and its own scratch folder (its module,
+// kforge_task.py, the worker's scripts). Not the task's folder (workload.py, the reference), not
+// kforge's build or source tree, not the per-user cache.
+core::LandlockView pallas_view(const std::filesystem::path& scratch) {
+  core::LandlockView v;
+  v.read_dirs = system_dirs();
+  v.read_dirs.push_back(scratch);
+  v.read_files = system_files();
+  v.write_dirs = {scratch};
+  v.write_files = {"/dev/null"};
+  return v;
+}
+
 // What a Python process needs to start, import NumPy, PyTorch and JAX, and (torch.compile) run
 // the C++ compiler: the system's libraries and tools read-only, the CPU description, its own /proc
 // (Landlock refuses /proc of processes outside the sandbox, kforge's included), a few files of
 // /etc (the loader's cache; the user database that getpass reads).
 core::LandlockView python_view(const PythonKernel& kernel, const std::filesystem::path& scratch,
                                const std::filesystem::path& cache) {
+  if (kernel.framework == "pallas") return pallas_view(scratch);
   core::LandlockView v;
-  v.read_dirs = {"/usr",
-                 "/lib",
-                 "/lib64",
-                 "/bin",
-                 "/proc",
-                 "/sys/devices/system/cpu",
-                 "/sys/devices/system/node",
-                 "/sys/fs/cgroup",
-                 canonical_or_self(core::python_env_dir()),
-                 canonical_or_self(kernel.module).parent_path(),
-                 canonical_or_self(python_worker_script()).parent_path(),
-                 scratch,  // read and execute too: Inductor loads the code it compiled there
-                 cache};
-  v.read_files = {"/etc/ld.so.cache",   "/etc/passwd",    "/etc/group",
-                  "/etc/nsswitch.conf", "/etc/localtime", "/dev/urandom"};
+  v.read_dirs = system_dirs();
+  v.read_dirs.insert(v.read_dirs.end(),
+                     {canonical_or_self(kernel.module).parent_path(),
+                      canonical_or_self(python_worker_script()).parent_path(),
+                      scratch,  // read and execute too: Inductor loads the code it compiled there
+                      cache});
+  v.read_files = system_files();
   v.write_dirs = {scratch, cache};
   v.write_files = {"/dev/null"};
   return v;
@@ -81,6 +105,17 @@ Result<PythonLaunch> python_launch(const PythonKernel& kernel, const std::filesy
   if (ec)
     return Error{fmt::format("cannot make the Python cache {}: {}", cache.string(), ec.message())};
   PythonLaunch l;
+  if (kernel.framework == "pallas") {
+    // The kernel may read its own scratch folder only: the worker runs from a copy there.
+    for (const char* script : {"kforge_worker.py", "kforge_pallas.py"}) {
+      std::filesystem::copy_file(worker.parent_path() / script, scratch / script,
+                                 std::filesystem::copy_options::overwrite_existing, ec);
+      if (ec)
+        return Error{fmt::format("cannot copy the Python worker's {} into {}: {}", script,
+                                 scratch.string(), ec.message())};
+    }
+    worker = scratch / "kforge_worker.py";
+  }
   // -I: no PYTHON* variables, no user site, not the script's folder on sys.path; -B: no .pyc.
   l.argv = {python.string(), "-I", "-B", worker.string()};
   const std::string s = scratch.string(), n = std::to_string(threads);
@@ -88,11 +123,17 @@ Result<PythonLaunch> python_launch(const PythonKernel& kernel, const std::filesy
            "TORCHINDUCTOR_CACHE_DIR=" + (cache / "inductor").string(),
            "TRITON_CACHE_DIR=" + (cache / "triton").string(),
            // Inductor compiles in this process, not in a pool of worker processes.
-           "TORCHINDUCTOR_COMPILE_THREADS=1", "JAX_PLATFORMS=cpu",
+           "TORCHINDUCTOR_COMPILE_THREADS=1", "JAX_PLATFORMS=" + jax_platform(),
            "XLA_FLAGS=--xla_cpu_multi_thread_eigen=true intra_op_parallelism_threads=" + n,
            "KFORGE_WORKER_THREADS=" + n};
   l.view = python_view(kernel, scratch, cache);
   return l;
+}
+
+std::string jax_platform() { return "cpu"; }
+
+std::string timing_basis_for(const std::string& platform) {
+  return platform == "cpu" ? "interpret (cpu)" : platform;
 }
 
 bool is_peer(const std::string& name) {

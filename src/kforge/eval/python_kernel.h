@@ -16,12 +16,21 @@
 namespace kforge::eval {
 
 // torch: eager PyTorch; torch-compile / torch-compile-max: Inductor in its default and
-// max-autotune modes; jax: jax.jit (XLA).
+// max-autotune modes; jax: jax.jit (XLA); pallas: jax.jit of an untrusted Pallas kernel
+// (kforge_pallas.py: interpret mode forced on a CPU backend, traced and refused when it has no
+// pallas_call or calls back to the host).
 struct PythonKernel {
   std::filesystem::path module;  // the .py file
   std::string callable;          // the function in it: inputs in ABI order, outputs returned
   std::string framework;
+  std::string dtype = "f32";  // jax, pallas: "bf16" casts the f32 inputs (and outputs) on the way
 };
+
+// The JAX backend a Python kernel process gets (JAX_PLATFORMS): kforge decides it, so what a
+// timing is worth ("interpret (cpu)" or a device's) never rests on what the process claims.
+std::string jax_platform();
+// "interpret (cpu)" on a CPU backend (no kernel performance), else the backend ("gpu", "tpu").
+std::string timing_basis_for(const std::string& platform);
 
 // The worker script installed beside kforge-run ($KFORGE_BIN_DIR overrides, as for kforge-run).
 std::filesystem::path python_worker_script();
@@ -29,7 +38,9 @@ std::filesystem::path python_worker_script();
 // How to start one: the interpreter and the script, the environment (threads pinned for OpenMP,
 // PyTorch and XLA alike; temporary files in `scratch`, Inductor's cache in the per-user cache), and
 // the Landlock view (the venv, the system's files, the module's folder, `scratch` and the cache
-// writable; no TCP).
+// writable; no TCP). A pallas kernel sees less: the worker's scripts are copied into `scratch`
+// (which holds its module and kforge_task.py), and neither kforge's folders nor the cache are in
+// its view.
 struct PythonLaunch {
   std::vector<std::string> argv;
   std::vector<std::string> env;

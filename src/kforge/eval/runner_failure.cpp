@@ -55,6 +55,9 @@ Judgement judge_runner_message(const nlohmann::json& body, const std::string& ph
         Verdict::sandbox_violation,
         fmt::format("{}{}: kernels may compute, allocate memory and start threads, nothing else",
                     detail, where)};
+  // The Python worker's refusals of a Pallas kernel: no pallas_call, a host callback, a data race
+  // found by the interpreter (kforge_worker.py says which).
+  if (category == "refused") return {Verdict::sandbox_violation, "refused: " + detail};
   if (category == "input_write")
     return {Verdict::input_modified, fmt::format("{}{}: inputs are read-only", detail, where)};
   std::string what = sig == SIGSEGV        ? "segmentation fault"

@@ -58,11 +58,17 @@ class Target {
   std::string kernel_file_name() const { return "kernel" + kernel_extension(); }
   // What the target adds to the shared C ABI (includes, a stream parameter, where buffers live).
   virtual core::KernelAbi abi() const = 0;
-  std::string kernel_signature(const core::ResolvedTask& task) const {
+  // The kernel's declaration, and the generated file it includes or imports (kforge_task.h; the
+  // pallas target's kforge_task.py). A C-ABI target needs only abi(); pallas overrides both.
+  virtual std::string kernel_signature(const core::ResolvedTask& task) const {
     return core::kernel_signature(task, abi());
   }
-  std::string task_header(const core::ResolvedTask& task) const {
+  virtual std::string task_header(const core::ResolvedTask& task) const {
     return core::task_header(task, abi());
+  }
+  // How `kforge show` presents the signature: the include (or import) and the declaration.
+  virtual std::string signature_block(const core::ResolvedTask& task) const {
+    return "#include \"kforge_task.h\"\n" + kernel_signature(task) + ";";
   }
 
   // The task's trusted sources in this target; a path that does not exist means "none".

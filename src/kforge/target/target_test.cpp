@@ -45,9 +45,9 @@ void two_at_a_time(std::size_t n, const std::function<void(std::size_t)>& job) {
 }
 
 TEST(Targets, EveryTargetIsFoundByItsName) {
-  EXPECT_EQ(target_names(), (std::vector<std::string>{"cpp", "cuda"}));
+  EXPECT_EQ(target_names(), (std::vector<std::string>{"cpp", "cuda", "pallas"}));
   for (const auto& n : target_names()) EXPECT_EQ(find_target(n)->name(), n);
-  EXPECT_EQ(find_target("pallas"), nullptr);
+  EXPECT_EQ(find_target("tpu"), nullptr);
   EXPECT_EQ(default_target().name(), "cpp");
 }
 
@@ -293,4 +293,21 @@ TEST_F(CudaTargetTest, WithoutADeviceEvaluationSaysSoAndNeverPasses) {
 }
 
 }  // namespace
+// The pallas target's kernel is a Python function: its signature names the inputs and outputs
+// with their dtypes and shapes, and its "header" is kforge_task.py; its files are the task's
+// expert_pallas.py and workload.py (the XLA baseline).
+TEST(Targets, ThePallasSignatureIsAPythonFunction) {
+  auto spec = load("12p_rmsnorm");
+  auto task = core::resolve_task(spec, "ci");
+  ASSERT_TRUE(task.ok());
+  const Target& pallas = *find_target("pallas");
+  EXPECT_EQ(pallas.kernel_file_name(), "kernel.py");
+  auto sig = pallas.kernel_signature(*task);
+  EXPECT_EQ(sig.rfind("def kernel(x, scale):  # -> y", 0), 0u) << sig;
+  EXPECT_NE(sig.find("x: f32[2, 8, 256]"), std::string::npos) << sig;
+  EXPECT_NE(pallas.task_header(*task).find("INPUTS = ("), std::string::npos);
+  EXPECT_EQ(pallas.baseline_path(spec).filename(), "workload.py");
+  EXPECT_EQ(pallas.expert_path(spec).filename(), "expert_pallas.py");
+}
+
 }  // namespace kforge::target

@@ -3,13 +3,15 @@
 
 #include "kforge/target/cpp_target.h"
 #include "kforge/target/cuda_target.h"
+#include "kforge/target/pallas_target.h"
 
 namespace kforge::target {
 namespace {
 
 const CppTarget kCpp;
 const CudaTarget kCuda;
-constexpr std::array<const Target*, 2> kTargets = {&kCpp, &kCuda};
+const PallasTarget kPallas;
+constexpr std::array<const Target*, 3> kTargets = {&kCpp, &kCuda, &kPallas};
 
 }  // namespace
 

@@ -37,7 +37,8 @@ nlohmann::json result_to_json(const CompileResult& r) {
 // A cached outcome, or false. An entry that exists but is not whole (no result, or a successful
 // result without its artifact: a write that failed on a full disk) is removed, so that the
 // recompile can take its place.
-bool load_cached(const std::filesystem::path& entry, CompileResult& r) {
+bool load_cached(const std::filesystem::path& entry, CompileResult& r,
+                 const std::string& artifact_name) {
   std::error_code ec;
   if (!std::filesystem::exists(entry, ec)) return false;
   auto discard = [&] {
@@ -56,7 +57,7 @@ bool load_cached(const std::filesystem::path& entry, CompileResult& r) {
     if (auto it = j.find("resources"); it != j.end())
       r.resources = it->get<std::vector<KernelResources>>();
     r.cached = true;
-    r.artifact = r.ok ? entry / "kernel.so" : std::filesystem::path{};
+    r.artifact = r.ok ? entry / artifact_name : std::filesystem::path{};
     if (r.ok && !std::filesystem::exists(r.artifact)) return discard();
     return true;
   } catch (const std::exception&) {

@@ -26,7 +26,9 @@ nlohmann::json result_to_json(const CompileResult& r);
 // A cached outcome, or false. An entry that exists but is not whole (no result, or a successful
 // result without its artifact: a write that failed on a full disk) is removed, so that the
 // recompile can take its place.
-bool load_cached(const std::filesystem::path& entry, CompileResult& r);
+// `artifact_name`: the artifact's file in the entry ("kernel.py" for a Pallas module).
+bool load_cached(const std::filesystem::path& entry, CompileResult& r,
+                 const std::string& artifact_name = "kernel.so");
 
 // The end of every compile: a finished outcome is stored as the cache entry (the scratch folder,
 // less the source file, becomes the entry) and read back, so the result names the cached

@@ -9,8 +9,10 @@ it does a C++ kernel's. Nothing it says decides a verdict or a time.
 
 The first message is kforge-run's "kernel" setup (runner/job.h) with one more field:
   "python": {"module": path of the .py file, "callable": name of the function in it,
-             "framework": "torch" | "torch-compile" | "torch-compile-max" | "jax",
-             "task_dir": folder holding the kforge_task.py of this task and size}
+             "framework": "torch" | "torch-compile" | "torch-compile-max" | "jax" | "pallas",
+             "task_dir": folder holding the kforge_task.py of this task and size,
+             "dtype": "f32" | "bf16" (jax and pallas: the floating inputs are cast to bfloat16
+                      for the callable, its outputs back to f32 for kforge's buffers)}
 and the descriptors: the input sets (sealed, mapped read-only), the output sets (mapped
 read-write), the control page. The callable takes the inputs in ABI order as framework arrays
 shaped as kforge_task.INPUTS says and returns one array or a tuple in OUTPUTS order; the worker
@@ -22,6 +24,11 @@ by the parent), the per-call cost of copying the outputs (copy_ms: part of every
 the framework's version. After the warm-up: no file may grow, the address space and CPU time are
 capped, a seccomp filter (on every thread) refuses processes, exec, sockets and executable memory,
 and the worker only serves the control page.
+
+A Pallas kernel (framework "pallas", kforge_pallas.py) is untrusted: it is imported only after
+its interpret mode is forced and a first seccomp filter holds (no processes, exec or sockets; JAX
+still compiles, so executable memory stays allowed until the warm-up is over), and it is traced
+and refused before its first call when it has no pallas_call or calls back to the host.
 """
 import ctypes
 import importlib.util
@@ -43,7 +50,8 @@ FUTEX_WAIT, FUTEX_WAKE = 0, 1
 CALL, PROFILE, STOP, NOOP, PREPARE = 1, 2, 3, 4, 5
 FAULTED = 0xFFFFFFFF
 DTYPES = {"f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64"}
-FRAMEWORKS = ("torch", "torch-compile", "torch-compile-max", "jax")
+FRAMEWORKS = ("torch", "torch-compile", "torch-compile-max", "jax", "pallas")
+BF16 = "bfloat16"
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.mmap.restype = ctypes.c_void_p
@@ -56,6 +64,10 @@ class Failure(Exception):
     """Something the parent should read as the kernel's runtime error."""
 
 
+class Refusal(Exception):
+    """A rule of the target broken (kforge_pallas.Refused): the parent's sandbox_violation."""
+
+
 # --- the channel -------------------------------------------------------------------------------
 
 def channel():
@@ -66,10 +78,13 @@ def send(sock, body):
     sock.send(json.dumps(body).encode())
 
 
-def fail(sock, control, message, code):
+def fail(sock, control, message, code, refused=False):
     """Reports an error, marks the control page as faulted (the parent is waiting on it), exits."""
     try:
-        send(sock, {"op": "error", "message": message[-4000:]})
+        if refused:
+            send(sock, {"op": "fault", "category": "refused", "detail": message[-4000:]})
+        else:
+            send(sock, {"op": "error", "message": message[-4000:]})
     except OSError:
         pass
     if control is not None:
@@ -189,7 +204,10 @@ def errno_ret(code):
     return 0x00050000 | code
 
 
-def filter_program():
+def filter_program(exec_memory_denied=True):
+    """The running stage (exec_memory_denied) or, for a Pallas kernel, the loading stage: the same
+    rules but executable mappings, which XLA's JIT needs to compile the kernel, and which only
+    the running stage (installed after the warm-up, with nothing left to compile) takes away."""
     ld, jeq, jset, ret = 0x20, 0x15, 0x45, 0x06
     p = [(ld, 0, 0, 4), (jeq, 1, 0, AUDIT_ARCH_X86_64), (ret, 0, 0, SECCOMP_KILL), (ld, 0, 0, 0)]
     for nr in DENIED.values():
@@ -198,13 +216,13 @@ def filter_program():
     # clone: threads only (CLONE_THREAD in its first argument).
     p += [(jeq, 0, 4, CLONE), (ld, 0, 0, 16), (jset, 1, 0, CLONE_THREAD),
           (ret, 0, 0, errno_ret(1)), (ret, 0, 0, SECCOMP_ALLOW)]
-    for nr in EXEC_MAPPINGS:  # the protection is the third argument
+    for nr in EXEC_MAPPINGS if exec_memory_denied else ():  # the protection: third argument
         p += [(jeq, 0, 4, nr), (ld, 0, 0, 32), (jset, 0, 1, 4),
               (ret, 0, 0, errno_ret(13)), (ret, 0, 0, SECCOMP_ALLOW)]
     return p + [(ret, 0, 0, SECCOMP_ALLOW)]
 
 
-def install_filter():
+def install_filter(exec_memory_denied=True):
     """Returns "" when the filter holds on every thread, else why not."""
     if platform.machine() != "x86_64":
         return f"no seccomp filter on {platform.machine()}"
@@ -216,7 +234,7 @@ def install_filter():
     class Prog(ctypes.Structure):
         _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Insn))]
 
-    insns = filter_program()
+    insns = filter_program(exec_memory_denied)
     array = (Insn * len(insns))(*[Insn(*i) for i in insns])
     prog = Prog(len(insns), array)
     libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS (Landlock set it already)
@@ -245,14 +263,15 @@ def as_tuple(out):
     return tuple(out) if isinstance(out, (tuple, list)) else (out,)
 
 
-def check_result(task, outs):
+def check_result(task, outs, dtype="f32"):
     if len(outs) != len(task.OUTPUTS):
         raise Failure(f"returned {len(outs)} outputs; the task has {len(task.OUTPUTS)}")
-    for (name, dtype, shape), o in zip(task.OUTPUTS, outs):
+    for (name, kind, shape), o in zip(task.OUTPUTS, outs):
         if tuple(o.shape) != tuple(shape):
             raise Failure(f"output '{name}' has shape {tuple(o.shape)}; the task says {tuple(shape)}")
-        if str(o.dtype).split(".")[-1] != DTYPES[dtype]:
-            raise Failure(f"output '{name}' is {o.dtype}; the task says {dtype}")
+        want = BF16 if dtype == "bf16" and kind == "f32" else DTYPES[kind]
+        if str(o.dtype).split(".")[-1] != want:
+            raise Failure(f"output '{name}' is {o.dtype}; the task says {want}")
 
 
 def torch_caller(framework, fn, inputs, outputs, threads):
@@ -281,17 +300,25 @@ def torch_caller(framework, fn, inputs, outputs, threads):
     return call, copy_only, "torch " + torch.__version__
 
 
-def jax_caller(fn, inputs, outputs):
+def jax_caller(fn, inputs, outputs, dtype="f32", pallas=False):
+    """jax.jit of the callable. Its inputs are cast to the dtype on every call (kforge perturbs
+    the timing inputs between pairs), the same prelude for a Pallas kernel and its XLA baseline;
+    a Pallas call also fails when the TPU interpreter saw a data race."""
     import jax
     import numpy as np
+    import kforge_pallas
     jitted = jax.jit(fn)
 
     def call(set_index, out_index, checked=False):
-        result = as_tuple(jitted(*inputs[set_index]))
+        result = as_tuple(jitted(*kforge_pallas.cast_inputs(inputs[set_index], dtype)))
         if checked:
-            check_result(call.task, result)
+            check_result(call.task, result, dtype)
         for dest, r in zip(outputs[out_index], result):
-            np.copyto(dest, np.asarray(r))
+            np.copyto(dest, np.asarray(r, dtype=dest.dtype))
+        if pallas and kforge_pallas.races_found():
+            raise Refusal("TPU interpret mode found a data race between grid steps or DMAs "
+                          "(a buffer written by one and read or written by another without "
+                          "a semaphore or barrier between them)")
 
     def copy_only(out_index):
         for dest in outputs[out_index]:
@@ -352,7 +379,48 @@ def serve(control, call, inputs, outputs):
         control.wake_done()
 
 
+def is_refusal(e):
+    return isinstance(e, Refusal) or type(e).__name__ == "Refused"
+
+
+def prepare_pallas():
+    """Forces the interpret mode (on a CPU backend) and installs the loading-stage filter."""
+    import jax
+    import jax.experimental.pallas  # noqa: F401  (imported before the kernel's module, by us)
+    import kforge_pallas
+    mode = kforge_pallas.force_interpret_mode(jax.default_backend())
+    return mode, install_filter(exec_memory_denied=False)
+
+
+def pallas_backend():
+    import jax
+    return jax.default_backend()
+
+
+def first_call_in_interpreter(call, mode):
+    """The first (checked) call. A kernel the TPU interpreter cannot model (written for the GPU
+    lowering) gets one more try in the plain HLO interpreter; any other failure is the kernel's."""
+    import kforge_pallas
+    try:
+        call(0, 0, checked=True)
+        return mode
+    except (NotImplementedError, KeyError) as first:
+        if mode != "tpu-interpret":
+            raise
+        from jax.experimental.pallas import tpu as pltpu
+        pltpu.reset_tpu_interpret_mode_state()
+        mode = kforge_pallas.use_plain_interpreter()
+        try:
+            call(0, 0, checked=True)
+        except BaseException as e:
+            raise Failure(f"{type(e).__name__}: {e} (and in TPU interpret mode: "
+                          f"{type(first).__name__}: {first})") from e
+        return mode + " (the TPU interpreter could not model it: " + str(first)[:200] + ")"
+
+
 def main():
+    # kforge_pallas.py beside this script (-I leaves the script's folder off sys.path).
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     try:
         os.fstat(CHANNEL_FD)
     except OSError:
@@ -375,6 +443,11 @@ def main():
             raise Failure(f"setup: expected {expected} descriptors, got {len(fds)}")
         control = ControlPage(fds[-1])
         import numpy as np
+        framework, dtype = python["framework"], python.get("dtype", "f32")
+        pallas = framework == "pallas"
+        if pallas:
+            # The walls a Pallas kernel meets before its module runs a line (kforge_pallas.py).
+            pallas_mode, loading_filter = prepare_pallas()
         fn, task = load_callable(python)
         in_shapes = [shape for _, _, shape in task.INPUTS]
         out_shapes = [shape for _, _, shape in task.OUTPUTS]
@@ -384,31 +457,42 @@ def main():
                    for k in range(setup["output_sets"])]
         for fd in fds:
             os.close(fd)
-        framework = python["framework"]
-        if framework == "jax":
+        if framework in ("jax", "pallas"):
             for s in inputs:
                 for a in s:
                     a.flags.writeable = False
-            call, copy_only, version = jax_caller(fn, inputs, outputs)
+            call, copy_only, version = jax_caller(fn, inputs, outputs, dtype, pallas)
         else:
             call, copy_only, version = torch_caller(framework, fn, inputs, outputs, threads)
         call.task = task
+        extra = {}
+        if pallas:
+            import kforge_pallas
+            check_set = inputs[1] if len(inputs) > 1 else inputs[0]
+            primitives = kforge_pallas.check_program(fn, kforge_pallas.cast_inputs(check_set,
+                                                                                   dtype))
+            pallas_mode = first_call_in_interpreter(call, pallas_mode)
+            extra = {"pallas_mode": pallas_mode, "backend": pallas_backend(),
+                     "primitives": primitives, "loading_seccomp": loading_filter or "on"}
         compile_s, warmup_s = warm_up(call, len(outputs))
         copy_ms = median_ms(lambda: copy_only(0))
         close_walls(setup)
         filter_problem = install_filter()
     except BaseException as e:  # a module that fails to import or run is the kernel's error
+        if is_refusal(e):
+            fail(sock, control, str(e), 4, refused=True)
         tb = traceback.extract_tb(e.__traceback__)
         where = next((f"{f.filename}:{f.lineno}: " for f in reversed(tb)
                       if f.filename == python.get("module")), "")
         fail(sock, control, f"{where}{type(e).__name__}: {e}", 4)
     send(sock, {"op": "ready", "framework": python["framework"], "version": version,
                 "compile_s": compile_s, "warmup_s": warmup_s, "copy_ms": copy_ms,
-                "seccomp": filter_problem or "on"})
+                "seccomp": filter_problem or "on", **extra})
     try:
         serve(control, call, inputs, outputs)
     except BaseException as e:
-        fail(sock, control, f"{type(e).__name__}: {e}", 5)
+        fail(sock, control, str(e) if is_refusal(e) else f"{type(e).__name__}: {e}", 5,
+             refused=is_refusal(e))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,108 @@
+"""kforge_pallas.py: what kforge_worker.py adds for a Pallas kernel (framework "pallas").
+
+A Pallas candidate is untrusted code in the worker's process. Before its module is imported:
+  - on a CPU backend every pallas_call is forced into an interpret mode, whatever the kernel
+    passes as `interpret=`: JAX reads the global pallas_tpu_interpret_mode_context_manager setting
+    before the call's own argument (pallas_call.py: `config...value or interpret`). The TPU
+    interpret mode (pltpu.InterpretParams: TPU memory spaces, DMAs and semaphores simulated,
+    out-of-bounds reads raise, fresh buffers hold NaN, a happens-before race detector) is used
+    where it runs; the plain HLO interpreter (interpret=True) where it does not.
+  - a first seccomp filter closes processes, exec, sockets and ptrace (see loading_filter()).
+After the import and before the first call:
+  - the kernel is traced once (jax.make_jaxpr on the first check set's shapes) and refused when
+    the traced program holds no pallas_call (the whole computation in plain jnp) or calls back to
+    the host (pure_callback, io_callback, jax.debug.callback), at any depth.
+Every call: the inputs are cast to the evaluation's dtype (bf16 or f32) for the kernel, the
+outputs cast back to f32 for kforge's buffers, and a race the interpreter found fails the call.
+Nothing here decides a verdict: the parent compares and times; these checks can only refuse.
+"""
+import numpy as np
+
+HOST_CALLBACKS = ("pure_callback", "io_callback", "debug_callback", "callback",
+                  "host_callback_call", "outside_call", "ffi_call", "custom_call")
+
+
+class Refused(Exception):
+    """The kernel breaks a rule of the pallas target (reported as a refusal, not a crash)."""
+
+
+def force_interpret_mode(backend):
+    """Returns how pallas_call runs here: "tpu-interpret", "interpret" or "compiled (BACKEND)"."""
+    if backend != "cpu":
+        return f"compiled ({backend})"
+    from jax._src import config
+    try:
+        from jax.experimental.pallas import tpu as pltpu
+        pltpu.set_tpu_interpret_mode(pltpu.InterpretParams(
+            detect_races=True, out_of_bounds_reads="raise", uninitialized_memory="nan"))
+        return "tpu-interpret"
+    except (ImportError, AttributeError, TypeError):
+        # A release without TPU interpret mode: the HLO interpreter (`interpret=True`).
+        config.pallas_tpu_interpret_mode_context_manager.set_global(True)
+        return "interpret"
+
+
+def use_plain_interpreter():
+    """Falls back from TPU interpret mode (a kernel written for the GPU's Triton/Mosaic lowering
+    uses primitives the TPU interpreter does not model)."""
+    from jax._src import config
+    config.pallas_tpu_interpret_mode_context_manager.set_global(True)
+    return "interpret"
+
+
+def races_found():
+    try:
+        from jax._src.pallas.mosaic.interpret import interpret_pallas_call as ipc
+    except ImportError:
+        return False
+    return bool(getattr(ipc, "races", None) is not None and ipc.races.races_found)
+
+
+def _sub_jaxprs(value):
+    """Jaxprs held in an equation's parameters (jit, cond, scan, custom_jvp, pallas_call...)."""
+    from jax.extend import core as jcore
+    if isinstance(value, jcore.ClosedJaxpr):
+        yield value.jaxpr
+    elif isinstance(value, jcore.Jaxpr):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from _sub_jaxprs(v)
+
+
+def primitive_names(jaxpr, seen=None):
+    seen = set() if seen is None else seen
+    for eqn in jaxpr.eqns:
+        seen.add(eqn.primitive.name)
+        for v in eqn.params.values():
+            for sub in _sub_jaxprs(v):
+                primitive_names(sub, seen)
+    return seen
+
+
+def check_program(fn, args):
+    """Refuses a kernel whose traced program has no pallas_call or calls back to the host."""
+    import jax
+    closed = jax.make_jaxpr(fn)(*args)
+    names = primitive_names(closed.jaxpr)
+    callbacks = sorted(n for n in names if n in HOST_CALLBACKS)
+    if callbacks:
+        raise Refused(f"the kernel calls back to the host ({', '.join(callbacks)}): a Pallas "
+                      "kernel computes on the device, nothing may leave the traced program")
+    if "pallas_call" not in names:
+        raise Refused("the traced kernel has no pallas_call: the whole computation is plain "
+                      "jax.numpy/lax (XLA's own kernels), not a Pallas kernel; write it with "
+                      "pl.pallas_call")
+    return sorted(names)
+
+
+def cast_inputs(arrays, dtype):
+    """The kernel's view of kforge's f32 buffers: bfloat16 when the evaluation asks for it."""
+    if dtype != "bf16":
+        return arrays
+    import jax.numpy as jnp
+    return [jnp.asarray(a, dtype=jnp.bfloat16) if a.dtype == np.float32 else a for a in arrays]
+
+
+def expected_dtype(task_dtype, dtype):
+    return "bfloat16" if dtype == "bf16" and task_dtype == "f32" else None

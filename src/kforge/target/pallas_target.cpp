@@ -1,0 +1,121 @@
+// The pallas target: one Python file defining kernel(*inputs) -> output or tuple, built with
+// jax.experimental.pallas; shapes and params from the generated kforge_task.py. Its "compiler"
+// is a static check (toolchain/pallas_compiler.h); its judge is eval::evaluate with the kernel
+// run by the Python worker (framework "pallas": interpret mode forced on a CPU backend, refused
+// without a pallas_call or with a host callback), checked on the same secret inputs against the
+// same cached reference outputs as the C++ targets, and timed paired against the task's XLA port
+// (workload.py under jax.jit), itself checked on every secret set.
+#include "kforge/target/pallas_target.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "kforge/core/paths.h"
+#include "kforge/core/python_env.h"
+#include "kforge/core/task_python.h"
+#include "kforge/eval/python_kernel.h"
+#include "kforge/toolchain/pallas_compiler.h"
+
+namespace kforge::target {
+namespace {
+
+std::string shape_text(const core::ResolvedTensor& t) {
+  return fmt::format("{}[{}]", core::dtype_name(t.dtype), fmt::join(t.shape, ", "));
+}
+
+}  // namespace
+
+std::string PallasTarget::kernel_signature(const core::ResolvedTask& task) const {
+  std::vector<std::string> ins, outs;
+  for (const auto& t : task.inputs) ins.push_back(t.name);
+  for (const auto& t : task.outputs) outs.push_back(t.name);
+  std::string s =
+      fmt::format("def kernel({}):  # -> {}", fmt::join(ins, ", "),
+                  outs.size() == 1 ? outs.front() : fmt::format("({})", fmt::join(outs, ", ")));
+  for (const auto& t : task.inputs)
+    s += fmt::format("\n#   {}: {} (jax.Array)", t.name, shape_text(t));
+  for (const auto& t : task.outputs)
+    s += fmt::format("\n#   returns {}: {}", t.name, shape_text(t));
+  return s;
+}
+
+std::string PallasTarget::task_header(const core::ResolvedTask& task) const {
+  return core::task_python_module(task);
+}
+
+std::string PallasTarget::signature_block(const core::ResolvedTask& task) const {
+  return fmt::format(
+      "import kforge_task  # this size's shapes and params: kforge show {} --size {} --python\n"
+      "from jax.experimental import pallas as pl\n{}\n"
+      "#   (the body calls pl.pallas_call; a kernel in plain jax.numpy is refused. --dtype bf16:\n"
+      "#   the f32 tensors arrive and are returned as bfloat16)",
+      task.spec->id, task.size, kernel_signature(task));
+}
+
+std::filesystem::path PallasTarget::expert_path(const core::TaskSpec& spec) const {
+  return spec.dir / "expert_pallas.py";
+}
+
+std::filesystem::path PallasTarget::baseline_path(const core::TaskSpec& spec) const {
+  return spec.dir / "workload.py";
+}
+
+std::unique_ptr<toolchain::Compiler> PallasTarget::make_compiler(const ToolchainSettings& s) const {
+  toolchain::PallasCompilerOptions o;
+  o.python = core::python_executable();
+  o.venv = core::python_env_dir();
+  o.checker = eval::python_worker_script().parent_path() / "kforge_pallas_check.py";
+  o.cache_dir = s.cache_dir;
+  return std::make_unique<toolchain::PallasCompiler>(o);
+}
+
+std::string PallasTarget::unavailable_reason() const {
+  if (!std::filesystem::exists(core::python_executable()))
+    return fmt::format(
+        "no Python environment at {} (scripts/setup makes it; KFORGE_PYENV names "
+        "another)",
+        core::python_env_dir().string());
+  if (!std::filesystem::exists(eval::python_worker_script()))
+    return "the Python worker is missing (rebuild kforge)";
+  return {};
+}
+
+void configure_pallas_evaluation(eval::EvalOptions& o, toolchain::Compiler& compiler) {
+  o.kernel_compiler = &compiler;
+  o.kernel_framework = "pallas";
+  if (o.partner == eval::EvalOptions::Partner::baseline && o.peer.empty() &&
+      o.against_source.empty())
+    o.peer = "xla";
+}
+
+eval::Evaluation PallasTarget::evaluate(const eval::TaskContext& host,
+                                        toolchain::Compiler& compiler, const std::string& source,
+                                        const std::string& file_name,
+                                        const eval::EvalOptions& options) const {
+  eval::EvalOptions o = options;
+  configure_pallas_evaluation(o, compiler);
+  if (o.executor) {
+    eval::Evaluation e;
+    e.task_id = host.spec().id;
+    e.size = host.task().size;
+    e.reason = "the pallas target evaluates on this machine only (no --executor yet)";
+    return e;
+  }
+  if (auto missing = unavailable_reason(); !missing.empty()) {
+    eval::Evaluation e;
+    e.task_id = host.spec().id;
+    e.size = host.task().size;
+    e.reason = "the pallas target cannot run here: " + missing;
+    return e;
+  }
+  return eval::evaluate(host, source, file_name, o);
+}
+
+AgentMaterial PallasTarget::agent_material() const {
+  const auto root = core::source_dir();
+  return {"JAX/Pallas (jax.experimental.pallas: pl.pallas_call, BlockSpec, grid), Python 3",
+          root / "prompts" / "pallas", root / "knowledge" / "pallas",
+          root / "strategies" / "pallas.toml"};
+}
+
+}  // namespace kforge::target

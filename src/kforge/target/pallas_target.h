@@ -1,0 +1,39 @@
+#pragma once
+// The pallas target (pallas_target.cpp says what it is).
+
+#include "kforge/target/target.h"
+
+namespace kforge::target {
+
+class PallasTarget : public Target {
+ public:
+  std::string_view name() const override { return "pallas"; }
+  std::string_view summary() const override {
+    return "JAX/Pallas kernels (kernel.py: pl.pallas_call with BlockSpecs and a grid) for TPUs "
+           "and GPUs; checked in interpret mode on a CPU, timed against XLA (jax.jit)";
+  }
+  std::string kernel_extension() const override { return ".py"; }
+  core::KernelAbi abi() const override { return {}; }
+  std::string kernel_signature(const core::ResolvedTask& task) const override;
+  std::string task_header(const core::ResolvedTask& task) const override;
+  std::string signature_block(const core::ResolvedTask& task) const override;
+  std::filesystem::path expert_path(const core::TaskSpec& spec) const override;
+  std::filesystem::path baseline_path(const core::TaskSpec& spec) const override;
+  std::unique_ptr<toolchain::Compiler> make_compiler(
+      const ToolchainSettings& settings) const override;
+  toolchain::LinkPolicy link_policy(const toolchain::Compiler&, toolchain::Role) const override {
+    return {};
+  }
+  std::string unavailable_reason() const override;
+  eval::Evaluation evaluate(const eval::TaskContext& host, toolchain::Compiler& compiler,
+                            const std::string& source, const std::string& file_name,
+                            const eval::EvalOptions& options) const override;
+  AgentMaterial agent_material() const override;
+};
+
+// What eval::evaluate needs to judge a Pallas kernel: its compiler (the Python checker), the
+// worker's "pallas" framework, and the XLA baseline (the task's workload.py under jax.jit) as the
+// partner unless a peer, the reference or an --against kernel was asked for.
+void configure_pallas_evaluation(eval::EvalOptions& options, toolchain::Compiler& compiler);
+
+}  // namespace kforge::target

@@ -1,0 +1,247 @@
+// The pallas target end to end at the ci size, with the venv's real JAX: a small Pallas RMSNorm
+// written here (no expert file needed) is checked by the Python checker, run by the worker in
+// TPU interpret mode on the CPU, found correct on the three secret sets against the cached f32
+// reference (in f32 and in bf16), and timed paired against XLA with the time labelled as an
+// interpreter's. Then the adversarial corpus: each kernel is caught by the defence the test names,
+// and most of them get past the static check on purpose (getattr with computed names), so that
+// the wall behind it is what the test holds: remove that wall and the kernel, which otherwise
+// computes the right answer, is judged correct and the test fails. The Python environment is
+// required: its absence is a failure naming scripts/setup, never a skip.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "kforge/core/fs.h"
+#include "kforge/core/paths.h"
+#include "kforge/core/python_env.h"
+#include "kforge/core/task_loader.h"
+#include "kforge/eval/eval_test_util.h"
+#include "kforge/eval/evaluate.h"
+#include "kforge/target/pallas_target.h"
+#include "kforge/toolchain/cpp_compiler.h"
+#include "pallas_kernels.h"
+
+namespace kforge::eval {
+namespace {
+
+class PallasTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    state_ = new std::filesystem::path(test_state_dir("pallas"));
+    compiler_ =
+        new toolchain::CppCompiler({.cache_dir = test_compile_cache(),
+                                    .include_dir = core::source_dir() / "bench" / "include"});
+    target::ToolchainSettings s;
+    s.cache_dir = test_compile_cache();
+    pallas_ = target_.make_compiler(s).release();
+    auto spec = core::load_task(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm");
+    ASSERT_TRUE(spec.ok()) << spec.error().message;
+    spec_ = new core::TaskSpec(std::move(*spec));
+  }
+  static void TearDownTestSuite() {
+    std::filesystem::remove_all(*state_);
+    delete pallas_;
+    delete compiler_;
+    delete spec_;
+    delete state_;
+  }
+  void SetUp() override {
+    ASSERT_TRUE(std::filesystem::exists(core::python_executable()))
+        << "no Python environment at " << core::python_env_dir()
+        << ": scripts/setup makes it (KFORGE_PYENV names another)";
+  }
+
+  // Evaluates kernel.py `source` on 12p_rmsnorm at the ci size; timed (against XLA) when `time`.
+  Evaluation run(const std::string& source, bool time = false, const std::string& dtype = "f32",
+                 double ready_timeout_s = 0) {
+    auto ctx = TaskContext::create(*spec_, "ci", *compiler_, *state_);
+    EXPECT_TRUE(ctx.ok());
+    if (!ctx.ok()) return {};
+    EvalOptions o;
+    o.time = time;
+    o.time_budget_s = 0.3;
+    o.min_pairs = 5;
+    o.threads = 1;
+    o.call_timeout_s = 20;
+    o.dtype = dtype;
+    o.ready_timeout_s = ready_timeout_s;
+    return target_.evaluate(*ctx, *pallas_, source, "kernel.py", o);
+  }
+
+  static bool has(const Evaluation& e, const std::string& text) {
+    return e.reason.find(text) != std::string::npos;
+  }
+
+  static inline target::PallasTarget target_;
+  static inline std::filesystem::path* state_ = nullptr;
+  static inline toolchain::CppCompiler* compiler_ = nullptr;
+  static inline toolchain::Compiler* pallas_ = nullptr;
+  static inline core::TaskSpec* spec_ = nullptr;
+};
+
+}  // namespace
+
+// The expert-free path: a correct Pallas kernel, checked in TPU interpret mode, timed against
+// XLA, its time labelled as an interpreter's and its speedup not claimed.
+TEST_F(PallasTest, CorrectKernelIsCheckedInInterpretModeAndTimedAgainstXla) {
+  auto e = run(kernel_with("", "    pass"), /*time=*/true);
+  ASSERT_EQ(e.verdict, Verdict::correct) << e.reason << "\n" << e.kernel_output;
+  EXPECT_EQ(e.partner, "xla");
+  EXPECT_FALSE(e.partner_failed);
+  EXPECT_EQ(e.timing_basis, "interpret (cpu)");
+  EXPECT_FALSE(e.timing_is_performance());
+  EXPECT_EQ(e.pallas_mode, "tpu-interpret");
+  EXPECT_TRUE(has(e, "not a performance figure")) << e.reason;
+  ASSERT_TRUE(e.candidate && e.baseline);
+  EXPECT_GE(e.candidate->samples, 5);
+  EXPECT_GT(e.landlock_abi, 0);
+  auto j = to_json(e);
+  EXPECT_EQ(j["timing_basis"], "interpret (cpu)");
+  EXPECT_EQ(j["timing_is_performance"], false);
+  EXPECT_EQ(j["pallas_mode"], "tpu-interpret");
+}
+
+// bf16: the kernel and XLA get bfloat16 inputs; both are compared with the cached f32 reference
+// at the bf16 tolerance.
+TEST_F(PallasTest, Bf16KernelIsCheckedAgainstTheF32ReferenceAtTheBf16Tolerance) {
+  auto e = run(kernel_with("", "    assert x.dtype == jnp.bfloat16 and T.DTYPE == 'bf16'"),
+               /*time=*/true, "bf16");
+  ASSERT_EQ(e.verdict, Verdict::correct) << e.reason << "\n" << e.kernel_output;
+  EXPECT_EQ(e.dtype, "bf16");
+  EXPECT_FALSE(e.partner_failed);
+}
+
+// The checker: a syntax error is a diagnostic with its line and the source line; a forbidden
+// import is refused before anything runs.
+TEST_F(PallasTest, CheckerReportsSyntaxErrorsAndForbiddenImports) {
+  auto e = run("import jax\n\ndef kernel(x, scale):\n    return (x +\n");
+  ASSERT_EQ(e.verdict, Verdict::compile_error) << e.reason;
+  ASSERT_FALSE(e.compile.diagnostics.empty()) << e.compile.log;
+  EXPECT_EQ(e.compile.diagnostics.front().file, "kernel.py");
+  EXPECT_GE(e.compile.diagnostics.front().line, 4);
+  auto os = run(kernel_with("import os\n", "    pass"));
+  ASSERT_EQ(os.verdict, Verdict::compile_error) << os.reason;
+  EXPECT_NE(os.compile.log.find("import of 'os' is not allowed"), std::string::npos)
+      << os.compile.log;
+  auto none = run("import jax\n\ndef not_kernel(x, scale):\n    return x\n");
+  EXPECT_EQ(none.verdict, Verdict::compile_error);
+  EXPECT_NE(none.compile.log.find("no top-level function 'kernel'"), std::string::npos);
+}
+
+// The whole computation in plain jnp (XLA's kernels, not a Pallas one) is refused by the trace.
+TEST_F(PallasTest, JnpOnlyKernelIsRefused) {
+  auto e = run(R"(import jax
+import jax.numpy as jnp
+import kforge_task as T
+
+def kernel(x, scale):
+    ms = jnp.mean(x * x, axis=-1, keepdims=True)
+    return x * jax.lax.rsqrt(ms + T.eps) * scale
+)");
+  EXPECT_EQ(e.verdict, Verdict::sandbox_violation) << e.reason;
+  EXPECT_TRUE(has(e, "no pallas_call")) << e.reason;
+}
+
+// A host callback named so the checker cannot see it: the traced program shows it.
+TEST_F(PallasTest, HostCallbackPastTheCheckerIsRefusedByTheTrace) {
+  auto e = run(kernel_with("", R"(    cb = getattr(jax, "pure_" + "callback")
+    x = cb(lambda a: a, jax.ShapeDtypeStruct(x.shape, x.dtype), x))"));
+  EXPECT_EQ(e.verdict, Verdict::sandbox_violation) << e.reason;
+  EXPECT_TRUE(has(e, "calls back to the host")) << e.reason;
+  // The checker's own fence, for the plain spelling.
+  auto plain = run(kernel_with("", "    x = jax.pure_callback(lambda a: a, x, x)"));
+  EXPECT_EQ(plain.verdict, Verdict::compile_error) << plain.reason;
+}
+
+// Landlock: the task's folder (workload.py, the reference) is not in the worker's view.
+TEST_F(PallasTest, ReadingWorkloadPyIsRefusedByLandlock) {
+  auto path = (spec_->dir / "workload.py").string();
+  std::reverse(path.begin(), path.end());  // past the checker's literal-path fence
+  auto e = run(kernel_with("import numpy as np\n", "    getattr(np, 'from' + 'file')('" + path +
+                                                       "'[::-1], dtype=np.uint8)"));
+  EXPECT_NE(e.verdict, Verdict::correct) << e.reason;
+  EXPECT_TRUE(has(e, "Permission denied")) << e.reason;
+}
+
+// Seccomp (loading stage, before the kernel's module runs): no new processes, no sockets.
+TEST_F(PallasTest, ForkAndSocketAreRefusedBySeccomp) {
+  const std::string sys = "import typing\n_sys = getattr(typing, 's' + 'ys')\n";
+  auto fork = run(kernel_with(sys + R"(_os = getattr(_sys, 'mod' + 'ules')['o' + 's']
+_pid = _os.fork()
+if _pid == 0:
+    _os._exit(0)
+)",
+                              "    pass"));
+  EXPECT_EQ(fork.verdict, Verdict::runtime_error) << fork.reason;
+  EXPECT_TRUE(has(fork, "Operation not permitted")) << fork.reason;
+  auto sock = run(kernel_with(sys + R"(_s = getattr(_sys, 'mod' + 'ules')['soc' + 'ket']
+getattr(_s, 'sock' + 'et')(_s.AF_INET, _s.SOCK_STREAM).close()
+)",
+                              "    pass"));
+  EXPECT_EQ(sock.verdict, Verdict::runtime_error) << sock.reason;
+  EXPECT_TRUE(has(sock, "Operation not permitted")) << sock.reason;
+}
+
+// A kernel that writes kforge's input buffers (found through the garbage collector at trace
+// time, in the worker's lists of them) faults: they are mapped read-only, and hashed before and
+// after.
+TEST_F(PallasTest, WritingTheInputsIsCaught) {
+  auto e = run(
+      kernel_with("import typing\nimport numpy as np\n", R"(    _sys = getattr(typing, 's' + 'ys')
+    _mods = getattr(_sys, 'mod' + 'ules')
+    _gc, _ct = _mods['g' + 'c'], _mods['ctyp' + 'es']
+    for held in _gc.get_objects():  # arrays are not tracked; the lists holding them are
+        if type(held) is not list:
+            continue
+        for a in held:
+            if type(a) is np.ndarray and a.dtype == np.float32 and a.size == T.B * T.S * T.D:
+                _ct.memset(a.ctypes.data, 0, a.nbytes))"));
+  // The write itself faults (a KeyError or any other failure would not count).
+  EXPECT_TRUE(e.verdict == Verdict::input_modified ||
+              (e.verdict == Verdict::runtime_error && (has(e, "SIGSEGV") || has(e, "signal 11"))))
+      << verdict_name(e.verdict) << ": " << e.reason;
+}
+
+// A stale output: half of every block left unwritten. TPU interpret mode fills fresh buffers
+// with NaN, so what the kernel did not write cannot pass for a result.
+TEST_F(PallasTest, UnwrittenOutputIsIncorrect) {
+  auto e = run(R"(import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+import kforge_task as T
+
+def _half(x_ref, s_ref, o_ref):
+    x = x_ref[:4, :]
+    ms = jnp.mean(x * x, axis=-1, keepdims=True)
+    o_ref[:4, :] = x * jax.lax.rsqrt(ms + T.eps) * s_ref[...]
+
+def kernel(x, scale):
+    n = T.B * T.S
+    y = pl.pallas_call(_half, out_shape=jax.ShapeDtypeStruct((n, T.D), x.dtype), grid=(n // 8,),
+        in_specs=[pl.BlockSpec((8, T.D), lambda i: (i, 0)), pl.BlockSpec((1, T.D), lambda i: (0, 0))],
+        out_specs=pl.BlockSpec((8, T.D), lambda i: (i, 0)))(x.reshape(n, T.D), scale.reshape(1, T.D))
+    return y.reshape(T.B, T.S, T.D)
+)");
+  EXPECT_EQ(e.verdict, Verdict::incorrect) << e.reason;
+}
+
+// A kernel that never ends (a loop inside the Pallas body) is killed at the deadline.
+TEST_F(PallasTest, SpinningKernelTimesOut) {
+  auto e = run(R"(import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+import kforge_task as T
+
+def _spin(x_ref, o_ref):
+    def body(c):
+        return c + x_ref[0, 0, 0] * 0.0
+    o_ref[...] = jnp.broadcast_to(jax.lax.while_loop(lambda c: c >= 0.0, body, 1.0), o_ref.shape)
+
+def kernel(x, scale):
+    return pl.pallas_call(_spin, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+)",
+               false, "f32", /*ready_timeout_s=*/25);
+  EXPECT_EQ(e.verdict, Verdict::timeout) << e.reason;
+}
+
+}  // namespace kforge::eval
