@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -45,6 +46,9 @@ class CudaProcessDevice : public GpuDevice {
         if (output_.size() < (64u << 10)) output_.append(buf, static_cast<std::size_t>(n));
       }
       ::close(output);
+      std::lock_guard lock(mu_);
+      output_done_ = true;
+      output_cv_.notify_all();
     });
   }
   ~CudaProcessDevice() override {
@@ -182,7 +186,11 @@ class CudaProcessDevice : public GpuDevice {
     }
     std::string note;
     if (signal_) note += fmt::format(" (killed by signal {}: {})", signal_, strsignal(signal_));
-    std::lock_guard lock(mu_);
+    // The process's last words (the trapped call it names before dying) may still be in the pipe:
+    // once it is reaped, wait briefly for the reader to drain it.
+    std::unique_lock lock(mu_);
+    if (pid_ < 0)
+      output_cv_.wait_for(lock, std::chrono::seconds(1), [this] { return output_done_; });
     if (!output_.empty()) note += "; its output: " + output_.substr(0, 2000);
     return note;
   }
@@ -194,6 +202,8 @@ class CudaProcessDevice : public GpuDevice {
   std::string payload_;
   std::thread reader_;
   std::mutex mu_;
+  std::condition_variable output_cv_;
+  bool output_done_ = false;  // the reader saw the end of the output
   std::string output_;
 };
 
