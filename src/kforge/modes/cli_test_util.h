@@ -43,8 +43,11 @@ class CliScenario : public ::testing::Test {
     // No wait for a quiet machine: under ctest -j2 another test always runs, so a wait would only
     // add a second to every timing (the wait itself is quiet_wait_test's; a busy run is marked).
     return {"KFORGE_DIR=" + (dir_ / "state").string(),
-            "KFORGE_CACHE_DIR=" + eval::test_user_cache().string(), "KFORGE_PROGRESS=0",
-            "KFORGE_PEAK_BUDGET_S=3", "KFORGE_QUIET_WAIT_S=0", "KFORGE_REPORT_PEERS=none"};
+            "KFORGE_CACHE_DIR=" + eval::test_user_cache().string(),
+            "KFORGE_PROGRESS=0",
+            "KFORGE_PEAK_BUDGET_S=3",
+            "KFORGE_QUIET_WAIT_S=0",
+            "KFORGE_REPORT_PEERS=none"};
   }
   void script(const nlohmann::json& j) {
     ASSERT_TRUE(core::write_atomic(dir_ / "script.json", j.dump()).ok());
