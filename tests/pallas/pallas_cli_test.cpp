@@ -114,6 +114,11 @@ TEST_F(PallasCli, AutoKeepsTheFirstCorrectKernelAndQuotesNoSpeedup) {
   EXPECT_TRUE(j["best"]["speedup"].is_null()) << j.dump(2);
   EXPECT_EQ(j["best"]["timing_basis"], "interpret (cpu)");
 
+  // The planner was told the XLA baseline is timed beside each kernel, not a "0 ms" to beat.
+  auto plans = prompts("planner");
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_THAT(plans[0], ::testing::HasSubstr("timed beside each kernel; none timed yet"));
+  EXPECT_THAT(plans[0], ::testing::Not(::testing::HasSubstr("At 100% of the roofline")));
   // The agents were asked for Python in the Pallas dialect.
   auto coder = prompts("coder");
   ASSERT_EQ(coder.size(), 1u);
