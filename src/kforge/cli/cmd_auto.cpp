@@ -104,9 +104,23 @@ int run_auto_command(const AutoCliOptions& o) {
     apply_partner(o.beat == "fastest" ? "baseline" : o.beat, env.eval);
   kt.configure(env.eval);
   env.judge = {kt.target, kt.compiler.get()};
+  // A GPU target's agents are told the device and its measured peaks (measured with the machine
+  // to themselves the first time, then cached), or why there are none.
+  std::optional<eval::GpuProfile> device;
+  std::string device_missing;
+  if (!kt.host() && kt.target->agent_material().gpu) {
+    eval::GpuProfileOptions go;
+    go.cache_dir = core::user_cache_dir();
+    go.cuda_home = toolchain_settings().cuda_home;
+    auto exclusive = lock->measure();
+    if (auto p = eval::gpu_profile(go))
+      device = std::move(*p);
+    else
+      device_missing = p.error().message;
+  }
   if (!kt.host())
-    env.dialect = kernel_dialect(*kt.target, *ctx, kt.compiler.get(), nullptr,
-                                 kt.target->unavailable_reason());
+    env.dialect = kernel_dialect(*kt.target, *ctx, kt.compiler.get(), device ? &*device : nullptr,
+                                 device_missing);
   env.say = [](std::string_view m) { fmt::print(stderr, "  … {}\n", m); };
   modes::AutoOptions ao;
   ao.iterations = o.iterations;
