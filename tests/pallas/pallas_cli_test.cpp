@@ -1,7 +1,9 @@
 // The pallas target through the kforge binary at the ci size: `show --target pallas` prints the
 // Python signature, `eval --target pallas` judges a kernel.py (table and --json say the time is an
 // interpreter's), `bench --target pallas` states the JAX backend in its header, and --dtype is
-// refused for a target that has no use for it.
+// refused for a target that has no use for it; `auto --target pallas` with a scripted model keeps
+// the first correct kernel and quotes no speedup from interpret-mode times.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "kforge/core/fs.h"
@@ -62,6 +64,79 @@ TEST_F(PallasCli, BenchStatesTheBackendInItsHeader) {
   EXPECT_NE(r.out.find("not performance figures"), std::string::npos) << r.out;
   auto baseline = run({"bench", "--target", "pallas", "--tasks", "12p_rmsnorm", "--size", "ci"});
   EXPECT_EQ(baseline.exit_code, 2) << baseline.out;
+}
+
+namespace {
+
+const char* kPallasPlan = R"(## Analysis
+RMSNorm over rows of D floats: one reduction per row.
+## Bottleneck
+No kernel yet.
+## Strategy
+One pallas_call, a grid over blocks of 8 rows, the row's mean square in the kernel body.
+## Blocking
+(8, D) blocks of x and y; the scale as one (1, D) block.
+## Vectorization
+Whole-block jnp operations inside the kernel.
+## Threading
+The grid's blocks.
+## Tunables
+none
+## Expected gain
+Correct first.
+)";
+
+// The profiler asks for more: only the interpret-mode rule may stop the run after iteration 1.
+const char* kProfileMore =
+    "BOTTLENECK: none measured\nDIAGNOSIS: correct in interpret mode\nNEEDS_IMPROVEMENT: "
+    "yes\nSUGGESTION: larger row blocks\n";
+
+}  // namespace
+
+TEST_F(PallasCli, AutoKeepsTheFirstCorrectKernelAndQuotesNoSpeedup) {
+  const std::string kernel = eval::kernel_with("", "    pass");
+  script({{"planner", {kPallasPlan}},
+          {"coder", {"Here it is:\n```python\n" + kernel + "```\n"}},
+          {"profiler", {kProfileMore}}});
+  auto r = run({"auto", "12p_rmsnorm", "--target", "pallas", "--size", "ci", "--model", model(),
+                "--iterations", "3", "--patience", "3", "--threads", "1", "--budget", "0.3",
+                "--report-peers", "xla", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("--report-peers skipped"), std::string::npos) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["iterations"].size(), 1u) << j.dump(2);
+  EXPECT_EQ(j["iterations"][0]["verdict"], "correct");
+  EXPECT_TRUE(j["iterations"][0]["speedup"].is_null()) << j.dump(2);
+  EXPECT_THAT(j["iterations"][0]["tuning"].get<std::string>(), ::testing::HasSubstr("not tuned"));
+  EXPECT_THAT(j["stop_reason"].get<std::string>(),
+              ::testing::HasSubstr("interpret-mode times are not performance"));
+  EXPECT_EQ(j["best"]["iteration"], 1);
+  EXPECT_TRUE(j["best"]["speedup"].is_null()) << j.dump(2);
+  EXPECT_EQ(j["best"]["timing_basis"], "interpret (cpu)");
+
+  // The planner was told the XLA baseline is timed beside each kernel, not a "0 ms" to beat.
+  auto plans = prompts("planner");
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_THAT(plans[0], ::testing::HasSubstr("timed beside each kernel; none timed yet"));
+  EXPECT_THAT(plans[0], ::testing::Not(::testing::HasSubstr("At 100% of the roofline")));
+  // The agents were asked for Python in the Pallas dialect.
+  auto coder = prompts("coder");
+  ASSERT_EQ(coder.size(), 1u);
+  EXPECT_THAT(coder[0], ::testing::HasSubstr("```python"));
+
+  auto session = dir_ / "state" / "sessions" / j["session"].get<std::string>();
+  auto best = core::read_text(session / "best.py");
+  ASSERT_TRUE(best.ok()) << r.err;
+  EXPECT_EQ(*best, kernel);
+  EXPECT_FALSE(std::filesystem::exists(session / "best.cpp"));
+  EXPECT_TRUE(std::filesystem::exists(session / "iter-1" / "kernel.py"));
+  auto report = core::read_text(session / "report.md");
+  ASSERT_TRUE(report.ok());
+  EXPECT_THAT(*report, ::testing::HasSubstr("interpret-mode times are not performance; the best "
+                                            "is the first correct kernel"));
+  EXPECT_THAT(*report, ::testing::HasSubstr("`best.py`"));
+  EXPECT_THAT(*report, ::testing::Not(::testing::HasSubstr("## How the best was chosen")));
+  EXPECT_THAT(*report, ::testing::Not(::testing::HasSubstr("x XLA")));
 }
 
 }  // namespace kforge::modes

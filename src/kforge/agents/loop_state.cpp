@@ -238,12 +238,35 @@ std::string describe_resources(const eval::Evaluation& e) {
   return out;
 }
 
+namespace {
+
+// Another target's baseline is paired with each kernel by its judge, and the roofline is the host
+// CPU's: say what is known, never "0 ms".
+std::string target_standing(const LoopState& s) {
+  std::string out = s.baseline_ms > 0
+                        ? fmt::format("Baseline to beat ({}): {:.4g} ms ({}).\n", s.baseline_name,
+                                      s.baseline_ms, s.baseline_when)
+                        : fmt::format("Baseline ({}): timed beside each kernel; none timed yet.\n",
+                                      s.baseline_name);
+  if (s.best && !s.best->evaluation.timing_is_performance())
+    out += fmt::format(
+        "Timing basis {}: interpret-mode times are not performance, so only correctness decides "
+        "here: the first correct kernel is the best.\n",
+        s.best->evaluation.timing_basis);
+  return out;
+}
+
+}  // namespace
+
 std::string describe_standing(const LoopState& s) {
-  std::string out = fmt::format(
-      "Baseline to beat ({}): {:.4g} ms ({}). At 100% of the roofline the kernel would take "
-      "{:.4g} ms.\n",
-      s.baseline_name, s.baseline_ms, s.baseline_when.empty() ? "measured alone" : s.baseline_when,
-      s.roofline_ms);
+  std::string out =
+      s.dialect.target != "cpp"
+          ? target_standing(s)
+          : fmt::format(
+                "Baseline to beat ({}): {:.4g} ms ({}). At 100% of the roofline the kernel would "
+                "take {:.4g} ms.\n",
+                s.baseline_name, s.baseline_ms,
+                s.baseline_when.empty() ? "measured alone" : s.baseline_when, s.roofline_ms);
   if (!s.best) return out + "No correct kernel yet.\n";
   const BestKernel& b = *s.best;
   out += fmt::format("\nBest kernel so far (iteration {}):\n{}", b.iteration,

@@ -93,9 +93,51 @@ Result<Plan> parse_plan(const std::string& reply) {
   return Plan{reply, trim(found["Strategy"])};
 }
 
+namespace {
+
+// A Python kernel file (the pallas target): one ```python block that defines `def kernel(`. Its
+// parameters are the task's inputs, often taken as *inputs, so they are not counted here: the
+// worker calls it with the task's inputs and a wrong arity is a verdict there.
+Result<std::string> parse_python_kernel(const std::vector<Block>& blocks,
+                                        const std::string& fence) {
+  std::vector<Block> code;
+  for (const auto& b : blocks) {
+    if (b.lang == "unterminated")
+      return Error{
+          "the code block is not closed with ```: the reply was cut off or malformed. Reply with "
+          "the complete file."};
+    if (b.lang == "python" || b.lang == "py" || b.lang.empty()) code.push_back(b);
+  }
+  auto defines_kernel = [](const Block& b) {
+    return b.body.find("def kernel(") != std::string::npos;
+  };
+  if (code.empty())
+    return Error{fmt::format(
+        "the reply has no ```{0} code block. Reply with the complete kernel in one ```{0} block.",
+        fence)};
+  if (code.size() > 1) {
+    std::vector<Block> defining;
+    for (auto& b : code)
+      if (defines_kernel(b)) defining.push_back(b);
+    if (defining.size() != 1)
+      return Error{fmt::format(
+          "the reply has {} code blocks; send exactly one ```{} block with the complete file.",
+          code.size(), fence)};
+    code = defining;
+  }
+  if (!defines_kernel(code.front()))
+    return Error{
+        "the code block does not define `def kernel(...)`: the file must define the kernel "
+        "function the task's inputs are passed to."};
+  return code.front().body;
+}
+
+}  // namespace
+
 Result<std::string> parse_kernel(const std::string& reply, int parameters,
                                  const std::string& fence) {
   auto blocks = fenced_blocks(reply);
+  if (fence == "python") return parse_python_kernel(blocks, fence);
   std::vector<Block> code;
   for (auto& b : blocks) {
     if (b.lang == "unterminated")

@@ -133,3 +133,27 @@ TEST(ParseKernel, TakesACudaBlockAndAsksForTheFenceItWasGiven) {
 }
 
 }  // namespace kforge::agents
+
+namespace kforge::agents {
+
+TEST(ParseKernel, TakesAPythonFileThatDefinesKernelForThePallasFence) {
+  const std::string py =
+      "Plan done.\n```bash\npip list\n```\n```python\nimport kforge_task as T\n\n"
+      "def kernel(x, scale):\n    return x\n```\n";
+  auto k = parse_kernel(py, 3, "python");
+  ASSERT_TRUE(k.ok()) << k.error().message;
+  EXPECT_THAT(*k, HasSubstr("def kernel(x, scale):"));
+  // A Python block without the kernel function, and a C++ block, are not a Pallas kernel.
+  EXPECT_THAT(parse_kernel("```python\ndef other():\n    pass\n```\n", 3, "python").error().message,
+              HasSubstr("def kernel("));
+  EXPECT_THAT(parse_kernel("```cpp\nextern \"C\" void kernel(float* x) {}\n```\n", 3, "python")
+                  .error()
+                  .message,
+              HasSubstr("no ```python code block"));
+  EXPECT_THAT(parse_kernel("```python\ndef kernel(x):\n", 3, "python").error().message,
+              HasSubstr("not closed"));
+  // The C++ rules are untouched for the cpp fence: a Python block is no C++ kernel.
+  EXPECT_FALSE(parse_kernel(py, 3).ok());
+}
+
+}  // namespace kforge::agents

@@ -20,23 +20,51 @@ namespace kforge::cli {
 namespace {
 
 struct AutoCliOptions {
-  std::string task, size, model, strategy, prompts, config, executor, beat = "fastest",
-                                                                      report_peers;
+  std::string task, size, model, strategy, prompts, config, executor,
+      beat = "fastest", report_peers, target, dtype = "f32";
   int iterations = 5, patience = 2, debug_attempts = 3, threads = 0, tune_budget = 8;
   double max_usd = 0, budget = 1.0;
   std::int64_t max_tokens = 0;
   bool json = false, stream = false;
 };
 
+// `kforge auto ... --target T` as the session row records it ("" for the default target).
+std::string target_words(const KernelTarget& kt) {
+  if (kt.host()) return "";
+  std::string s = fmt::format(" --target {}", kt.target->name());
+  if (kt.dtype != "f32") s += " --dtype " + kt.dtype;
+  return s;
+}
+
 int run_auto_command(const AutoCliOptions& o) {
-  const auto report_peers = peer_list(o.report_peers, "--report-peers");
+  // The target first: one that cannot run here is refused before a model is called.
+  const auto kt = kernel_target(o.target, o.dtype, o.beat == "fastest" ? "baseline" : o.beat);
+  if (auto missing = kt.target->unavailable_reason(); !missing.empty())
+    throw UsageError(fmt::format("kforge auto --target {}: {}", kt.target->name(), missing));
+  // --report-peers pairs the best with the cpp target's peers (kforge-run's protocol): another
+  // target's best is not paired with them, and the user is told so.
+  if (!kt.host() && !o.report_peers.empty() && o.report_peers != "none")
+    fmt::print(stderr,
+               "kforge auto: --report-peers skipped: the peers are the cpp target's; the {} "
+               "target's kernels are paired with its own baseline\n",
+               kt.target->name());
+  const auto report_peers =
+      kt.host() ? peer_list(o.report_peers, "--report-peers") : std::vector<std::string>{};
   auto spec = load_task_arg(o.task);
   auto compiler = make_compiler();
   auto ctx = eval::TaskContext::create(spec, o.size, *compiler, core::state_dir());
   if (!ctx) throw UsageError(ctx.error().message);
-  auto stack =
-      make_agent_stack({fmt::format("kforge auto {} --size {}", spec.id, ctx->task().size), o.model,
-                        o.config, o.prompts, "", o.max_usd, o.max_tokens, o.stream});
+  AgentStackOptions so{
+      fmt::format("kforge auto {} --size {}{}", spec.id, ctx->task().size, target_words(kt)),
+      o.model,
+      o.config,
+      o.prompts,
+      "",
+      o.max_usd,
+      o.max_tokens,
+      o.stream};
+  so.target = kt.target;
+  auto stack = make_agent_stack(so);
   auto lock = make_machine_lock();
   auto machine = this_machine(lock.get());  // after the models are known to be usable
   if (!machine) throw UsageError(machine.error().message);
@@ -48,6 +76,10 @@ int run_auto_command(const AutoCliOptions& o) {
                             {"patience", o.patience}, {"debug_attempts", o.debug_attempts},
                             {"strategy", o.strategy}, {"threads", o.threads},
                             {"max_usd", o.max_usd},   {"tune_budget", o.tune_budget}};
+  if (!kt.host()) {
+    options["target"] = kt.target->name();
+    options["dtype"] = kt.dtype;
+  }
   if (auto st = journal->ledger().start_run(
           {run_id, "auto", spec.id, ctx->task().size, store::RunState::running, options.dump()});
       !st)
@@ -65,8 +97,30 @@ int run_auto_command(const AutoCliOptions& o) {
   auto executor = make_executor(o.executor, o.config, run_id);
   env.eval.executor = executor.get();
   env.eval.quiet_waiter = &quiet_waiter();
-  apply_partner(resolve_beat(o.beat, spec.id, ctx->task().size, env.eval.threads, *machine),
-                env.eval);
+  if (kt.host())
+    apply_partner(resolve_beat(o.beat, spec.id, ctx->task().size, env.eval.threads, *machine),
+                  env.eval);
+  else
+    apply_partner(o.beat == "fastest" ? "baseline" : o.beat, env.eval);
+  kt.configure(env.eval);
+  env.judge = {kt.target, kt.compiler.get()};
+  // A GPU target's agents are told the device and its measured peaks (measured with the machine
+  // to themselves the first time, then cached), or why there are none.
+  std::optional<eval::GpuProfile> device;
+  std::string device_missing;
+  if (!kt.host() && kt.target->agent_material().gpu) {
+    eval::GpuProfileOptions go;
+    go.cache_dir = core::user_cache_dir();
+    go.cuda_home = toolchain_settings().cuda_home;
+    auto exclusive = lock->measure();
+    if (auto p = eval::gpu_profile(go))
+      device = std::move(*p);
+    else
+      device_missing = p.error().message;
+  }
+  if (!kt.host())
+    env.dialect = kernel_dialect(*kt.target, *ctx, kt.compiler.get(), device ? &*device : nullptr,
+                                 device_missing);
   env.say = [](std::string_view m) { fmt::print(stderr, "  … {}\n", m); };
   modes::AutoOptions ao;
   ao.iterations = o.iterations;
@@ -79,7 +133,7 @@ int run_auto_command(const AutoCliOptions& o) {
              run_id, spec.id, ctx->task().size, env.eval.threads, journal->dir().string());
 
   auto result = modes::run_auto(env, ao);
-  if (result.best && !result.internal_error)
+  if (result.best && !result.internal_error && kt.host())
     result.peers =
         modes::compare_with_peers(*ctx, result.best->source, env.eval, report_peers, env.say);
   if (auto st = journal->write("report.md", modes::auto_report(env, result)); !st)
@@ -109,18 +163,24 @@ int run_auto_command(const AutoCliOptions& o) {
       const auto* e = it.evaluation ? &*it.evaluation : nullptr;
       t.add({std::to_string(it.iteration), e ? paint_verdict(eval::verdict_name(e->verdict)) : "—",
              e && e->candidate ? format_ms(e->candidate->median_ms) : "",
-             e && e->speedup ? paint_ratio(e->speedup->median) : "",
+             e && e->speedup && e->timing_is_performance() ? paint_ratio(e->speedup->median) : "",
              e && e->candidate ? format_percent(e->roofline) : "", std::to_string(it.fixes),
              it.outcome.substr(0, 90)});
     }
     fmt::print("{}\nstopped: {}\n", t.render(), result.stop_reason);
-    if (result.best)
+    if (result.best && !modes::decides_on_time(env, result.best->evaluation))
+      fmt::print(
+          "best: iteration {}, the first correct kernel ({}: times are not performance, "
+          "no speedup) → {}\n",
+          result.best->iteration, result.best->evaluation.timing_basis,
+          (journal->dir() / env.judge.best_file()).string());
+    else if (result.best)
       fmt::print("best: iteration {}, {} ms, {} the baseline → {}\n", result.best->iteration,
                  format_ms(result.best->evaluation.candidate->median_ms),
                  result.best->evaluation.speedup
                      ? format_ratio(result.best->evaluation.speedup->median)
                      : "?",
-                 (journal->dir() / "best.cpp").string());
+                 (journal->dir() / env.judge.best_file()).string());
     else
       fmt::print("no correct kernel\n");
     fmt::print("model use: {} calls, {} tokens in, {} out, ${:.4f}{}\n", totals.calls,
@@ -156,6 +216,8 @@ void add_auto(CommandLine& cmd) {
   cmd.bind("executor", o->executor);
   cmd.bind("stream", o->stream);
   cmd.bind("json", o->json);
+  cmd.bind("target", o->target);
+  cmd.bind("dtype", o->dtype);
   cmd.on_run([o] { return run_auto_command(*o); });
 }
 

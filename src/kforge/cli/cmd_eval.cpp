@@ -145,9 +145,8 @@ int run_eval(const EvalCliOptions& o) {
   // A folder or a binary is a usage error here, not a compile_error (or a crash) later.
   auto source = core::read_source(o.kernel);
   if (!source) throw UsageError(source.error().message);
-  const target::Target& target = target_arg(o.target);
-  check_partner_for_target(target, o.partner, false);
-  check_dtype_for_target(target, o.dtype);
+  const auto kt = kernel_target(o.target, o.dtype, o.partner);
+  const target::Target& target = *kt.target;
   auto compiler = make_compiler();
   auto ctx = eval::TaskContext::create(spec, o.size, *compiler, core::state_dir());
   if (!ctx) throw UsageError(ctx.error().message);
@@ -163,7 +162,7 @@ int run_eval(const EvalCliOptions& o) {
   opt.call_timeout_s = o.timeout;
   opt.progress = [](std::string_view m) { progress(m); };
   opt.dump_dir = o.dump;
-  opt.dtype = o.dtype;
+  kt.configure(opt);
   if (o.profile) opt.profile_seconds = 1.0;
   if (!o.against.empty()) {
     auto b = core::read_source(o.against);
@@ -191,9 +190,7 @@ int run_eval(const EvalCliOptions& o) {
   }
   opt.machine = machine ? &*machine : nullptr;
 
-  auto target_compiler =
-      target.name() == "cpp" ? nullptr : target.make_compiler(toolchain_settings());
-  auto e = target.evaluate(*ctx, target_compiler ? *target_compiler : *compiler, *source,
+  auto e = target.evaluate(*ctx, kt.kernel_compiler(*compiler), *source,
                            std::filesystem::path(o.kernel).filename().string(), opt);
   if (executor && progress_enabled()) progress(executor->summary());
   if (o.json)

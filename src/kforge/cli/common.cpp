@@ -232,4 +232,16 @@ void check_dtype_for_target(const target::Target& target, const std::string& dty
                     dtype, target.name()));
 }
 
+KernelTarget kernel_target(const std::string& name, const std::string& dtype,
+                           const std::string& partner, bool peers) {
+  KernelTarget k;
+  k.target = &target_arg(name);
+  check_partner_for_target(*k.target, partner, peers);
+  check_dtype_for_target(*k.target, dtype);
+  k.dtype = dtype;
+  if (k.target->name() != target::default_target().name())
+    k.compiler = k.target->make_compiler(toolchain_settings());
+  return k;
+}
+
 }  // namespace kforge::cli

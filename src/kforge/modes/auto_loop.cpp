@@ -101,7 +101,7 @@ void write_iteration_files(const AutoEnv& env, const AutoOptions& o, const Itera
                                        : fmt::format("iter-{}/", rec.iteration);
   std::vector<std::pair<std::string, std::string>> files;
   if (!rec.plan.empty()) files.emplace_back("plan.md", rec.plan);
-  if (!rec.source.empty()) files.emplace_back("kernel.cpp", rec.source);
+  if (!rec.source.empty()) files.emplace_back(env.judge.kernel_file(), rec.source);
   if (rec.evaluation) files.emplace_back("evaluation.json", eval::to_json(*rec.evaluation).dump(2));
   if (rec.diagnosis)
     files.emplace_back(
@@ -173,6 +173,7 @@ struct IterationEnd {
   std::optional<llm::LlmError> fatal;  // a model failure that stops the run
   bool improved = false;               // a new best
   std::string at_limit;  // the profiler's diagnosis, when it judged the new best at its limit
+  bool correct_is_final = false;  // interpret-mode timing: the first correct kernel ends the run
 };
 
 // Why a model failure ends the iteration, and whether it ends the run too: only a malformed or
@@ -189,6 +190,7 @@ class Loop {
   Loop(const AutoEnv& env, const AutoOptions& o) : env_(env), o_(o), parent_(o.parent_node) {
     state_.task = env.ctx;
     state_.machine = env.machine;
+    state_.dialect = env.dialect;
     state_.threads = env.eval.threads;
     if (!env.eval.peer.empty()) state_.baseline_name = eval::peer_description(env.eval.peer);
     timed_ = env.eval;
@@ -222,7 +224,12 @@ class Loop {
                                          : "measured alone before the first iteration";
     if (o_.baseline_ms > 0)
       state_.baseline_ms = o_.baseline_ms;
-    else {
+    else if (!env_.judge.host_target()) {
+      // Another target's baseline (pallas: XLA; cuda: PyTorch eager on the device) is paired with
+      // every kernel by the target's judge; the first timed kernel gives its time.
+      state_.baseline_when = "measured beside each kernel (none timed yet)";
+      if (env_.judge.python_kernel()) state_.baseline_name = eval::peer_description("xla");
+    } else {
       say("measuring the baseline");
       auto b = measure_baseline_ms(*env_.ctx, timed_);
       if (!b) {
@@ -234,6 +241,8 @@ class Loop {
     }
     result_.baseline_ms = state_.baseline_ms;
     const auto& task = env_.ctx->task();
+    // The roofline is the host CPU's: it bounds cpp kernels only.
+    if (!env_.judge.host_target()) return true;
     state_.roofline_ms =
         1e3 * eval::roofline_seconds(task.flops, task.bytes, *env_.machine, state_.threads);
     return true;
@@ -264,7 +273,8 @@ class Loop {
               &state_,
               timed_,
               [this](std::string_view m) { say(std::string(m)); },
-              &rec.clock};
+              &rec.clock,
+              env_.judge};
     std::optional<agents::Plan> plan;
     if (auto end = plan_step(rec, plan)) return *end;
     if (auto end = implement_step(rec, *plan)) return *end;
@@ -334,6 +344,14 @@ class Loop {
   // evaluation (checked and timed again from scratch).
   void tune_step(IterationRecord& rec) {
     tuned_eval_.reset();
+    // The tuner rebuilds a C-ABI kernel with -D values; a Python kernel has no such switch.
+    if (env_.judge.python_kernel()) {
+      rec.tuning = fmt::format(
+          "not tuned: the tuner sets -D tunables of C-ABI kernels, and a {} "
+          "kernel is a Python file",
+          env_.judge.target->name());
+      return;
+    }
     auto t = Clock::now();
     eval::EvalOptions tune_base = timed_;
     tune_base.profile_seconds = o_.profile_seconds;
@@ -341,7 +359,7 @@ class Loop {
     // default 1 s): there are several per iteration, and a shorter --budget shortens them too.
     agents::TuneOptions tune = o_.tune;
     tune.time_budget_s = std::min(tune.time_budget_s, o_.time_budget_s / 2);
-    auto tuned = agents::tune(*env_.ctx, rec.source, "kernel.cpp", tune_base, tune,
+    auto tuned = agents::tune(*env_.ctx, rec.source, env_.judge.kernel_file(), tune_base, tune,
                               [this](std::string_view m) { say(std::string(m)); });
     rec.clock.tune_s += seconds_since(t);
     if (!tuned) {
@@ -399,6 +417,7 @@ class Loop {
     end.fatal = std::exchange(diagnosis_error_, std::nullopt);
     const auto& e = *rec.evaluation;
     end.improved = !state_.best;
+    if (!decides_on_time(env_, e)) return decide_on_correctness(rec, end);
     if (state_.best) {
       say(fmt::format("iteration {}: timing against the best (iteration {}) side by side",
                       rec.iteration, state_.best->iteration));
@@ -419,13 +438,38 @@ class Loop {
       state_.best =
           agents::BestKernel{rec.source, e, rec.diagnosis, rec.iteration, rec.tuning_table};
       result_.best_node = rec.node;
-      if (auto st = env_.journal->write("best.cpp", rec.source); !st)
-        say("could not write best.cpp: " + st.error().message);
+      write_best(rec);
     }
     if (rec.diagnosis) end.outcome += ". Profiler: " + rec.diagnosis->diagnosis;
     if (end.improved && rec.diagnosis && !rec.diagnosis->needs_improvement)
       end.at_limit = rec.diagnosis->diagnosis;
     return end;
+  }
+
+  // Interpret-mode times say nothing of a kernel's speed, so no side-by-side run decides: the
+  // first correct kernel is the best, and the run stops there (no later kernel can be shown
+  // faster).
+  IterationEnd decide_on_correctness(IterationRecord& rec, IterationEnd& end) {
+    const auto& e = *rec.evaluation;
+    end.outcome = fmt::format("correct ({}: times are not performance)", e.timing_basis);
+    if (end.improved) {
+      end.outcome += in_search(o_) ? " — best of this expansion" : " — the best (first correct)";
+      state_.best =
+          agents::BestKernel{rec.source, e, rec.diagnosis, rec.iteration, rec.tuning_table};
+      result_.best_node = rec.node;
+      write_best(rec);
+      end.correct_is_final = true;
+    } else {
+      end.outcome += "; the first correct kernel stays the best";
+    }
+    if (rec.diagnosis) end.outcome += ". Profiler: " + rec.diagnosis->diagnosis;
+    return end;
+  }
+
+  void write_best(const IterationRecord& rec) {
+    const std::string name = env_.judge.best_file();
+    if (auto st = env_.journal->write(name, rec.source); !st)
+      say(fmt::format("could not write {}: {}", name, st.error().message));
   }
 
   // Records the ended iteration: its node, its files, what later iterations are told of it.
@@ -462,6 +506,10 @@ class Loop {
   // then patience.
   bool stop_rule(const IterationEnd& end) {
     if (end.fatal) return stop(run_state_for(*end.fatal), end.fatal->message);
+    if (end.correct_is_final)
+      return stop(store::RunState::finished,
+                  "a correct kernel: interpret-mode times are not performance, so no later kernel "
+                  "could be shown faster");
     if (!end.at_limit.empty())
       return stop(store::RunState::finished,
                   "the profiler judged the best kernel at its limit: " + end.at_limit);
@@ -501,13 +549,22 @@ class Loop {
 
 AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) { return Loop(env, o).run(); }
 
+bool decides_on_time(const AutoEnv& env, const eval::Evaluation& e) {
+  return env.judge.host_target() || e.timing_is_performance();
+}
+
 std::string auto_report(const AutoEnv& env, const AutoResult& r) {
   std::string s =
       fmt::format("# kforge auto: {} (size {})\n\n", env.ctx->spec().id, env.ctx->task().size);
-  const std::string partner = env.eval.peer.empty() ? std::string("PyTorch eager, libtorch")
-                                                    : eval::peer_description(env.eval.peer);
-  s += fmt::format("Baseline to beat ({}): {:.4g} ms with {} thread(s). Stopped: {}.\n\n", partner,
-                   r.baseline_ms, env.eval.threads, r.stop_reason);
+  const std::string partner = !env.eval.peer.empty()      ? eval::peer_description(env.eval.peer)
+                              : env.judge.python_kernel() ? eval::peer_description("xla")
+                                                          : std::string("PyTorch eager, libtorch");
+  if (env.judge.host_target())
+    s += fmt::format("Baseline to beat ({}): {:.4g} ms with {} thread(s). Stopped: {}.\n\n",
+                     partner, r.baseline_ms, env.eval.threads, r.stop_reason);
+  else
+    s += fmt::format("Target {}; every kernel paired with {} in the same run. Stopped: {}.\n\n",
+                     env.judge.target->name(), partner, r.stop_reason);
   s += "| iter | verdict | time ms | speedup | roofline | fixes | tokens in/out | cost $ | model s "
        "| compile s | check s | tune s | time s | "
        "what was tried |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
@@ -523,15 +580,24 @@ std::string auto_report(const AutoEnv& env, const AutoResult& r) {
         it.iteration, e ? std::string(eval::verdict_name(e->verdict)) : "—",
         cell(e && e->candidate,
              e && e->candidate ? fmt::format("{:.4g}", e->candidate->median_ms) : ""),
-        cell(e && e->speedup, e && e->speedup ? fmt::format("{:.2f}x{}", e->speedup->median,
-                                                            e->machine_busy ? " (busy)" : "")
-                                              : ""),
-        cell(e && e->candidate, e ? fmt::format("{:.0f}%", 100 * e->roofline) : ""), it.fixes,
-        it.tokens.usage.input_tokens, it.tokens.usage.output_tokens, it.tokens.cost_usd,
+        cell(e && e->speedup && e->timing_is_performance(),
+             e && e->speedup
+                 ? fmt::format("{:.2f}x{}", e->speedup->median, e->machine_busy ? " (busy)" : "")
+                 : ""),
+        cell(e && e->candidate && env.judge.host_target(),
+             e ? fmt::format("{:.0f}%", 100 * e->roofline) : ""),
+        it.fixes, it.tokens.usage.input_tokens, it.tokens.usage.output_tokens, it.tokens.cost_usd,
         it.clock.model_s, it.clock.compile_s, it.clock.check_s, it.clock.tune_s, it.clock.time_s,
         strategy.substr(0, 160));
   }
-  if (r.best) {
+  if (r.best && !decides_on_time(env, r.best->evaluation)) {
+    const auto& e = r.best->evaluation;
+    s += fmt::format(
+        "\n## Best kernel (iteration {})\n\nCorrect on every secret input set. Timing basis {}: "
+        "interpret-mode times are not performance; the best is the first correct kernel. No "
+        "speedup is quoted. `{}` in this folder.\n",
+        r.best->iteration, e.timing_basis, env.judge.best_file());
+  } else if (r.best) {
     const auto& e = r.best->evaluation;
     // A speedup timed busy is not a figure to quote: said as such, with what it read.
     std::string speedup =
@@ -544,10 +610,10 @@ std::string auto_report(const AutoEnv& env, const AutoResult& r) {
             : fmt::format("{:.2f}x {} (95% CI {:.2f}–{:.2f})", e.speedup->median, partner,
                           e.speedup->ci_low, e.speedup->ci_high);
     s += fmt::format(
-        "\n## Best kernel (iteration {})\n\n{:.4g} ms, {}, {:.0f}% of the roofline{}. `best.cpp` "
+        "\n## Best kernel (iteration {})\n\n{:.4g} ms, {}, {:.0f}% of the roofline{}. `{}` "
         "in this folder.\n",
         r.best->iteration, e.candidate->median_ms, speedup, 100 * e.roofline,
-        e.roofline_note.empty() ? "" : " (" + e.roofline_note + ")");
+        e.roofline_note.empty() ? "" : " (" + e.roofline_note + ")", env.judge.best_file());
   } else {
     s += "\nNo correct kernel was found.\n";
   }
@@ -590,7 +656,7 @@ nlohmann::json to_json(const AutoResult& r) {
     j["decision"] = it.decision ? it.decision->to_json() : nlohmann::json(nullptr);
     j["verdict"] = it.evaluation ? nlohmann::json(eval::verdict_name(it.evaluation->verdict))
                                  : nlohmann::json(nullptr);
-    j["speedup"] = it.evaluation && it.evaluation->speedup
+    j["speedup"] = it.evaluation && it.evaluation->speedup && it.evaluation->timing_is_performance()
                        ? nlohmann::json(it.evaluation->speedup->median)
                        : nlohmann::json(nullptr);
     its.push_back(j);
@@ -600,18 +666,23 @@ nlohmann::json to_json(const AutoResult& r) {
     // A speedup timed busy is kept under busy_speedup, never as the best's speedup.
     const auto& e = r.best->evaluation;
     nlohmann::json speedup = nullptr;
-    if (e.speedup)
+    // An interpret-mode ratio is no speedup: not given at all.
+    if (e.speedup && e.timing_is_performance())
       speedup = {{"median", e.speedup->median}, {"ci95", {e.speedup->ci_low, e.speedup->ci_high}}};
-    best = {
-        {"iteration", r.best->iteration},
-        {"median_ms", e.candidate->median_ms},
-        {"speedup", e.speedup && !e.machine_busy ? nlohmann::json(e.speedup->median)
-                                                 : nlohmann::json(nullptr)},
-        {"speedup_ci95", e.speedup && !e.machine_busy ? speedup["ci95"] : nlohmann::json(nullptr)},
-        {"busy", e.machine_busy},
-        {"busy_reason", e.busy_reason},
-        {"busy_speedup", e.machine_busy ? speedup : nlohmann::json(nullptr)},
-        {"roofline", e.roofline}};
+    best = {{"iteration", r.best->iteration},
+            {"median_ms", e.candidate->median_ms},
+            {"speedup", !speedup.is_null() && !e.machine_busy ? nlohmann::json(e.speedup->median)
+                                                              : nlohmann::json(nullptr)},
+            {"speedup_ci95",
+             !speedup.is_null() && !e.machine_busy ? speedup["ci95"] : nlohmann::json(nullptr)},
+            {"busy", e.machine_busy},
+            {"busy_reason", e.busy_reason},
+            {"busy_speedup", e.machine_busy ? speedup : nlohmann::json(nullptr)},
+            {"roofline", e.roofline}};
+    if (!e.timing_is_performance()) {
+      best["timing_basis"] = e.timing_basis;
+      best["chosen_by"] = "the first correct kernel (interpret-mode times are not performance)";
+    }
   }
   return {{"state", store::run_state_name(r.state)},
           {"stop_reason", r.stop_reason},

@@ -13,6 +13,7 @@
 #include "kforge/core/fs.h"
 #include "kforge/modes/cli_test_util.h"
 #include "kforge/store/store.h"
+#include "kforge/target/target.h"
 
 namespace kforge::modes {
 namespace {
@@ -251,6 +252,27 @@ TEST_F(AutoLoopTest, AFasterKernelWinsSideBySideAndTheIterationLimitStopsTheRun)
     EXPECT_GT(d["ratio"]["ci95"][0].get<double>(), 1.0);
     EXPECT_EQ(j["best"]["iteration"], 2);
   }
+}
+
+}  // namespace kforge::modes
+
+namespace kforge::modes {
+
+// Without a GPU the cuda target cannot judge a kernel: `auto --target cuda` says why (the
+// target's own reason) and stops before the model is called or a session is recorded.
+TEST_F(AutoLoopTest, CudaTargetWithoutADeviceIsRefusedBeforeAnyModelCall) {
+  const auto* cuda = target::find_target("cuda");
+  ASSERT_NE(cuda, nullptr);
+  const std::string missing = cuda->unavailable_reason();
+  if (missing.empty()) GTEST_SKIP() << "a CUDA device is present: the refusal cannot happen here";
+  script({{"planner", {kPlan}}, {"coder", {rms::block(rms::kSlow)}}});
+  auto r = run(
+      {"auto", "12p_rmsnorm", "--target", "cuda", "--size", "ci", "--model", model(), "--json"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("kforge auto --target cuda: " + missing));
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "log.jsonl"));  // no request reached the model
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "state" / "sessions"));
 }
 
 }  // namespace kforge::modes

@@ -5,8 +5,6 @@
 
 #include <chrono>
 
-#include "kforge/toolchain/link_check.h"
-
 namespace kforge::modes {
 namespace {
 
@@ -17,18 +15,7 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }  // namespace
 
 std::string compile_failure(const StepEnv& env, const std::string& source) {
-  toolchain::CompileRequest req{toolchain::Role::candidate, source, "kernel.cpp", env.ctx->header(),
-                                env.eval.extra_flags};
-  auto shared =
-      env.eval.machine_lock ? env.eval.machine_lock->share() : eval::MachineLock::Shared();
-  auto r = env.ctx->compiler().compile(req);
-  if (!r.ok) {
-    std::string errors = toolchain::format_errors(r.diagnostics, 8);
-    return "the kernel does not compile:\n" + (errors.empty() ? r.log.substr(0, 3000) : errors);
-  }
-  auto link = toolchain::check_link(r.artifact, {env.eval.allow_libs});
-  if (!link.ok()) return "the kernel compiles but the link check refuses it: " + link.reason;
-  return "";
+  return env.judge.build_failure(*env.ctx, source, env.eval);
 }
 
 namespace {
@@ -83,7 +70,7 @@ DebugOutcome check_with_fixes(const StepEnv& env, std::string source, int max_fi
     o.profile_seconds = 0;
     o.progress = nullptr;
     auto t = std::chrono::steady_clock::now();
-    auto e = eval::evaluate(*env.ctx, out.source, "kernel.cpp", o);
+    auto e = env.judge.evaluate(*env.ctx, out.source, env.judge.kernel_file(), o);
     env.clock->check_s += seconds_since(t);
     out.evaluation = e;
     if (e.correct()) {
@@ -103,7 +90,7 @@ eval::Evaluation time_and_profile(const StepEnv& env, const std::string& source,
   o.profile_seconds = profile_seconds;
   o.progress = nullptr;
   auto t = std::chrono::steady_clock::now();
-  auto e = eval::evaluate(*env.ctx, source, "kernel.cpp", o);
+  auto e = env.judge.evaluate(*env.ctx, source, env.judge.kernel_file(), o);
   env.clock->time_s += seconds_since(t);
   return e;
 }

@@ -12,6 +12,7 @@
 #include "kforge/agents/agents.h"
 #include "kforge/agents/tuner.h"
 #include "kforge/eval/evaluate.h"
+#include "kforge/modes/kernel_judge.h"
 
 namespace kforge::modes {
 
@@ -28,6 +29,7 @@ struct StepEnv {
   eval::EvalOptions eval;  // threads, budget, machine (time/profile set per step)
   std::function<void(std::string_view)> say;  // progress lines
   PhaseClock* clock = nullptr;
+  KernelJudge judge;  // the target's file name, compiler and judge (default: cpp)
 };
 
 // The outcome of a step that may have asked the debugger for fixes.

@@ -115,7 +115,7 @@ AgentMaterial PallasTarget::agent_material() const {
   const auto root = core::source_dir();
   return {"JAX/Pallas (jax.experimental.pallas: pl.pallas_call, BlockSpec, grid), Python 3",
           root / "prompts" / "pallas", root / "knowledge" / "pallas",
-          root / "strategies" / "pallas.toml"};
+          root / "strategies" / "pallas.toml", "python"};
 }
 
 }  // namespace kforge::target
