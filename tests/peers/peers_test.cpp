@@ -15,6 +15,7 @@
 #include "kforge/eval/eval_test_util.h"
 #include "kforge/eval/evaluate.h"
 #include "kforge/eval/python_kernel.h"
+#include "kforge/modes/auto_loop.h"
 #include "kforge/modes/peer_report.h"
 #include "kforge/toolchain/cpp_compiler.h"
 
@@ -171,6 +172,53 @@ def baseline(x, scale):
   ASSERT_EQ(j.size(), 3u);
   EXPECT_TRUE(j[1]["speedup"].is_null());  // the failed peer gives no ratio
   EXPECT_TRUE(j[2]["peer_version"].get<std::string>().starts_with("jax "));
+}
+
+// --beat PEER: the time the agents are shown to beat is the peer's, measured beside baseline.cpp,
+// not libtorch's own time under the peer's name; a peer that fails is an error naming it.
+TEST_F(PeersTest, TheTimeToBeatIsThePeersWhenAPeerIsTheTarget) {
+  // A correct torch port that takes at least 30 ms a call: libtorch's RMSNorm at the ci size takes
+  // well under a millisecond, so which of the two was returned is plain.
+  auto slow_dir = task_with_port("beat-slow", R"(import time
+import torch
+import kforge_task as task
+
+def baseline(x, scale):
+    time.sleep(0.03)
+    return x * torch.rsqrt((x * x).mean(-1, keepdim=True) + task.eps) * scale
+)");
+  auto spec = core::load_task(slow_dir);
+  ASSERT_TRUE(spec.ok());
+  auto ctx = TaskContext::create(*spec, "ci", *compiler_, *state_);
+  ASSERT_TRUE(ctx.ok()) << ctx.error().message;
+  EvalOptions o;
+  o.time_budget_s = 0.2;
+  o.min_pairs = 5;
+  o.threads = 1;
+  o.call_timeout_s = 5;
+  auto libtorch = modes::measure_baseline_ms(*ctx, o);
+  o.peer = "torch";
+  auto peer = modes::measure_baseline_ms(*ctx, o);
+  ASSERT_TRUE(libtorch.ok()) << libtorch.error().message;
+  ASSERT_TRUE(peer.ok()) << peer.error().message;
+  EXPECT_GE(*peer, 30.0);
+  EXPECT_LT(*libtorch, 30.0);
+
+  auto dir = task_with_port("beat-wrong", R"(import torch
+import kforge_task as task
+
+def baseline(x, scale):
+    return x * scale * 1.01
+)");
+  auto wrong_spec = core::load_task(dir);
+  ASSERT_TRUE(wrong_spec.ok());
+  auto wrong_ctx = TaskContext::create(*wrong_spec, "ci", *compiler_, *state_);
+  ASSERT_TRUE(wrong_ctx.ok());
+  o.peer = "torch";
+  auto failed = modes::measure_baseline_ms(*wrong_ctx, o);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.error().message.find("the torch peer could not be timed"), std::string::npos)
+      << failed.error().message;
 }
 
 // A peer is checked on every secret set like a candidate: wrong numbers are its failure.

@@ -73,6 +73,7 @@ void add_hitl(CommandLine& cmd) {
   cmd.bind("model", o->model);
   cmd.bind("size", o->size);
   cmd.bind("threads", o->threads);
+  cmd.bind("beat", o->beat);
   cmd.bind("budget", o->budget);
   cmd.bind("max-usd", o->max_usd);
   cmd.bind("max-tokens", o->max_tokens);

@@ -22,6 +22,7 @@ namespace kforge::cli {
 
 struct HitlCliOptions {
   std::string task, size, model, config, prompts, resume;
+  std::string beat;  // --beat; "" = the session's own partner, or "fastest" for a new session
   int threads = 0;
   double max_usd = 0, budget = 1.0;
   std::int64_t max_tokens = 0;

@@ -202,8 +202,8 @@ std::vector<OptionSpec> make_registry() {
        "--beat",
        "The partner every kernel is paired with and aims to beat: libtorch, torch, torch-compile, "
        "torch-compile-max, xla, or fastest (default: the peer bench --peers found fastest for the "
-       "task on this machine, else libtorch)",
-       {"auto", "search"}})
+       "task on this machine, else libtorch; a resumed hitl session keeps its own)",
+       {"auto", "search", "hitl"}})
       .choices = {"fastest", "libtorch", "torch", "torch-compile", "torch-compile-max", "xla"};
   add({"report-peers",
        "--report-peers",

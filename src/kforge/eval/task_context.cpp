@@ -53,7 +53,7 @@ Result<TaskContext> TaskContext::create(const core::TaskSpec& spec, const std::s
   auto resolved = core::resolve_task(spec, size);
   if (!resolved) return resolved.error();
   TaskContext c;
-  c.spec_ = &spec;
+  c.spec_ = spec;
   c.task_ = std::move(*resolved);
   c.header_ = core::task_header(c.task_);
   c.compiler_ = &compiler;
@@ -70,29 +70,29 @@ Result<toolchain::CompileResult> TaskContext::build(toolchain::Role role,
   if (!result.ok) {
     std::string detail = toolchain::format_errors(result.diagnostics);
     if (detail.empty()) detail = result.log.substr(0, 3000);
-    return Error{fmt::format("task {}: {} does not compile at size '{}':\n{}", spec_->id,
+    return Error{fmt::format("task {}: {} does not compile at size '{}':\n{}", spec_.id,
                              source.filename().string(), task_.size, detail)};
   }
   return result;
 }
 
 Result<std::filesystem::path> TaskContext::reference_library() const {
-  auto r = build(toolchain::Role::reference, spec_->reference_path());
+  auto r = build(toolchain::Role::reference, spec_.reference_path());
   if (!r) return r.error();
   return r->artifact;
 }
 
 Result<std::filesystem::path> TaskContext::baseline_library() const {
-  if (!std::filesystem::exists(spec_->baseline_path()))
-    return Error{fmt::format("task {} has no baseline.cpp", spec_->id)};
-  auto r = build(toolchain::Role::baseline, spec_->baseline_path());
+  if (!std::filesystem::exists(spec_.baseline_path()))
+    return Error{fmt::format("task {} has no baseline.cpp", spec_.id)};
+  auto r = build(toolchain::Role::baseline, spec_.baseline_path());
   if (!r) return r.error();
   return r->artifact;
 }
 
 Result<std::filesystem::path> TaskContext::generator_library() const {
-  if (!spec_->has_generator()) return std::filesystem::path{};
-  auto r = build(toolchain::Role::generator, spec_->generate_path());
+  if (!spec_.has_generator()) return std::filesystem::path{};
+  auto r = build(toolchain::Role::generator, spec_.generate_path());
   if (!r) return r.error();
   return r->artifact;
 }
@@ -116,11 +116,11 @@ Result<SharedSet> TaskContext::generate_inputs(std::uint64_t seed) const {
   if (!set) return set.error();
   for (std::size_t i = 0; i < task_.inputs.size(); ++i)
     core::fill_input(task_.inputs[i], seed, static_cast<std::uint32_t>(i), set->tensor(i));
-  if (spec_->has_generator()) {
+  if (spec_.has_generator()) {
     auto gen = generator_library();
     if (!gen) return gen.error();
     auto job = runner::generate_job(gen->string(), seed, runner::tensor_infos(task_.inputs));
-    if (auto st = run_trusted(job, {set->fd()}, fmt::format("task {}: generate.cpp", spec_->id),
+    if (auto st = run_trusted(job, {set->fd()}, fmt::format("task {}: generate.cpp", spec_.id),
                               std::chrono::seconds(300), state_dir_);
         !st)
       return st.error();
@@ -129,12 +129,12 @@ Result<SharedSet> TaskContext::generate_inputs(std::uint64_t seed) const {
 }
 
 Result<std::string> TaskContext::reference_key(std::uint64_t seed) const {
-  auto ref = build(toolchain::Role::reference, spec_->reference_path());
+  auto ref = build(toolchain::Role::reference, spec_.reference_path());
   if (!ref) return ref.error();
   core::Hasher h;
   h.add("reference-outputs-v1").add(ref->key).add(header_).add(seed);
-  if (spec_->has_generator()) {
-    auto gen = build(toolchain::Role::generator, spec_->generate_path());
+  if (spec_.has_generator()) {
+    auto gen = build(toolchain::Role::generator, spec_.generate_path());
     if (!gen) return gen.error();
     h.add(gen->key);
   }
@@ -159,7 +159,7 @@ Result<SharedSet> TaskContext::reference_outputs(const SharedSet& inputs,
   auto job = runner::reference_job(lib->string(), runner::tensor_infos(task_.inputs),
                                    runner::tensor_infos(task_.outputs), all_cores());
   if (auto st = run_trusted(job, {inputs.fd(), out->fd()},
-                            fmt::format("task {}: reference.cpp", spec_->id),
+                            fmt::format("task {}: reference.cpp", spec_.id),
                             std::chrono::seconds(900), state_dir_);
       !st)
     return st.error();

@@ -18,11 +18,11 @@ namespace kforge::eval {
 
 class TaskContext {
  public:
-  // Loads nothing itself: spec must outlive the context.
+  // Loads nothing itself; keeps its own copy of `spec` (a context may outlive the caller's).
   static Result<TaskContext> create(const core::TaskSpec& spec, const std::string& size,
                                     toolchain::Compiler& compiler, std::filesystem::path state_dir);
 
-  const core::TaskSpec& spec() const { return *spec_; }
+  const core::TaskSpec& spec() const { return spec_; }
   const core::ResolvedTask& task() const { return task_; }
   const std::string& header() const { return header_; }
   toolchain::Compiler& compiler() const { return *compiler_; }
@@ -47,7 +47,7 @@ class TaskContext {
   TaskContext() = default;
   Result<std::string> reference_key(std::uint64_t seed) const;
   Result<SharedSet> generate_inputs(std::uint64_t seed) const;
-  const core::TaskSpec* spec_ = nullptr;
+  core::TaskSpec spec_;
   core::ResolvedTask task_;
   std::string header_;
   toolchain::Compiler* compiler_ = nullptr;

@@ -158,9 +158,14 @@ Result<double> measure_baseline_ms(const eval::TaskContext& ctx, const eval::Eva
   o.profile_seconds = 0;
   o.progress = nullptr;
   auto e = eval::evaluate(ctx, *text, "baseline.cpp", o);
+  // With a peer to beat (--beat), the time to beat is the peer's, measured beside baseline.cpp.
+  if (!base.peer.empty() && e.partner_failed)
+    return Error{fmt::format("task {}: the {} peer could not be timed: {}", ctx.spec().id,
+                             base.peer, e.reason)};
   if (!e.correct() || !e.candidate)
     return Error{fmt::format("task {}: the baseline does not pass its own check: {}", ctx.spec().id,
                              e.reason)};
+  if (!base.peer.empty() && e.baseline) return e.baseline->median_ms;
   return e.candidate->median_ms;
 }
 

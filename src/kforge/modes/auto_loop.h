@@ -111,7 +111,8 @@ AutoResult run_auto(const AutoEnv& env, const AutoOptions& options);
 std::string auto_report(const AutoEnv& env, const AutoResult& result);
 nlohmann::json to_json(const AutoResult& result);
 
-// Measures the baseline (timed alone against itself) and the roofline bound for LoopState.
+// Measures the time to beat: the baseline timed against itself, or, when `base` pairs with a peer
+// (--beat), the peer's median beside it. A peer that fails is an error naming it.
 Result<double> measure_baseline_ms(const eval::TaskContext& ctx, const eval::EvalOptions& base);
 
 }  // namespace kforge::modes

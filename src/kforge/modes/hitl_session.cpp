@@ -2,6 +2,8 @@
 // the kernel proposed by a model are shown as a diff and kept only when the human says so.
 #include "kforge/modes/hitl_session.h"
 
+#include "kforge/eval/python_kernel.h"
+
 #include <fmt/format.h>
 
 #include <cctype>
@@ -96,6 +98,7 @@ agents::LoopState HitlSession::loop_state() const {
   s.machine = &machine_;
   s.threads = eval_.threads;
   s.baseline_ms = state_.baseline_ms;
+  if (!eval_.peer.empty()) s.baseline_name = eval::peer_description(eval_.peer);
   s.baseline_when = state_.baseline_when.empty() ? "measured alone when the session started"
                                                  : state_.baseline_when;
   const auto& t = ctx_.task();

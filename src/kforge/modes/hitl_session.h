@@ -49,7 +49,9 @@ struct HitlState {
   std::vector<agents::DebugAttempt> attempts;  // the debugger's memory since the last success
   std::optional<eval::Evaluation> best;        // the fastest correct timed version
   int best_version = 0;
-  int passed_version = 0;            // the latest version that passed the check (0 = none)
+  int passed_version = 0;  // the latest version that passed the check (0 = none)
+  std::string
+      partner;  // whom every kernel is paired with (--beat): libtorch or a peer ("" = libtorch)
   double baseline_ms = 0;            // the latest measurement of the baseline
   std::string baseline_when;         // which one that was ("" = measured alone at the start)
   std::vector<std::string> history;  // one line per command and its outcome

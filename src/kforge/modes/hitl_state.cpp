@@ -28,6 +28,7 @@ nlohmann::json HitlState::to_json() const {
           {"best", best ? eval::to_json(*best) : nlohmann::json(nullptr)},
           {"best_version", best_version},
           {"passed_version", passed_version},
+          {"partner", partner},
           {"baseline_ms", baseline_ms},
           {"baseline_when", baseline_when},
           {"history", history}};
@@ -51,6 +52,7 @@ HitlState HitlState::from_json(const nlohmann::json& j) {
   s.best_version = j.value("best_version", 0);
   s.passed_version = j.value("passed_version", 0);
   s.model = j.value("model", "");
+  s.partner = j.value("partner", "");  // sessions saved before --beat were libtorch's
   s.baseline_ms = j.value("baseline_ms", 0.0);
   s.baseline_when = j.value("baseline_when", "");
   s.history = j.value("history", std::vector<std::string>{});

@@ -27,8 +27,9 @@ TEST_F(HitlTest, ScriptedSessionFromPlanToAccept) {
   std::string commands =
       "plan\nr the plan forgets the scale vector\na\nimplement\naccept "
       "early.cpp\ncompile\nfix\ny\ncheck\ntime\naccept out.cpp\n";
-  auto r =
-      run({"hitl", "12p_rmsnorm", "--size", "ci", "--model", model(), "--budget", "0.2"}, commands);
+  auto r = run({"hitl", "12p_rmsnorm", "--size", "ci", "--model", model(), "--budget", "0.2",
+                "--beat", "libtorch"},
+               commands);
   ASSERT_TRUE(r.success()) << r.out << r.err;
   const std::string& out = r.out;
 
@@ -78,6 +79,11 @@ TEST_F(HitlTest, ScriptedSessionFromPlanToAccept) {
   EXPECT_EQ(j["versions"].size(), 2u);
   EXPECT_EQ(j["current"], 2);
   EXPECT_THAT(j["plan"].get<std::string>(), HasSubstr("PLAN-TWO"));
+  EXPECT_EQ(j["partner"], "libtorch");  // --beat: kept with the session
+  // Its baseline was measured against libtorch: a resume cannot change whom it is paired with.
+  auto repaired = run({"hitl", "--resume", id, "--beat", "xla"}, "quit\n");
+  EXPECT_EQ(repaired.exit_code, 2) << repaired.out << repaired.err;
+  EXPECT_THAT(repaired.err, HasSubstr("is paired with libtorch"));
   auto resumed = run({"hitl", "--resume", id},
                      "status\nhistory\ncost\nquit\n");  // the session remembers its model
   ASSERT_TRUE(resumed.success()) << resumed.out << resumed.err;
