@@ -19,7 +19,6 @@ and one output or a tuple of outputs in the task's order:
                 library(*inputs)   optional: the fused library call a user would make; "library"
 """
 import argparse
-import importlib.util
 import json
 import pathlib
 import sys
@@ -27,27 +26,13 @@ import traceback
 
 import numpy as np
 
+sys.dont_write_bytecode = True  # no __pycache__ in bench/
+from task_modules import NUMPY_DTYPES, bind_task, load_module
+
 ENTRIES = {"jax": (("workload.py", "workload", "xla"),),
            "torch": (("baseline.py", "baseline", "eager"), ("baseline.py", "library", "library"))}
-NUMPY_DTYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64}
 
 
-def load_module(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def bind_task(work_dir):
-    """Makes `import kforge_task` find this task's module (and forget the previous task's)."""
-    sys.modules.pop("kforge_task", None)
-    sys.path.insert(0, str(work_dir))
-    try:
-        import kforge_task
-    finally:
-        sys.path.pop(0)
-    return kforge_task
 
 
 def make_runner(framework, fn):

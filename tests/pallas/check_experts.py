@@ -28,7 +28,6 @@ RMSNorm, a GEMM in plain jnp) and exits 0 only if this check reports both: a che
 fail proves nothing.
 """
 import argparse
-import importlib.util
 import json
 import os
 import pathlib
@@ -42,8 +41,9 @@ import numpy as np
 
 sys.dont_write_bytecode = True  # no __pycache__ in bench/
 
-NUMPY_DTYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64}
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench" / "python"))
+from task_modules import NUMPY_DTYPES, bind_task, load_module  # noqa: E402
 
 
 def run_kforge(kforge, args, env):
@@ -67,22 +67,6 @@ def prepare(kforge, task_dir, size, work, env):
     return out
 
 
-def load_module(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def bind_task(work_dir):
-    """Makes `import kforge_task` find this task's module (and forget the previous task's)."""
-    sys.modules.pop("kforge_task", None)
-    sys.path.insert(0, str(work_dir))
-    try:
-        import kforge_task
-    finally:
-        sys.path.pop(0)
-    return kforge_task
 
 
 def as_list(out):
