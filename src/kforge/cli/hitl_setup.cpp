@@ -85,18 +85,18 @@ std::unique_ptr<HitlSetup> open_hitl(const HitlCliOptions& o,
   eo.time_budget_s = o.budget;
   auto& state = s->state;
   // The partner every kernel is paired with: chosen when the session starts (its baseline was
-  // measured against it) and kept by every resume.
+  // measured against it) and kept by every resume. Sessions saved before --beat were libtorch's.
   if (o.resume.empty())
     state.partner = resolve_beat(o.beat.empty() ? "fastest" : o.beat, s->spec.id,
                                  s->ctx->task().size, eo.threads, *s->machine);
-  else if (!o.beat.empty() && o.beat != "fastest" &&
-           (o.beat == "baseline" ? "libtorch" : o.beat) !=
-               (state.partner.empty() ? "libtorch" : state.partner))
+  const std::string partner = state.partner.empty() ? "libtorch" : state.partner;
+  const std::string asked = o.beat == "baseline" ? "libtorch" : o.beat;
+  if (!o.resume.empty() && !asked.empty() && asked != "fastest" && asked != partner)
     throw UsageError(fmt::format(
         "hitl session {} is paired with {}: its baseline was measured against it (--beat {} "
         "would need a new session)",
-        o.resume, state.partner.empty() ? "libtorch" : state.partner, o.beat));
-  apply_partner(state.partner.empty() ? "libtorch" : state.partner, eo);
+        o.resume, partner, o.beat));
+  apply_partner(partner, eo);
   if (o.resume.empty()) {
     state.run_id = s->stack->session->id();
     state.task = s->spec.id;
