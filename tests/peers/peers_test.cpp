@@ -344,6 +344,41 @@ TEST_F(PeersTest, XlaRunsTheGroupedMatmul) {
   EXPECT_TRUE(e.speedup);
 }
 
+// A peer cannot take the kernel's CPU: XLA's pool spins a few ms after a call before it sleeps
+// (measured: ~3.5 ms of CPU after a 12p call at the cpu size), which the judge waits out before
+// the kernel's next call; work a peer does while the kernel is timed (here a thread that wakes
+// every 2 ms and spins for 1) is its failure, never a slower kernel.
+TEST_F(PeersTest, PeerWorkingWhileTheKernelRunsIsItsFailure) {
+  auto dir = task_with_port("spoiler", R"(import threading, time
+import torch
+import kforge_task as task
+
+calls = 0
+
+
+def spoil():
+    while True:
+        time.sleep(0.002)
+        until = time.perf_counter() + 0.001
+        while time.perf_counter() < until:
+            pass
+
+
+def baseline(x, scale):
+    global calls
+    calls += 1
+    if calls == 33:  # past the worker's warm-up (at most 31 calls)
+        threading.Thread(target=spoil, daemon=True).start()
+    mean2 = x.square().mean(-1, keepdim=True)
+    return x * torch.rsqrt(mean2 + task.eps) * scale
+)");
+  auto e = run(dir, expert("12p_rmsnorm"), toolchain::Role::expert, "torch");
+  EXPECT_NE(e.verdict, Verdict::correct) << e.reason;
+  EXPECT_TRUE(e.partner_failed) << e.reason;
+  EXPECT_EQ(e.reason.rfind("the torch peer", 0), 0u) << e.reason;
+  EXPECT_FALSE(e.speedup);
+}
+
 TEST_F(PeersTest, MissingPortNamesTheFile) {
   auto dir = task_with_port("noport", "");
   std::filesystem::remove(dir / "baseline.py");
