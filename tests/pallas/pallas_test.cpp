@@ -182,6 +182,35 @@ getattr(_s, 'sock' + 'et')(_s.AF_INET, _s.SOCK_STREAM).close()
   EXPECT_TRUE(has(sock, "Operation not permitted")) << sock.reason;
 }
 
+// RLIMIT_FSIZE 0 once the walls close, whatever a peer may write (PeersTest.PeerMayWrite...): a
+// thread the kernel starts at import waits for the walls (the address space capped), then
+// writes 8 MiB into its scratch folder. Refused, it returns and the kernel stays correct; were
+// the write let through, the thread would end the process and the kernel would fail.
+TEST_F(PallasTest, CandidateCannotGrowAFileAfterItsWarmUp) {
+  auto e = run(kernel_with(R"(import typing
+_m = getattr(getattr(typing, 's' + 'ys'), 'mod' + 'ules')
+_os, _res, _th, _time = _m['o' + 's'], _m['reso' + 'urce'], _m['thre' + 'ading'], _m['ti' + 'me']
+_open = getattr(_m['built' + 'ins'], 'op' + 'en')
+
+
+def _grow():
+    while _res.getrlimit(_res.RLIMIT_AS)[0] == _res.RLIM_INFINITY:
+        _time.sleep(0.005)
+    try:
+        with _open(_os.environ['TMP' + 'DIR'] + '/big.bin', 'wb') as f:
+            f.write(bytes(8 << 20))
+    except OSError:
+        return
+    getattr(_os, '_ex' + 'it')(3)
+
+
+_th.Thread(target=_grow, daemon=True).start()
+)",
+                           "    pass"),
+               /*time=*/true);
+  EXPECT_EQ(e.verdict, Verdict::correct) << verdict_name(e.verdict) << ": " << e.reason;
+}
+
 // A kernel that writes kforge's input buffers (found through the garbage collector at trace
 // time, in the worker's lists of them) faults: they are mapped read-only, and hashed before and
 // after.

@@ -297,6 +297,88 @@ def baseline(x, scale):
   }
 }
 
+// A peer is trusted code a user would run: past its warm-up it may still write files (Inductor
+// writes its cache when a call meets a new shape), up to 1 GiB each, where a candidate may write
+// none (PallasTest.CandidateCannotGrowAFileAfterItsWarmUp). Before, any write failed with EFBIG.
+TEST_F(PeersTest, PeerMayWriteFilesAfterItsWarmUp) {
+  auto dir = task_with_port("files", R"(import os
+import torch
+import kforge_task as task
+
+calls = 0
+
+def baseline(x, scale):
+    global calls
+    calls += 1
+    if calls > 32:  # past the worker's warm-up (at most 31 calls)
+        with open(os.path.join(os.environ["TMPDIR"], "cache.bin"), "wb") as f:
+            f.write(bytes(8 << 20))
+    mean2 = x.square().mean(-1, keepdim=True)
+    return x * torch.rsqrt(mean2 + task.eps) * scale
+)");
+  auto e = run(dir, expert("12p_rmsnorm"), toolchain::Role::expert, "torch");
+  ASSERT_EQ(e.verdict, Verdict::correct) << e.reason;
+  EXPECT_FALSE(e.partner_failed);
+  EXPECT_TRUE(e.speedup);
+}
+
+// 11p's port computes a torch.mm per group, so torch.compile specialises on the group sizes: each
+// secret set is a compile of its own. They all happen in the warm-up (untimed, the compiler and
+// Inductor's cache files allowed), not in a check call, where Inductor's files met the worker's
+// file-size wall ("File too large") and the compiler its seccomp filter.
+TEST_F(PeersTest, TorchCompileCompilesEverySetsShapesInItsWarmUp) {
+  auto e = run(suite("11p_megablox_gmm"), expert("11p_megablox_gmm"), toolchain::Role::expert,
+               "torch-compile");
+  ASSERT_EQ(e.verdict, Verdict::correct) << e.reason;
+  EXPECT_FALSE(e.partner_failed);
+  EXPECT_TRUE(e.speedup);
+  EXPECT_GT(e.partner_compile_s, 0);
+}
+
+// The XLA port of 11p runs megablox's tiled loop, not ragged_dot's dense M x G x K intermediate.
+TEST_F(PeersTest, XlaRunsTheGroupedMatmul) {
+  auto e =
+      run(suite("11p_megablox_gmm"), expert("11p_megablox_gmm"), toolchain::Role::expert, "xla");
+  ASSERT_EQ(e.verdict, Verdict::correct) << e.reason;
+  EXPECT_FALSE(e.partner_failed);
+  EXPECT_TRUE(e.speedup);
+}
+
+// A peer cannot take the kernel's CPU: XLA's pool spins a few ms after a call before it sleeps
+// (measured: ~3.5 ms of CPU after a 12p call at the cpu size), which the judge waits out before
+// the kernel's next call; work a peer does while the kernel is timed (here a thread that wakes
+// every 2 ms and spins for 1) is its failure, never a slower kernel.
+TEST_F(PeersTest, PeerWorkingWhileTheKernelRunsIsItsFailure) {
+  auto dir = task_with_port("spoiler", R"(import threading, time
+import torch
+import kforge_task as task
+
+calls = 0
+
+
+def spoil():
+    while True:
+        time.sleep(0.002)
+        until = time.perf_counter() + 0.001
+        while time.perf_counter() < until:
+            pass
+
+
+def baseline(x, scale):
+    global calls
+    calls += 1
+    if calls == 33:  # past the worker's warm-up (at most 31 calls)
+        threading.Thread(target=spoil, daemon=True).start()
+    mean2 = x.square().mean(-1, keepdim=True)
+    return x * torch.rsqrt(mean2 + task.eps) * scale
+)");
+  auto e = run(dir, expert("12p_rmsnorm"), toolchain::Role::expert, "torch");
+  EXPECT_NE(e.verdict, Verdict::correct) << e.reason;
+  EXPECT_TRUE(e.partner_failed) << e.reason;
+  EXPECT_EQ(e.reason.rfind("the torch peer", 0), 0u) << e.reason;
+  EXPECT_FALSE(e.speedup);
+}
+
 TEST_F(PeersTest, MissingPortNamesTheFile) {
   auto dir = task_with_port("noport", "");
   std::filesystem::remove(dir / "baseline.py");

@@ -21,8 +21,8 @@ copies what it returns into the parent's output buffers before it signals the re
 Before "ready": the module is imported and the callable compiled (jit / Inductor) and run on the
 timing inputs until its time settles; "ready" reports that time (compile_s, warmup_s, never timed
 by the parent), the per-call cost of copying the outputs (copy_ms: part of every timed call) and
-the framework's version. After the warm-up: no file may grow, the address space and CPU time are
-capped, a seccomp filter (on every thread) refuses processes, exec, sockets and executable memory,
+the framework's version. After the warm-up: no file may grow (a peer's files up to 1 GiB, as
+Inductor's cache needs), the address space and CPU time are capped, a seccomp filter (on every thread) refuses processes, exec, sockets and executable memory,
 and the worker only serves the control page.
 
 A Pallas kernel (framework "pallas", kforge_pallas.py) is untrusted: it is imported only after
@@ -177,9 +177,23 @@ def pin_threads(threads):
     os.sched_setaffinity(0, allowed[:threads] or allowed)
 
 
-def close_walls(setup):
-    """After the warm-up: no file may grow, address space and CPU time capped (runner/sandbox.h)."""
-    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+# A peer (PyTorch, torch.compile, XLA: trusted code a user would run) may write files as it would
+# on a user's machine: Inductor writes its generated code and compiled objects to its cache when a
+# call meets a shape it has not compiled. Landlock scopes that to the scratch folder and the cache.
+# A candidate (a Pallas kernel) may grow no file, as a C++ candidate may not.
+PEER_FILE_BYTES = 1 << 30
+COMPILING = ("torch-compile", "torch-compile-max")
+
+
+def file_size_limit(framework):
+    return 0 if framework == "pallas" else PEER_FILE_BYTES
+
+
+def close_walls(setup, framework):
+    """After the warm-up: file growth bounded (none for a candidate), address space and CPU time
+    capped (runner/sandbox.h)."""
+    limit = file_size_limit(framework)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
     with open("/proc/self/statm") as f:
         vm = int(f.read().split()[0]) * PAGE
     cap = vm + setup["memory_bytes"] + (192 << 20) * (setup["threads"] + 2)
@@ -327,11 +341,17 @@ def jax_caller(fn, inputs, outputs, dtype="f32", pallas=False):
     return call, copy_only, "jax " + jax.__version__
 
 
-def warm_up(call, out_sets):
+def warm_up(call, in_sets, out_sets, framework):
     """Runs until two successive calls agree within 10% (at most 30 calls or 60 s): the compile
-    and the caches the framework fills on its first calls stay out of every timed call."""
+    and the caches the framework fills on its first calls stay out of every timed call. Under
+    torch.compile every input set is called once first: a port whose shapes follow its data (11p's
+    group sizes) is compiled anew for each set, which must happen here, untimed and with the
+    compiler allowed, not in a check call under its deadline."""
     t0 = time.perf_counter()
     call(0, 0, checked=True)
+    if framework in COMPILING:
+        for k in range(1, in_sets):
+            call(k, 0, checked=True)
     compile_s = time.perf_counter() - t0
     last, start = None, time.perf_counter()
     for i in range(30):
@@ -474,9 +494,9 @@ def main():
             pallas_mode = first_call_in_interpreter(call, pallas_mode)
             extra = {"pallas_mode": pallas_mode, "backend": pallas_backend(),
                      "primitives": primitives, "loading_seccomp": loading_filter or "on"}
-        compile_s, warmup_s = warm_up(call, len(outputs))
+        compile_s, warmup_s = warm_up(call, len(inputs), len(outputs), framework)
         copy_ms = median_ms(lambda: copy_only(0))
-        close_walls(setup)
+        close_walls(setup, framework)
         filter_problem = install_filter()
     except BaseException as e:  # a module that fails to import or run is the kernel's error
         if is_refusal(e):
