@@ -166,7 +166,7 @@ async function showRun(id, nodeWanted) {
   const detail = el("div", { id: "node-detail" });
   const calls = el("div", { id: "calls" });
   main.append(summary, el("div", { class: "columns" }, el("div", {}, graph, nodes), el("div", {}, detail)), calls);
-  let view = null, selected = nodeWanted;
+  let view = null, selected = nodeWanted, shownSvg = null;
 
   const select = (nodeId) => {
     selected = nodeId;
@@ -178,14 +178,19 @@ async function showRun(id, nodeWanted) {
 
   const drawGraph = async () => {
     try {
-      const svg = safeSvg(await api("/api/runs/" + id + "/graph.svg"));
+      const text = await api("/api/runs/" + id + "/graph.svg");
+      // The stream reports a change on connecting and for rows the graph does not show: the
+      // graph is redrawn only when it differs, so a node is not replaced under the pointer.
+      if (text === shownSvg) return;
+      shownSvg = text;
+      const svg = safeSvg(text);
       graph.replaceChildren(svg);
       for (const g of svg.querySelectorAll("g.node")) {
         const title = g.querySelector("title");
         const nodeId = title ? Number(title.textContent.replace(/^n/, "")) : NaN;
         if (!Number.isNaN(nodeId)) { g.dataset.node = nodeId; g.onclick = () => select(nodeId); }
       }
-    } catch (e) { graph.replaceChildren(el("p", { class: "error", text: e.message })); }
+    } catch (e) { shownSvg = null; graph.replaceChildren(el("p", { class: "error", text: e.message })); }
   };
 
   const load = async () => {
@@ -214,11 +219,16 @@ async function showRun(id, nodeWanted) {
 
   await Promise.all([load(), drawGraph()]);
   // Live: the server says when the run's rows change; the page then reads them again.
+  // graph.dataset.updates counts the changes taken in, for whoever waits on the page to catch up.
   const events = new EventSource("/api/runs/" + id + "/events");
-  let pending = null;
+  let pending = null, updates = 0;
   events.addEventListener("change", () => {
     if (pending) return;
-    pending = setTimeout(async () => { pending = null; await Promise.all([load(), drawGraph()]); }, 150);
+    pending = setTimeout(async () => {
+      pending = null;
+      await Promise.all([load(), drawGraph()]);
+      graph.dataset.updates = String(++updates);
+    }, 150);
   });
   cleanup.push(() => events.close(), () => pending && clearTimeout(pending));
 }

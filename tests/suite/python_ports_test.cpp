@@ -2,11 +2,12 @@
 // secret inputs at the ci size: workload.py under jax.jit ("xla"), baseline.py's op-by-op
 // PyTorch port ("eager") and, where it defines one, its library call ("library"). kforge makes
 // the inputs (the same generator and per-task secret seed pool an evaluation uses), writes them
-// as .npy with the generated kforge_task.py, runs one Python process per framework over the whole
-// suite (JAX and PyTorch each take seconds to import), and compares the outputs itself with the
-// task's tolerance. No Python environment is a failure that names scripts/setup, never a skip.
-// A suite of one task with wrong ports (a wrong result, a wrong shape, a port that raises) shows
-// that each of those is caught and named.
+// as .npy with the generated kforge_task.py, runs one Python process for the framework over the
+// whole suite (JAX and PyTorch each take seconds to import), and compares the outputs itself with
+// the task's tolerance. One test per framework, so that ctest runs the two side by side. No Python
+// environment is a failure that names scripts/setup, never a skip. A suite of one task with wrong
+// ports (a wrong result, a wrong shape, a port that raises) shows that each of those is caught and
+// named.
 // KFORGE_SUITE_DIR selects another suite; KFORGE_SUITE_TASKS=a,b limits the tasks.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -56,9 +57,14 @@ struct Prepared {
 // the entry and what is wrong.
 class PortCheck {
  public:
-  // only: "a,b" checks those tasks, "" all of them.
-  PortCheck(std::filesystem::path suite, std::filesystem::path state, std::string only)
-      : suite_(std::move(suite)), state_(std::move(state)), only_(std::move(only)) {
+  // framework: "jax" (workload.py) or "torch" (baseline.py); only: "a,b" checks those tasks, ""
+  // all of them.
+  PortCheck(std::string framework, std::filesystem::path suite, std::filesystem::path state,
+            std::string only)
+      : framework_(std::move(framework)),
+        suite_(std::move(suite)),
+        state_(std::move(state)),
+        only_(std::move(only)) {
     compiler_ = std::make_unique<toolchain::CppCompiler>(
         toolchain::CppCompilerOptions{.cache_dir = test_compile_cache(),
                                       .include_dir = core::source_dir() / "bench" / "include"});
@@ -76,7 +82,7 @@ class PortCheck {
         tasks_.emplace(dir.filename().string(), std::move(*p));
     }
     if (tasks_.empty()) problems_.push_back("no task selected under " + suite_.string());
-    for (const std::string framework : {"jax", "torch"}) check_framework(framework);
+    check_framework(framework_);
     return problems_;
   }
 
@@ -175,6 +181,7 @@ class PortCheck {
       }
   }
 
+  std::string framework_;
   std::filesystem::path suite_, state_;
   std::string only_;
   std::unique_ptr<toolchain::CppCompiler> compiler_;
@@ -197,42 +204,71 @@ class PythonPorts : public ::testing::Test {
   std::filesystem::path state_;
 };
 
-TEST_F(PythonPorts, EveryTaskAgreesWithTheReference) {
-  auto problems = PortCheck(default_suite(), state_, task_filter()).run();
+// workload.py under jax.jit ("xla") for every task.
+TEST_F(PythonPorts, EveryJaxPortAgreesWithTheReference) {
+  auto problems = PortCheck("jax", default_suite(), state_, task_filter()).run();
+  for (const auto& p : problems) ADD_FAILURE() << p;
+  if (!problems.empty()) ADD_FAILURE() << "inputs and outputs kept in " << state_ / "work";
+}
+
+// baseline.py op by op ("eager") and its library call ("library") for every task.
+TEST_F(PythonPorts, EveryTorchPortAgreesWithTheReference) {
+  auto problems = PortCheck("torch", default_suite(), state_, task_filter()).run();
   for (const auto& p : problems) ADD_FAILURE() << p;
   if (!problems.empty()) ADD_FAILURE() << "inputs and outputs kept in " << state_ / "work";
 }
 
 // A copy of 12p_rmsnorm whose ports are wrong in three ways; each is reported, with its entry.
-TEST_F(PythonPorts, WrongPortsAreNamed) {
-  auto suite = state_ / "suite";
-  auto task = suite / "12p_rmsnorm";
-  std::filesystem::create_directories(task);
-  for (const char* f : {"task.toml", "reference.cpp", "baseline.cpp"})
-    std::filesystem::copy_file(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm" / f,
-                               task / f);
-  ASSERT_TRUE(core::write_atomic(
-                  task / "workload.py",
-                  "import kforge_task as task\ndef workload(x, scale):\n    return x * scale\n")
-                  .ok());
-  ASSERT_TRUE(
-      core::write_atomic(task / "baseline.py",
-                         "def baseline(x, scale):\n    return x[0]\n"
-                         "def library(x, scale):\n    raise RuntimeError('no such kernel')\n")
-          .ok());
-  auto problems = PortCheck(suite, state_ / "state", "").run();
-  std::string all;
-  for (const auto& p : problems) all += p + "\n";
+class WrongPorts : public PythonPorts {
+ protected:
+  void SetUp() override {
+    PythonPorts::SetUp();
+    suite_ = state_ / "suite";
+    auto task = suite_ / "12p_rmsnorm";
+    std::filesystem::create_directories(task);
+    for (const char* f : {"task.toml", "reference.cpp", "baseline.cpp"})
+      std::filesystem::copy_file(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm" / f,
+                                 task / f);
+    ASSERT_TRUE(core::write_atomic(
+                    task / "workload.py",
+                    "import kforge_task as task\ndef workload(x, scale):\n    return x * scale\n")
+                    .ok());
+    ASSERT_TRUE(
+        core::write_atomic(task / "baseline.py",
+                           "def baseline(x, scale):\n    return x[0]\n"
+                           "def library(x, scale):\n    raise RuntimeError('no such kernel')\n")
+            .ok());
+  }
+  std::string problems_of(const std::string& framework, std::size_t& count) {
+    auto problems = PortCheck(framework, suite_, state_ / "state", "").run();
+    std::string all;
+    for (const auto& p : problems) all += p + "\n";
+    count = problems.size();
+    return all;
+  }
+  std::filesystem::path suite_;
+};
+
+// A wrong result: one line per check set, with the elements outside the tolerance.
+TEST_F(WrongPorts, AWrongJaxResultIsNamedForEverySet) {
+  std::size_t count = 0;
+  auto all = problems_of("jax", count);
   EXPECT_NE(all.find("12p_rmsnorm xla: set 1 output 'y': "), std::string::npos) << all;
   EXPECT_NE(all.find("elements outside"), std::string::npos) << all;
+  EXPECT_EQ(count, 3u) << all;  // one line per check set
+}
+
+// A wrong shape and a port that raises: one line each, with the entry and the error.
+TEST_F(WrongPorts, AWrongTorchShapeAndARaisingLibraryCallAreNamed) {
+  std::size_t count = 0;
+  auto all = problems_of("torch", count);
   EXPECT_NE(all.find("12p_rmsnorm eager: ValueError: output 'y' has shape (8, 256); the task says "
                      "(2, 8, 256)"),
             std::string::npos)
       << all;
   EXPECT_NE(all.find("12p_rmsnorm library: "), std::string::npos) << all;
   EXPECT_NE(all.find("RuntimeError: no such kernel"), std::string::npos) << all;
-  EXPECT_EQ(problems.size(), 5u)
-      << all;  // xla: one line per check set (3); eager and library: one each
+  EXPECT_EQ(count, 2u) << all;
 }
 
 }  // namespace

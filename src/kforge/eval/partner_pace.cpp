@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "kforge/core/fs.h"
-#include "kforge/eval/record_lock.h"
+#include "kforge/core/record_lock.h"
 
 namespace kforge::eval {
 namespace {
@@ -111,7 +111,7 @@ Status record_quiet_partner(const std::filesystem::path& file, const std::string
   if (ec)
     return Error{fmt::format("the partner's pace record: cannot create {}: {}",
                              file.parent_path().string(), ec.message())};
-  RecordLock lock(file);
+  core::RecordLock lock(file);
   auto record = read_partner_pace(file);
   if (!record) return record.error();
   auto st = core::write_atomic(

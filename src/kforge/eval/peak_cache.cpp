@@ -12,7 +12,7 @@
 
 #include "kforge/core/fs.h"
 #include "kforge/core/hash.h"
-#include "kforge/eval/record_lock.h"
+#include "kforge/core/record_lock.h"
 #include "kforge/eval/runner_process.h"
 
 namespace kforge::eval {
@@ -99,13 +99,13 @@ std::optional<nlohmann::json> read_peak_record(const std::filesystem::path& file
 
 Status write_peak_record(const std::filesystem::path& file, const nlohmann::json& record) {
   if (auto st = core::ensure_dir(file.parent_path()); !st) return st;
-  RecordLock lock(file);
+  core::RecordLock lock(file);
   return core::write_atomic(file, record.dump(2) + "\n");
 }
 
 Result<bool> mark_peaks_stale(const std::filesystem::path& file, double measured_unix,
                               const nlohmann::json& evidence) {
-  RecordLock lock(file);
+  core::RecordLock lock(file);
   auto text = core::read_text(file);
   if (!text) return text.error();
   auto record = nlohmann::json::parse(*text, nullptr, false);

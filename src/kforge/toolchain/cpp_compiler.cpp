@@ -12,6 +12,7 @@
 
 #include "kforge/core/fs.h"
 #include "kforge/core/hash.h"
+#include "kforge/core/record_lock.h"
 #include "kforge/core/subprocess.h"
 #include "kforge/core/utf8.h"
 #include "kforge/toolchain/compile_cache.h"
@@ -157,6 +158,12 @@ std::filesystem::path CppCompiler::precompiled_torch_header(std::string& error) 
   for (const auto& f : baseline_flags()) h.add(f);
   auto dir = options_.cache_dir / "pch" / h.hex();
   auto header = dir / "kforge_torch.h";
+  if (std::filesystem::exists(dir / "kforge_torch.h.gch")) return header;
+  // Precompiling ATen takes a minute of CPU: a second process that needs it meanwhile (two
+  // evaluations, a search's jobs) waits for the first one's instead of making its own.
+  std::error_code ec;
+  std::filesystem::create_directories(dir.parent_path(), ec);  // unlocked below if it failed
+  core::RecordLock lock(dir);
   if (std::filesystem::exists(dir / "kforge_torch.h.gch")) return header;
   auto scratch = new_scratch();
   if (!scratch) {

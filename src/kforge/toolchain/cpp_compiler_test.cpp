@@ -5,9 +5,12 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 
+#include <atomic>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
+#include <thread>
 
 #include "kforge/core/utf8.h"
 #include "kforge/toolchain/toolchain_test_util.h"
@@ -220,6 +223,52 @@ TEST_F(CppCompilerTest, TimeoutIsReportedNotCached) {
   EXPECT_TRUE(r.timed_out);
   EXPECT_NE(r.log.find("did not finish within 1 s"), std::string::npos);
   EXPECT_FALSE(c.compile({Role::candidate, "int x;", "kernel.cpp", kHeader, {}}).cached);
+}
+
+// The processes running `cxx` with `arg` among its arguments now (read from /proc).
+std::set<pid_t> processes_with(const std::string& cxx, const std::string& arg) {
+  std::set<pid_t> out;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const auto name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(e.path() / "cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline.find(cxx) != std::string::npos && cmdline.find(arg) != std::string::npos)
+      out.insert(static_cast<pid_t>(std::stol(name)));
+  }
+  return out;
+}
+
+// Two baselines compiled at once (two evaluations, a search's jobs) need the precompiled ATen
+// header: one compiler makes it, the other waits and uses it (precompiling takes a minute of
+// CPU). A fake compiler takes a second to "precompile"; the header is precompiled by one process.
+TEST_F(CppCompilerTest, ThePrecompiledHeaderIsMadeOnceForCompilesAtOnce) {
+  auto fake = dir_ / "pch-cxx";
+  std::ofstream(fake) << "#!/bin/sh\nif [ \"$1\" = --version ]; then echo pch 1.0; exit 0; fi\n"
+                         "case \"$*\" in *c++-header*) sleep 1; echo pch > kforge_torch.h.gch; "
+                         "exit 0;; esac\necho \"compiled with $*\"; exit 1\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  std::set<pid_t> precompilers;
+  std::atomic<int> done = 0;
+  std::vector<CompileResult> results(2);
+  std::vector<std::thread> compiles;
+  for (int i = 0; i < 2; ++i)
+    compiles.emplace_back([&, i] {
+      CppCompiler c({.cxx = fake.string(), .cache_dir = dir_ / "cache"});
+      results[i] = c.compile(
+          {Role::baseline, "int x" + std::to_string(i) + ";", "baseline.cpp", kHeader, {}});
+      ++done;
+    });
+  while (done < 2) {
+    auto now = processes_with(fake.string(), "c++-header");
+    precompilers.insert(now.begin(), now.end());
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (auto& t : compiles) t.join();
+  EXPECT_EQ(precompilers.size(), 1u) << "the header was precompiled by more than one process";
+  for (const auto& r : results)
+    EXPECT_NE(r.log.find("-include " + (dir_ / "cache" / "pch").string()), std::string::npos)
+        << r.log;
 }
 
 TEST(Diagnostics, ParsesClangStyleOutput) {

@@ -98,10 +98,18 @@ TEST_F(ServeBrowserTest, SessionsListAndANodeWithHostileTextShownAsText) {
   EXPECT_TRUE(b.wait("document.querySelectorAll('#sessions tr[data-session]').length === 1"));
   EXPECT_THAT(b.text("#sessions"), HasSubstr("8p_gemm"));
 
-  // The run's page: its node, opened by a click on the graph.
+  // The run's page: its node, opened by a click on the graph. The event stream reports a change
+  // on connecting; the page takes it in (graph.dataset.updates) without redrawing the unchanged
+  // graph, so the node found is the node clicked (it was replaced under the pointer once, and the
+  // click failed as a stale element under load).
   b.go(url + "#/run/20260101-000000-aaaa");
   ASSERT_TRUE(b.wait("document.querySelector('#graph svg g.node')"))
       << b.eval("return document.body.innerText;").dump();
+  b.eval("document.querySelector('#graph svg').dataset.first = '1'; return 0;");
+  ASSERT_TRUE(b.wait("Number(document.getElementById('graph').dataset.updates) >= 1"));
+  EXPECT_TRUE(
+      b.eval("return document.querySelector('#graph svg').dataset.first === '1';").get<bool>())
+      << "the unchanged graph was redrawn";
   ASSERT_TRUE(b.click("#graph g.node[data-node='" + std::to_string(node_) + "'] text"));
   ASSERT_TRUE(b.wait("document.querySelector('#node-detail pre.plan')"));
   // Every hostile string is there as text, and none of it ran or became an element.

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -129,7 +130,8 @@ inline std::string base64_decode(const std::string& in) {
   return out;
 }
 
-// A headless Chromium session through chromedriver.
+// A headless Chromium session through chromedriver: the one ctest started for all the browser
+// tests (tests/web/browser.sh, in build/test-browser) while it answers, else one of its own.
 class Browser {
  public:
   static bool available() {
@@ -137,38 +139,24 @@ class Browser {
            std::filesystem::exists("/usr/bin/chromedriver");
   }
 
-  explicit Browser(const std::filesystem::path& dir)
-      : port_(free_port()),
-        driver_({"/usr/bin/chromedriver", "--port=" + std::to_string(port_)}, dir, {},
-                dir / "chromedriver.log"),
-        client_("127.0.0.1", port_) {
-    client_.set_read_timeout(120, 0);
-    for (int i = 0; i < 200; ++i) {
-      if (auto r = client_.Get("/status"); r && r->status == 200) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    nlohmann::json caps = {{"capabilities",
-                            {{"alwaysMatch",
-                              {{"browserName", "chrome"},
-                               {"goog:chromeOptions",
-                                {{"binary", "/usr/bin/chromium"},
-                                 {"args",
-                                  {"--headless=new", "--no-sandbox", "--disable-gpu",
-                                   "--disable-dev-shm-usage", "--window-size=1400,1000",
-                                   "--user-data-dir=" + (dir / "chromium").string()}}}}}}}}};
-    auto j = call("POST", "/session", caps);
-    session_ = j["value"].value("sessionId", "");
-    if (session_.empty()) ADD_FAILURE() << "chromedriver did not start a session: " << j.dump();
+  explicit Browser(const std::filesystem::path& dir) {
+    if (!attach_shared()) start_own(dir);
   }
   ~Browser() {
-    if (!session_.empty()) call("DELETE", "/session/" + session_, nullptr);
+    if (session_.empty()) return;
+    if (shared_)
+      reset();  // the next test finds a blank page and no cookie
+    else
+      call("DELETE", "/session/" + session_, nullptr);
   }
+  // Whether this browser is ctest's shared one (for a test's log).
+  bool shared() const { return shared_; }
 
   nlohmann::json call(const std::string& method, const std::string& path,
                       const nlohmann::json& body) {
-    httplib::Result r = method == "GET"      ? client_.Get(path)
-                        : method == "DELETE" ? client_.Delete(path)
-                                             : client_.Post(path, body.dump(), "application/json");
+    httplib::Result r = method == "GET"      ? client_->Get(path)
+                        : method == "DELETE" ? client_->Delete(path)
+                                             : client_->Post(path, body.dump(), "application/json");
     if (!r) return {{"value", {{"error", "no answer from chromedriver"}}}};
     auto j = nlohmann::json::parse(r->body, nullptr, false);
     return j.is_discarded() ? nlohmann::json{{"value", {{"error", r->body}}}} : j;
@@ -205,12 +193,22 @@ class Browser {
                ? v["element-6066-11e4-a52e-4f735466cecf"].get<std::string>()
                : std::string();
   }
-  // A real click (the driver's pointer), as a person would.
-  bool click(const std::string& css) {
-    auto id = element(css);
-    if (id.empty()) return false;
-    auto v = session_call("POST", "/element/" + id + "/click")["value"];
-    return v.is_null();
+  // A real click (the driver's pointer), as a person would. A live page redraws what it shows (the
+  // run's graph when its event stream reports a change, the launches every second), so the
+  // element found may be replaced before the click reaches it ("stale element reference"): the
+  // click then goes to the element the page shows now, as a person's second click would, until
+  // `timeout`. Any other refusal is an answer.
+  bool click(const std::string& css, std::chrono::seconds timeout = std::chrono::seconds(10)) {
+    auto end = std::chrono::steady_clock::now() + timeout;
+    while (true) {
+      if (auto id = element(css); !id.empty()) {
+        auto v = session_call("POST", "/element/" + id + "/click")["value"];
+        if (v.is_null()) return true;
+        if (!v.is_object() || v.value("error", "") != "stale element reference") return false;
+      }
+      if (std::chrono::steady_clock::now() >= end) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
   }
   bool type(const std::string& css, const std::string& text) {
     auto id = element(css);
@@ -225,10 +223,66 @@ class Browser {
   bool ok() const { return !session_.empty(); }
 
  private:
-  int port_;
-  BackgroundProcess driver_;
-  httplib::Client client_;
+  // The session browser.sh described in build/test-browser/session ("PORT SESSION"), when its
+  // driver still knows it; cleared of cookies and blanked, as a fresh browser would be.
+  bool attach_shared() {
+    const char* bin = std::getenv("KFORGE_BIN_DIR");
+    if (!bin || !*bin) return false;
+    std::ifstream in(std::filesystem::path(bin).parent_path() / "test-browser" / "session");
+    int port = 0;
+    std::string session;
+    if (!(in >> port >> session) || port <= 0) return false;
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", port);
+    client_->set_read_timeout(120, 0);
+    session_ = session;
+    if (auto r = client_->Get("/session/" + session_ + "/url"); !r || r->status != 200) {
+      session_.clear();
+      client_.reset();
+      return false;
+    }
+    shared_ = true;
+    reset();
+    return true;
+  }
+
+  void start_own(const std::filesystem::path& dir) {
+    const int port = free_port();
+    driver_ = std::make_unique<BackgroundProcess>(
+        std::vector<std::string>{"/usr/bin/chromedriver", "--port=" + std::to_string(port)}, dir,
+        std::vector<std::string>{}, dir / "chromedriver.log");
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", port);
+    client_->set_read_timeout(120, 0);
+    for (int i = 0; i < 200; ++i) {
+      if (auto r = client_->Get("/status"); r && r->status == 200) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    // browser.sh starts the shared browser with these options.
+    nlohmann::json caps = {{"capabilities",
+                            {{"alwaysMatch",
+                              {{"browserName", "chrome"},
+                               {"goog:chromeOptions",
+                                {{"binary", "/usr/bin/chromium"},
+                                 {"args",
+                                  {"--headless=new", "--no-sandbox", "--disable-gpu",
+                                   "--disable-dev-shm-usage", "--window-size=1400,1000",
+                                   "--user-data-dir=" + (dir / "chromium").string()}}}}}}}}};
+    auto j = call("POST", "/session", caps);
+    session_ = j["value"].value("sessionId", "");
+    if (session_.empty()) ADD_FAILURE() << "chromedriver did not start a session: " << j.dump();
+  }
+
+  // A blank page (which closes the last test's event streams) and no cookie of any site (a
+  // token cookie must not carry over to the next test's server, which may reuse the port).
+  void reset() {
+    go("about:blank");
+    session_call("POST", "/goog/cdp/execute",
+                 {{"cmd", "Network.clearBrowserCookies"}, {"params", nlohmann::json::object()}});
+  }
+
+  std::unique_ptr<BackgroundProcess> driver_;
+  std::unique_ptr<httplib::Client> client_;
   std::string session_;
+  bool shared_ = false;
 };
 
 }  // namespace kforge::web

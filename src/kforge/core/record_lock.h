@@ -1,6 +1,7 @@
 #pragma once
 // An exclusive lock on <record>.lock while it lives, so that reading, changing and writing a
-// record of the per-user cache (peaks, the partner's pace) is one step across kforge processes.
+// record of the per-user cache (peaks, the partner's pace) is one step across kforge processes,
+// and a record that is slow to make (the precompiled ATen header) is made by one of them only.
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -8,7 +9,7 @@
 
 #include <filesystem>
 
-namespace kforge::eval {
+namespace kforge::core {
 
 class RecordLock {
  public:
@@ -26,4 +27,4 @@ class RecordLock {
   int fd_ = -1;
 };
 
-}  // namespace kforge::eval
+}  // namespace kforge::core
