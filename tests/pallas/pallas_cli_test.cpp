@@ -139,4 +139,116 @@ TEST_F(PallasCli, AutoKeepsTheFirstCorrectKernelAndQuotesNoSpeedup) {
   EXPECT_THAT(*report, ::testing::Not(::testing::HasSubstr("x XLA")));
 }
 
+// A search on the pallas target under interpret mode decides on correctness only: the wrong child
+// is not the best, the first correct child is, and it ends the search (no third expansion). No
+// speedup is quoted in --json, the graph or the sessions table; a resume keeps the target and a
+// resume with another target is refused.
+TEST_F(PallasCli, SearchTakesTheFirstCorrectKernelAsFinalAndQuotesNoSpeedup) {
+  const std::string right = eval::kernel_with("", "    pass");
+  const std::string wrong = eval::kernel_with("", "    scale = scale * 2.0");
+  script({{"planner", {kPallasPlan}},
+          {"coder",
+           {"```python\n" + wrong + "```\n", "```python\n" + right + "```\n",
+            "```python\n" + right + "```\n"}},
+          {"profiler", {kProfileMore}}});
+  auto r = run({"search",           "12p_rmsnorm", "--target",      "pallas",   "--size",   "ci",
+                "--model",          model(),       "--algorithm",   "parallel", "--width",  "3",
+                "--jobs",           "1",           "--threads",     "1",        "--budget", "0.3",
+                "--debug-attempts", "0",           "--tune-budget", "0",        "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["target"], "pallas");
+  EXPECT_EQ(j["decided_by"], "correctness (interpret mode: times are not performance)");
+  EXPECT_THAT(j["stop_reason"].get<std::string>(), ::testing::HasSubstr("is final"));
+  ASSERT_EQ(j["nodes"].size(), 3u) << j.dump(2);  // the root, the wrong child, the correct one
+  EXPECT_EQ(j["expansions_run"], 2);
+  std::int64_t wrong_node = 0, right_node = 0;
+  for (const auto& n : j["nodes"]) {
+    EXPECT_TRUE(n["speedup"].is_null()) << n.dump(2);
+    EXPECT_TRUE(n["vs_parent"].is_null()) << n.dump(2);  // nothing was timed side by side
+    if (n["verdict"] == "correct") right_node = n["id"].get<std::int64_t>();
+    if (n["verdict"] == "incorrect") wrong_node = n["id"].get<std::int64_t>();
+  }
+  ASSERT_NE(right_node, 0) << j.dump(2);
+  ASSERT_NE(wrong_node, 0) << j.dump(2);
+  EXPECT_EQ(j["best"], right_node);
+  const std::string run_id = j["session"].get<std::string>();
+  auto session = dir_ / "state" / "sessions" / run_id;
+  auto best = core::read_text(session / "best.py");
+  ASSERT_TRUE(best.ok()) << r.err;
+  EXPECT_EQ(*best, right);
+  EXPECT_FALSE(std::filesystem::exists(session / "best.cpp"));
+  // The coder was asked for Python, with the pallas strategies.
+  auto coder = prompts("coder");
+  ASSERT_EQ(coder.size(), 2u);
+  EXPECT_THAT(coder[0], ::testing::HasSubstr("```python"));
+
+  auto table = run({"search", "--resume", run_id, "--model", model()});
+  ASSERT_EQ(table.exit_code, 0) << table.out << table.err;
+  EXPECT_THAT(table.out, ::testing::HasSubstr("the first correct kernel (decided by correctness "
+                                              "(interpret mode: times are not performance)"));
+  EXPECT_THAT(table.out, ::testing::HasSubstr("best.py"));
+  EXPECT_THAT(table.out, ::testing::Not(::testing::HasSubstr("x the baseline")));
+  EXPECT_EQ(prompts("coder").size(), 2u);  // the resume had nothing left to run
+
+  auto graph = run({"graph", run_id});
+  ASSERT_EQ(graph.exit_code, 0) << graph.err;
+  EXPECT_THAT(graph.out, ::testing::Not(::testing::ContainsRegex("[0-9]x")));
+  auto sessions = run({"sessions", "--json"});
+  ASSERT_EQ(sessions.exit_code, 0) << sessions.err;
+  for (const auto& s : nlohmann::json::parse(sessions.out))
+    EXPECT_TRUE(s["best_speedup"].is_null()) << s.dump(2);
+
+  auto other = run({"search", "--resume", run_id, "--target", "cpp", "--model", model()});
+  EXPECT_EQ(other.exit_code, 2) << other.out << other.err;
+  EXPECT_THAT(other.err, ::testing::HasSubstr("started with --target pallas"));
+}
+
+// `kforge hitl --target pallas`: the session's kernels are kernel.py, judged by the pallas
+// target; `time` quotes no speedup from interpret-mode times and the first correct version is the
+// best; the target is kept in the session's state and a resume with another target is refused.
+using HitlTest = PallasCli;
+
+TEST_F(HitlTest, PallasTargetKeptBySessionAndNoSpeedupFromInterpretTimes) {
+  const std::string kernel = eval::kernel_with("", "    pass");
+  script({{"planner", {kPallasPlan}}, {"coder", {"```python\n" + kernel + "```\n"}}});
+  auto r = run({"hitl", "12p_rmsnorm", "--target", "pallas", "--size", "ci", "--model", model(),
+                "--budget", "0.3", "--threads", "1"},
+               "plan\na\nimplement\ntime\nstatus\naccept out.py\n");
+  ASSERT_TRUE(r.success()) << r.out << r.err;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("target pallas"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("kernel    median"));  // timed: it passed the check
+  EXPECT_THAT(r.out, ::testing::HasSubstr("interpret (cpu): times are not performance"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("v1 is the best: the first correct version"));
+  EXPECT_THAT(r.out, ::testing::Not(::testing::HasSubstr("speedup   ")));
+  EXPECT_THAT(r.out, ::testing::Not(::testing::HasSubstr("x the baseline")));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("v1 written to out.py"));
+  auto accepted = core::read_text(dir_ / "out.py");
+  ASSERT_TRUE(accepted.ok());
+  EXPECT_EQ(*accepted, kernel);
+  // The coder was asked for Python.
+  auto coder = prompts("coder");
+  ASSERT_EQ(coder.size(), 1u);
+  EXPECT_THAT(coder[0], ::testing::HasSubstr("```python"));
+
+  std::string id;
+  for (const auto& e : std::filesystem::directory_iterator(dir_ / "state" / "sessions"))
+    id = e.path().filename().string();
+  auto session = dir_ / "state" / "sessions" / id;
+  EXPECT_TRUE(std::filesystem::exists(session / "best.py"));
+  EXPECT_TRUE(std::filesystem::exists(session / "versions" / "v1.py"));
+  EXPECT_FALSE(std::filesystem::exists(session / "best.cpp"));
+  auto state = nlohmann::json::parse(*core::read_text(session / "state.json"));
+  EXPECT_EQ(state["target"], "pallas");
+
+  auto other = run({"hitl", "--resume", id, "--target", "cpp"}, "quit\n");
+  EXPECT_EQ(other.exit_code, 2) << other.out << other.err;
+  EXPECT_THAT(other.err, ::testing::HasSubstr("is for --target pallas"));
+  auto resumed = run({"hitl", "--resume", id}, "status\nquit\n");
+  ASSERT_TRUE(resumed.success()) << resumed.out << resumed.err;
+  EXPECT_THAT(resumed.out, ::testing::HasSubstr("best      v1: the first correct version"));
+  auto sessions = nlohmann::json::parse(run({"sessions", "--json"}).out);
+  for (const auto& s : sessions) EXPECT_TRUE(s["best_speedup"].is_null()) << s.dump(2);
+}
+
 }  // namespace kforge::modes

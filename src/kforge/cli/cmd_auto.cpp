@@ -10,6 +10,7 @@
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
 #include "kforge/cli/executor_setup.h"
+#include "kforge/cli/mode_target.h"
 #include "kforge/cli/table.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/threads.h"
@@ -28,19 +29,10 @@ struct AutoCliOptions {
   bool json = false, stream = false;
 };
 
-// `kforge auto ... --target T` as the session row records it ("" for the default target).
-std::string target_words(const KernelTarget& kt) {
-  if (kt.host()) return "";
-  std::string s = fmt::format(" --target {}", kt.target->name());
-  if (kt.dtype != "f32") s += " --dtype " + kt.dtype;
-  return s;
-}
-
 int run_auto_command(const AutoCliOptions& o) {
   // The target first: one that cannot run here is refused before a model is called.
   const auto kt = kernel_target(o.target, o.dtype, o.beat == "fastest" ? "baseline" : o.beat);
-  if (auto missing = kt.target->unavailable_reason(); !missing.empty())
-    throw UsageError(fmt::format("kforge auto --target {}: {}", kt.target->name(), missing));
+  require_available(kt, "auto");
   // --report-peers pairs the best with the cpp target's peers (kforge-run's protocol): another
   // target's best is not paired with them, and the user is told so.
   if (!kt.host() && !o.report_peers.empty() && o.report_peers != "none")
@@ -103,24 +95,10 @@ int run_auto_command(const AutoCliOptions& o) {
   else
     apply_partner(o.beat == "fastest" ? "baseline" : o.beat, env.eval);
   kt.configure(env.eval);
-  env.judge = {kt.target, kt.compiler.get()};
-  // A GPU target's agents are told the device and its measured peaks (measured with the machine
-  // to themselves the first time, then cached), or why there are none.
-  std::optional<eval::GpuProfile> device;
-  std::string device_missing;
-  if (!kt.host() && kt.target->agent_material().gpu) {
-    eval::GpuProfileOptions go;
-    go.cache_dir = core::user_cache_dir();
-    go.cuda_home = toolchain_settings().cuda_home;
-    auto exclusive = lock->measure();
-    if (auto p = eval::gpu_profile(go))
-      device = std::move(*p);
-    else
-      device_missing = p.error().message;
-  }
-  if (!kt.host())
-    env.dialect = kernel_dialect(*kt.target, *ctx, kt.compiler.get(), device ? &*device : nullptr,
-                                 device_missing);
+  // A GPU target's agents are told the device and its measured peaks, or why there are none.
+  const auto mt = mode_target(kt, *ctx, *lock);
+  env.judge = mt->judge;
+  if (!kt.host()) env.dialect = mt->dialect;
   env.say = [](std::string_view m) { fmt::print(stderr, "  … {}\n", m); };
   modes::AutoOptions ao;
   ao.iterations = o.iterations;

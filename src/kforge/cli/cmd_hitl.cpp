@@ -74,6 +74,8 @@ void add_hitl(CommandLine& cmd) {
   cmd.bind("size", o->size);
   cmd.bind("threads", o->threads);
   cmd.bind("beat", o->beat);
+  cmd.bind("target", o->target);
+  cmd.bind("dtype", o->dtype);
   cmd.bind("budget", o->budget);
   cmd.bind("max-usd", o->max_usd);
   cmd.bind("max-tokens", o->max_tokens);

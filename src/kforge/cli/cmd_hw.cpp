@@ -10,6 +10,7 @@
 #include "kforge/core/paths.h"
 #include "kforge/core/python_env.h"
 #include "kforge/eval/gpu_profile.h"
+#include "kforge/eval/jax_backend.h"
 #include "kforge/eval/machine.h"
 #include "kforge/runner/cuda_driver.h"
 
@@ -74,6 +75,15 @@ nlohmann::json python_json(const core::PythonEnvInfo& p) {
   if (!p.jax_error.empty()) j["jax_error"] = p.jax_error;
   if (!p.pallas_error.empty()) j["pallas_error"] = p.pallas_error;
   if (!p.torch_error.empty()) j["torch_error"] = p.torch_error;
+  // The backend kforge gives a Pallas kernel's worker (jax_backend.h), and why.
+  const auto& b = eval::this_jax_backend();
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const auto& n : b.device_nodes) nodes.push_back(n.string());
+  j["pallas_backend"] = {{"platform", b.platform},
+                         {"timing_basis", b.timing_basis},
+                         {"interpret", b.interpret},
+                         {"device_nodes", nodes},
+                         {"why", b.why}};
   return j;
 }
 
@@ -106,6 +116,9 @@ std::vector<std::pair<std::string, std::string>> python_rows(const core::PythonE
                                      p.numpy_version.empty() ? "missing" : p.numpy_version)},
           {"jax", jax},
           {"pallas", pallas_row(p)},
+          {"pallas backend",
+           fmt::format("{} (timing basis {}): {}", eval::this_jax_backend().platform,
+                       eval::this_jax_backend().timing_basis, eval::this_jax_backend().why)},
           {"torch", version_or_why(p.torch_version, p.torch_error)}};
 }
 

@@ -16,6 +16,7 @@
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
 #include "kforge/cli/executor_setup.h"
+#include "kforge/cli/mode_target.h"
 #include "kforge/cli/table.h"
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
@@ -40,6 +41,7 @@ struct SearchCliOptions {
   std::string task, size, model, config, prompts, strategies, start, resume, suite, tasks, out;
   std::string executor;  // --executor
   std::string beat = "fastest";
+  std::string target, dtype;  // --target, --dtype ("": not given; a new search takes cpp, f32)
   modes::SearchOptions search;
   int threads = 0, parallel_tasks = 1;
   double max_usd = 0;
@@ -53,7 +55,8 @@ std::string node_label(const nlohmann::json& n) {
 }
 
 void print_result(const modes::SearchResult& r, const std::string& run_id,
-                  const std::filesystem::path& dir, const llm::SessionTotals& t) {
+                  const std::filesystem::path& dir, const std::string& best_file,
+                  const llm::SessionTotals& t) {
   auto j = modes::to_json(r);
   // A roofline above 100% comes with its reason (a cache-resident working set, fewer operations
   // than the cost formula counts), where it is printed.
@@ -74,8 +77,11 @@ void print_result(const modes::SearchResult& r, const std::string& run_id,
       "of it waiting for the timing lock\n",
       table.render(), run_id, store::run_state_name(r.state), r.stop_reason, r.expansions_run,
       r.expansions_replayed, r.wall_s, r.lock_wait_s);
-  if (r.best)
-    fmt::print("best: node {} → {}\n", *r.best, (dir / "best.cpp").string());
+  if (r.best && r.decided_by == modes::kDecidedByCorrectness)
+    fmt::print("best: node {}, the first correct kernel (decided by {}; no speedup) → {}\n",
+               *r.best, r.decided_by, (dir / best_file).string());
+  else if (r.best)
+    fmt::print("best: node {} → {}\n", *r.best, (dir / best_file).string());
   else
     fmt::print("no correct kernel was found\n");
   fmt::print("model use: {} calls, {} tokens in, {} out, ${:.4f}; graph: kforge graph {}\n",
@@ -88,21 +94,68 @@ struct SearchOutcome {
   modes::SearchResult result;
   std::string run_id;
   std::filesystem::path dir;
+  std::string best_file;  // best.cpp, best.cu, best.py
   llm::SessionTotals totals;
 };
+
+// --json of one search: the result, where it lives, and the target its kernels are for.
+nlohmann::json result_json(const SearchOutcome& outcome, const KernelTarget& kt) {
+  auto j = modes::to_json(outcome.result);
+  j["session"] = outcome.run_id;
+  j["dir"] = outcome.dir.string();
+  j["target"] = std::string(kt.target->name());
+  j["best_file"] = outcome.best_file;
+  return j;
+}
+
+// The target a search's kernels are written for: --target and --dtype for a new search; for
+// --resume the ones stored with the run (a resume cannot change them: a usage error).
+KernelTarget search_target(const SearchCliOptions& o, const modes::SearchOptions* stored,
+                           const std::string& run_id) {
+  std::string name = o.target, dtype = o.dtype;
+  if (stored) {
+    const std::string kept = stored->target.empty() ? "cpp" : stored->target;
+    if (!name.empty() && name != kept)
+      throw UsageError(fmt::format(
+          "kforge search --resume {}: the search was started with --target {}; a resume keeps its "
+          "target (drop --target {})",
+          run_id, kept, name));
+    if (!dtype.empty() && dtype != stored->dtype)
+      throw UsageError(fmt::format(
+          "kforge search --resume {}: the search was started with --dtype {}; a resume keeps it",
+          run_id, stored->dtype));
+    name = stored->target;
+    dtype = stored->dtype;
+  }
+  auto kt =
+      kernel_target(name, dtype.empty() ? "f32" : dtype, o.beat == "fastest" ? "baseline" : o.beat);
+  require_available(kt, "search");
+  return kt;
+}
 
 // One search (new or resumed) of one task.
 SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec,
                          const std::string& size, modes::SearchOptions so,
-                         const std::string& resume_id, eval::MachineLock& lock,
-                         const eval::MachineProfile& machine) {
+                         const std::string& resume_id, const KernelTarget& kt,
+                         eval::MachineLock& lock, const eval::MachineProfile& machine) {
   auto compiler = make_compiler();
   auto ctx = eval::TaskContext::create(spec, size, *compiler, core::state_dir());
   if (!ctx) throw UsageError(ctx.error().message);
-  auto stack = make_agent_stack(
-      {fmt::format("kforge search {} --algorithm {}", spec.id, so.algorithm), so.model, o.config,
-       o.prompts, resume_id, o.max_usd, o.max_tokens, o.stream});
-  auto strategies = modes::load_strategies(modes::default_strategies_file(), so.strategies_file);
+  AgentStackOptions stack_options{
+      fmt::format("kforge search {} --algorithm {}{}", spec.id, so.algorithm, target_words(kt)),
+      so.model,
+      o.config,
+      o.prompts,
+      resume_id,
+      o.max_usd,
+      o.max_tokens,
+      o.stream};
+  stack_options.target = kt.target;
+  auto stack = make_agent_stack(stack_options);
+  // The target's own strategies (strategies/pallas.toml, strategies/cuda.toml) for its kernels.
+  auto strategies = modes::load_strategies(
+      kt.host() ? modes::default_strategies_file() : kt.target->agent_material().strategies_file,
+      so.strategies_file);
   if (!strategies) throw UsageError(strategies.error().message);
 
   modes::SearchEnv env;
@@ -124,8 +177,18 @@ SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec,
       if (x && progress_enabled()) fmt::print(stderr, "{}\n", x->summary());
     }
   } summary_line{executor.get()};
-  apply_partner(resolve_beat(o.beat, spec.id, ctx->task().size, env.eval.threads, machine),
-                env.eval);
+  if (kt.host())
+    apply_partner(resolve_beat(o.beat, spec.id, ctx->task().size, env.eval.threads, machine),
+                  env.eval);
+  else
+    apply_partner(o.beat == "fastest" ? "baseline" : o.beat, env.eval);
+  kt.configure(env.eval);
+  // The same judge and dialect auto builds for the target.
+  const auto mt = mode_target(kt, *ctx, lock);
+  env.judge = mt->judge;
+  if (!kt.host()) env.dialect = mt->dialect;
+  so.target = kt.host() ? "" : std::string(kt.target->name());
+  so.dtype = kt.dtype;
   env.strategies = *strategies;
   if (!o.quiet())
     env.say = [id = spec.id](std::string_view m) { fmt::print(stderr, "  … {}: {}\n", id, m); };
@@ -138,19 +201,22 @@ SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec,
   // progress line, so --quiet (or KFORGE_PROGRESS=0) keeps it.
   fmt::print(stderr, "kforge search {}: run {} (resume with: kforge search --resume {})\n", spec.id,
              env.run_id, env.run_id);
-  // The baseline, once for the whole search.
-  eval::EvalOptions timed = env.eval;
-  timed.time_budget_s = so.expansion.time_budget_s;
-  auto baseline = modes::measure_baseline_ms(*ctx, timed);
-  // The baseline is the task's own trusted code: when it cannot be built or fails its check, the
-  // suite is at fault, not the command.
-  if (!baseline) throw InternalError(baseline.error().message);
-  so.expansion.baseline_ms = *baseline;
+  // The baseline, once for the whole search. Another target's baseline (pallas: XLA; cuda:
+  // PyTorch eager on the device) is paired with every kernel by the target's judge instead.
+  if (kt.host()) {
+    eval::EvalOptions timed = env.eval;
+    timed.time_budget_s = so.expansion.time_budget_s;
+    auto baseline = modes::measure_baseline_ms(*ctx, timed);
+    // The baseline is the task's own trusted code: when it cannot be built or fails its check,
+    // the suite is at fault, not the command.
+    if (!baseline) throw InternalError(baseline.error().message);
+    so.expansion.baseline_ms = *baseline;
+  }
 
   auto result = modes::run_search(env, so);
   if (auto st = modes::finish_search_run(env, result); !st)
     fmt::print(stderr, "kforge search: {}\n", st.error().message);
-  return {result, env.run_id, core::state_dir() / "sessions" / env.run_id,
+  return {result, env.run_id, core::state_dir() / "sessions" / env.run_id, env.judge.best_file(),
           stack->session->totals()};
 }
 
@@ -168,6 +234,9 @@ int run_search_command(SearchCliOptions o) {
     selection.size = o.size;
     if (auto st = eval::check_selection(selection); !st) throw UsageError(st.error().message);
   }
+  // A new search's target is refused here when it cannot run (cuda without a device): before the
+  // machine is profiled and before any model call. A resume takes the run's own, below.
+  const auto kt = o.resume.empty() ? search_target(o, nullptr, "") : KernelTarget{};
   auto machine_lock = make_machine_lock();
   auto& lock = *machine_lock;
   auto machine = this_machine(&lock);
@@ -181,14 +250,15 @@ int run_search_command(SearchCliOptions o) {
     auto so = modes::prepare_resume(core::state_dir(), o.resume, o.search.jobs);
     if (!so) throw UsageError(so.error().message);
     if (!o.model.empty()) so->model = o.model;
+    const auto resumed = search_target(o, &*so, o.resume);
     auto journal = modes::RunJournal::open(core::state_dir(), o.resume);
     auto run = store::find_run(journal->db(), o.resume);
     auto spec = load_task_arg((*run)->task);
-    auto outcome = search_one(o, spec, (*run)->size, *so, o.resume, lock, *machine);
+    auto outcome = search_one(o, spec, (*run)->size, *so, o.resume, resumed, lock, *machine);
     if (o.json)
-      fmt::print("{}\n", modes::to_json(outcome.result).dump(2));
+      fmt::print("{}\n", result_json(outcome, resumed).dump(2));
     else
-      print_result(outcome.result, outcome.run_id, outcome.dir, outcome.totals);
+      print_result(outcome.result, outcome.run_id, outcome.dir, outcome.best_file, outcome.totals);
     return outcome.result.best ? 0 : 1;
   }
 
@@ -212,7 +282,7 @@ int run_search_command(SearchCliOptions o) {
           row["error"] = spec.error().message;
         else {
           try {
-            auto outcome = search_one(o, *spec, o.size, o.search, "", lock, *machine);
+            auto outcome = search_one(o, *spec, o.size, o.search, "", kt, lock, *machine);
             row["run"] = outcome.run_id;
             row["state"] = store::run_state_name(outcome.result.state);
             row["best"] = outcome.result.best ? nlohmann::json(*outcome.result.best)
@@ -221,7 +291,10 @@ int run_search_command(SearchCliOptions o) {
               for (const auto& n : outcome.result.nodes)
                 if (n.id == *outcome.result.best) {
                   if (auto st = core::write_atomic(
-                          std::filesystem::path(o.out) / (spec->id + ".cpp"), n.source);
+                          std::filesystem::path(o.out) /
+                              (spec->id +
+                               std::filesystem::path(outcome.best_file).extension().string()),
+                          n.source);
                       !st)
                     row["error"] = st.error().message;
                   row["speedup"] = n.speedup ? nlohmann::json(*n.speedup) : nlohmann::json(nullptr);
@@ -252,16 +325,14 @@ int run_search_command(SearchCliOptions o) {
 
   if (o.task.empty()) throw UsageError("kforge search needs a TASK, --resume ID, or --suite DIR");
   auto spec = load_task_arg(o.task);
-  auto outcome = search_one(o, spec, o.size, o.search, "", lock, *machine);
+  auto outcome = search_one(o, spec, o.size, o.search, "", kt, lock, *machine);
   if (o.json) {
-    auto j = modes::to_json(outcome.result);
-    j["session"] = outcome.run_id;
-    j["dir"] = outcome.dir.string();
+    auto j = result_json(outcome, kt);
     j["cost_usd"] = outcome.totals.cost_usd;
     j["tokens_estimated"] = outcome.totals.estimated;
     fmt::print("{}\n", j.dump(2));
   } else {
-    print_result(outcome.result, outcome.run_id, outcome.dir, outcome.totals);
+    print_result(outcome.result, outcome.run_id, outcome.dir, outcome.best_file, outcome.totals);
   }
   return outcome.result.best ? 0 : 1;
 }
@@ -307,6 +378,8 @@ void add_search(CommandLine& cmd) {
   cmd.bind("executor", o->executor);
   cmd.bind("stream", o->stream);
   cmd.bind("json", o->json);
+  cmd.bind("target", o->target);
+  cmd.bind("dtype", o->dtype);
   cmd.on_run([o] { return run_search_command(*o); });
 }
 

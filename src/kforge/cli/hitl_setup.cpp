@@ -14,8 +14,9 @@
 namespace kforge::cli {
 
 std::unique_ptr<modes::HitlSession> HitlSetup::make_session(modes::Human& human) {
-  return std::make_unique<modes::HitlSession>(*ctx, *machine, stack->env, *journal, eval, human,
-                                              state);
+  return std::make_unique<modes::HitlSession>(
+      *ctx, *machine, stack->env, *journal, eval, human, state,
+      modes::HitlTarget{mode_target->judge, mode_target->dialect});
 }
 
 void HitlSetup::finish() {
@@ -41,6 +42,29 @@ void refuse_if_open_elsewhere(const std::string& id) {
                     id, r.owner));
 }
 
+// The session's target: --target and --dtype for a new one; a resumed one keeps its own (another
+// is refused, like another partner). Refused before any model call when it cannot run here.
+KernelTarget hitl_target(const HitlCliOptions& o, const modes::HitlState* stored,
+                         const std::string& partner) {
+  std::string name = o.target, dtype = o.dtype;
+  if (stored) {
+    const std::string kept = stored->target.empty() ? "cpp" : stored->target;
+    if (!name.empty() && name != kept)
+      throw UsageError(fmt::format(
+          "hitl session {} is for --target {}: its kernels and baseline are that target's "
+          "(--target {} would need a new session)",
+          o.resume, kept, name));
+    if (!dtype.empty() && dtype != stored->dtype)
+      throw UsageError(fmt::format("hitl session {} computes in --dtype {}: a resume keeps it",
+                                   o.resume, stored->dtype));
+    name = stored->target;
+    dtype = stored->dtype;
+  }
+  auto kt = kernel_target(name, dtype.empty() ? "f32" : dtype, partner);
+  require_available(kt, "hitl");
+  return kt;
+}
+
 }  // namespace
 
 std::unique_ptr<HitlSetup> open_hitl(const HitlCliOptions& o,
@@ -62,13 +86,27 @@ std::unique_ptr<HitlSetup> open_hitl(const HitlCliOptions& o,
     if (model.empty()) model = s->state.model;  // the session remembers its model
   }
   if (task.empty()) throw UsageError("kforge hitl needs a TASK (or --resume ID)");
+  {
+    const std::string asked = o.beat.empty() || o.beat == "fastest" ? "baseline" : o.beat;
+    s->target = hitl_target(o, o.resume.empty() ? nullptr : &s->state,
+                            o.resume.empty() ? asked : "baseline");
+  }
   s->spec = load_task_arg(task);
   s->compiler = make_compiler();
   auto ctx = eval::TaskContext::create(s->spec, size, *s->compiler, core::state_dir());
   if (!ctx) throw UsageError(ctx.error().message);
   s->ctx = std::move(*ctx);
-  s->stack = make_agent_stack({fmt::format("kforge hitl {}", s->spec.id), model, o.config,
-                               o.prompts, o.resume, o.max_usd, o.max_tokens, false});
+  AgentStackOptions stack_options{
+      fmt::format("kforge hitl {}{}", s->spec.id, target_words(s->target)),
+      model,
+      o.config,
+      o.prompts,
+      o.resume,
+      o.max_usd,
+      o.max_tokens,
+      false};
+  stack_options.target = s->target.target;
+  s->stack = make_agent_stack(stack_options);
   s->lock = make_machine_lock();
   auto machine = this_machine(s->lock.get());  // after the models are known to be usable
   if (!machine) throw UsageError(machine.error().message);
@@ -86,9 +124,12 @@ std::unique_ptr<HitlSetup> open_hitl(const HitlCliOptions& o,
   auto& state = s->state;
   // The partner every kernel is paired with: chosen when the session starts (its baseline was
   // measured against it) and kept by every resume. Sessions saved before --beat were libtorch's.
+  // Another target's partner is its own baseline (pallas: XLA; cuda: PyTorch eager on the device).
   if (o.resume.empty())
-    state.partner = resolve_beat(o.beat.empty() ? "fastest" : o.beat, s->spec.id,
-                                 s->ctx->task().size, eo.threads, *s->machine);
+    state.partner = !s->target.host()
+                        ? (o.beat.empty() || o.beat == "fastest" ? "baseline" : o.beat)
+                        : resolve_beat(o.beat.empty() ? "fastest" : o.beat, s->spec.id,
+                                       s->ctx->task().size, eo.threads, *s->machine);
   const std::string partner = state.partner.empty() ? "libtorch" : state.partner;
   const std::string asked = o.beat == "baseline" ? "libtorch" : o.beat;
   if (!o.resume.empty() && !asked.empty() && asked != "fastest" && asked != partner)
@@ -97,18 +138,28 @@ std::unique_ptr<HitlSetup> open_hitl(const HitlCliOptions& o,
         "would need a new session)",
         o.resume, partner, o.beat));
   apply_partner(partner, eo);
+  s->target.configure(eo);
+  s->mode_target = mode_target(s->target, *s->ctx, *s->lock);
   if (o.resume.empty()) {
     state.run_id = s->stack->session->id();
     state.task = s->spec.id;
     state.size = s->ctx->task().size;
     state.model = model;
-    say(fmt::format("kforge hitl: session {} — {} (size {}); measuring the baseline…\n",
-                    state.run_id, s->spec.id, state.size));
-    auto baseline = modes::measure_baseline_ms(*s->ctx, eo);
-    // The baseline is the task's own trusted code: when it cannot be built or fails its check, the
-    // suite is at fault, not the command.
-    if (!baseline) throw InternalError(baseline.error().message);
-    state.baseline_ms = *baseline;
+    state.target = s->target.host() ? "" : std::string(s->target.target->name());
+    state.dtype = s->target.dtype;
+    if (s->target.host()) {
+      say(fmt::format("kforge hitl: session {} — {} (size {}); measuring the baseline…\n",
+                      state.run_id, s->spec.id, state.size));
+      auto baseline = modes::measure_baseline_ms(*s->ctx, eo);
+      // The baseline is the task's own trusted code: when it cannot be built or fails its check,
+      // the suite is at fault, not the command.
+      if (!baseline) throw InternalError(baseline.error().message);
+      state.baseline_ms = *baseline;
+    } else {
+      // The target's baseline is timed beside each kernel by its judge.
+      say(fmt::format("kforge hitl: session {} — {} (size {}), target {}\n", state.run_id,
+                      s->spec.id, state.size, s->target.target->name()));
+    }
     if (auto st = s->journal->ledger().start_run(
             {state.run_id, "hitl", s->spec.id, state.size, store::RunState::running, "{}"});
         !st)
@@ -121,7 +172,10 @@ std::unique_ptr<HitlSetup> open_hitl(const HitlCliOptions& o,
     say(fmt::format("kforge hitl: resumed session {} — {} (size {}), at v{}\n", state.run_id,
                     state.task, state.size, state.current));
   }
-  say(fmt::format("baseline {:.4g} ms. Type `help` for the commands.\n", state.baseline_ms));
+  if (state.baseline_ms > 0)
+    say(fmt::format("baseline {:.4g} ms. Type `help` for the commands.\n", state.baseline_ms));
+  else
+    say("the baseline is timed beside each kernel. Type `help` for the commands.\n");
   return s;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "kforge/cli/agent_stack.h"
+#include "kforge/cli/mode_target.h"
 #include "kforge/eval/machine.h"
 #include "kforge/eval/machine_lock.h"
 #include "kforge/eval/task_context.h"
@@ -23,6 +24,7 @@ namespace kforge::cli {
 struct HitlCliOptions {
   std::string task, size, model, config, prompts, resume;
   std::string beat;  // --beat; "" = the session's own partner, or "fastest" for a new session
+  std::string target, dtype;  // --target, --dtype; "" = the session's own, or cpp / f32 if new
   int threads = 0;
   double max_usd = 0, budget = 1.0;
   std::int64_t max_tokens = 0;
@@ -43,6 +45,8 @@ class HitlSetup : public web::HitlBackend {
   std::optional<modes::RunJournal> journal;
   eval::EvalOptions eval;
   modes::HitlState state;
+  KernelTarget target;                      // the session's --target, kept by every resume
+  std::unique_ptr<ModeTarget> mode_target;  // its judge and what the agents are told of it
 };
 
 // Throws UsageError (no such session or task, no model) or InternalError (the baseline fails).

@@ -52,7 +52,7 @@ std::vector<OptionSpec> make_registry() {
        "--target",
        "What kernels are written for: cpp (CPUs; default), cuda (NVIDIA GPUs, nvcc) or pallas "
        "(JAX/Pallas for TPUs and GPUs; interpret mode on a CPU)",
-       {"eval", "show", "bench", "hw", "auto"},
+       {"eval", "show", "bench", "hw", "auto", "search", "hitl"},
        "KFORGE_TARGET"})
       .choices = target::target_names();
   add({"dtype",
@@ -60,7 +60,7 @@ std::vector<OptionSpec> make_registry() {
        "pallas target: the dtype the kernel and its XLA baseline compute in, f32 (default) or "
        "bf16 (inputs cast to bfloat16; checked against the f32 reference at the task's bf16 "
        "tolerance)",
-       {"eval", "bench", "show", "auto"},
+       {"eval", "bench", "show", "auto", "search", "hitl"},
        "KFORGE_DTYPE"})
       .choices = {"f32", "bf16"};
   add({"threads", "--threads", "Threads for the kernel and its partner (default: all CPUs)",

@@ -57,6 +57,14 @@ std::string unusable(const Evaluation& e) {
 // published (result rows, bench summaries and report.md leave it out).
 PairedDecision decide_paired(const TaskContext& ctx, const std::string& challenger,
                              const std::string& incumbent, const std::string& incumbent_label,
+                             EvalOptions base) {
+  return decide_paired([&](const std::string& source,
+                           const EvalOptions& o) { return evaluate(ctx, source, "kernel.cpp", o); },
+                       challenger, incumbent, incumbent_label, std::move(base));
+}
+
+PairedDecision decide_paired(const PairedRun& run, const std::string& challenger,
+                             const std::string& incumbent, const std::string& incumbent_label,
                              EvalOptions o) {
   PairedDecision d;
   d.against = incumbent_label;
@@ -67,7 +75,7 @@ PairedDecision decide_paired(const TaskContext& ctx, const std::string& challeng
   o.against_name = incumbent_label;
   o.against_role = toolchain::Role::candidate;
   o.dump_dir.clear();
-  auto e = evaluate(ctx, challenger, "kernel.cpp", o);
+  auto e = run(challenger, o);
   d.busy = e.machine_busy;
   d.reason = unusable(e);
   if (!d.reason.empty()) {
@@ -90,7 +98,7 @@ PairedDecision decide_paired(const TaskContext& ctx, const std::string& challeng
   if (o.progress)
     o.progress("the comparison ran on a busy machine: timing it again with twice the pairs");
   o.time_budget_s *= 2;
-  auto again = evaluate(ctx, challenger, "kernel.cpp", o);
+  auto again = run(challenger, o);
   if (auto why = unusable(again); !why.empty()) {
     d.reason = "the confirming run: " + why;
     d.evaluation = std::move(e);

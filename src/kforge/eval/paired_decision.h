@@ -14,6 +14,7 @@
 // and its interval decides), and says it was decided busy. Oversubscribed OpenMP (more threads
 // than CPUs) decides nothing: the ratio then measures the scheduler, not the kernels.
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -51,6 +52,12 @@ Winner read_busy_runs(const SpeedupStats& first, const SpeedupStats& second);
 // Times `challenger` against `incumbent` side by side (both compiled and checked first) with the
 // options of `base` (threads, budget, machine lock), and reads the result.
 PairedDecision decide_paired(const TaskContext& ctx, const std::string& challenger,
+                             const std::string& incumbent, const std::string& incumbent_label,
+                             EvalOptions base);
+// The same decision with another target's judge: `run` evaluates the challenger with the options
+// it is given (the incumbent is their against_source), as that target's evaluate does.
+using PairedRun = std::function<Evaluation(const std::string& challenger, const EvalOptions&)>;
+PairedDecision decide_paired(const PairedRun& run, const std::string& challenger,
                              const std::string& incumbent, const std::string& incumbent_label,
                              EvalOptions base);
 

@@ -11,6 +11,7 @@
 
 #include "kforge/core/paths.h"
 #include "kforge/core/python_env.h"
+#include "kforge/eval/jax_backend.h"
 #include "kforge/eval/runner_process.h"
 
 namespace kforge::eval {
@@ -43,13 +44,14 @@ std::vector<std::filesystem::path> system_files() {
 // A Pallas candidate's view: the system, the venv and its own scratch folder (its module,
 // kforge_task.py, the worker's scripts). Not the task's folder (workload.py, the reference), not
 // kforge's build or source tree, not the per-user cache.
-core::LandlockView pallas_view(const std::filesystem::path& scratch) {
+core::LandlockView pallas_view(const std::filesystem::path& scratch, const JaxBackend& backend) {
   core::LandlockView v;
   v.read_dirs = system_dirs();
   v.read_dirs.push_back(scratch);
   v.read_files = system_files();
   v.write_dirs = {scratch};
   v.write_files = {"/dev/null"};
+  grant_backend_devices(v, backend);
   return v;
 }
 
@@ -58,8 +60,8 @@ core::LandlockView pallas_view(const std::filesystem::path& scratch) {
 // (Landlock refuses /proc of processes outside the sandbox, kforge's included), a few files of
 // /etc (the loader's cache; the user database that getpass reads).
 core::LandlockView python_view(const PythonKernel& kernel, const std::filesystem::path& scratch,
-                               const std::filesystem::path& cache) {
-  if (kernel.framework == "pallas") return pallas_view(scratch);
+                               const std::filesystem::path& cache, const JaxBackend& backend) {
+  if (kernel.framework == "pallas") return pallas_view(scratch, backend);
   core::LandlockView v;
   v.read_dirs = system_dirs();
   v.read_dirs.insert(v.read_dirs.end(),
@@ -70,6 +72,8 @@ core::LandlockView python_view(const PythonKernel& kernel, const std::filesystem
   v.read_files = system_files();
   v.write_dirs = {scratch, cache};
   v.write_files = {"/dev/null"};
+  // XLA (the pallas target's baseline) runs on the same backend as the kernel it is paired with.
+  if (kernel.framework == "jax") grant_backend_devices(v, backend);
   return v;
 }
 
@@ -82,12 +86,30 @@ bool defines(const std::filesystem::path& file, const std::string& function) {
 
 }  // namespace
 
+void grant_backend_devices(core::LandlockView& v, const JaxBackend& backend) {
+  if (backend.platform == "cuda")
+    // What the driver reads about the GPU (as the cuda runner's view: cuda_sandbox.cpp).
+    v.read_dirs.insert(v.read_dirs.end(), {"/proc/driver/nvidia", "/sys/bus/pci/devices",
+                                           "/sys/devices", "/dev/nvidia-caps"});
+  else if (backend.platform == "tpu")
+    v.read_dirs.insert(v.read_dirs.end(),
+                       {"/sys/bus/pci/devices", "/sys/devices", "/sys/class/accel"});
+  // Read-write (the runtime's ioctls go there): exactly the chosen backend's nodes.
+  v.write_files.insert(v.write_files.end(), backend.device_nodes.begin(),
+                       backend.device_nodes.end());
+}
+
 std::filesystem::path python_worker_script() {
   return runner_executable().parent_path() / "kforge_worker.py";
 }
 
 Result<PythonLaunch> python_launch(const PythonKernel& kernel, const std::filesystem::path& scratch,
                                    int threads) {
+  return python_launch(kernel, scratch, threads, this_jax_backend());
+}
+
+Result<PythonLaunch> python_launch(const PythonKernel& kernel, const std::filesystem::path& scratch,
+                                   int threads, const JaxBackend& backend) {
   auto python = core::python_executable();
   if (!std::filesystem::exists(python))
     return Error{
@@ -123,17 +145,18 @@ Result<PythonLaunch> python_launch(const PythonKernel& kernel, const std::filesy
            "TORCHINDUCTOR_CACHE_DIR=" + (cache / "inductor").string(),
            "TRITON_CACHE_DIR=" + (cache / "triton").string(),
            // Inductor compiles in this process, not in a pool of worker processes.
-           "TORCHINDUCTOR_COMPILE_THREADS=1", "JAX_PLATFORMS=" + jax_platform(),
+           "TORCHINDUCTOR_COMPILE_THREADS=1", "JAX_PLATFORMS=" + backend.platform,
            "XLA_FLAGS=--xla_cpu_multi_thread_eigen=true intra_op_parallelism_threads=" + n,
            "KFORGE_WORKER_THREADS=" + n};
-  l.view = python_view(kernel, scratch, cache);
+  l.view = python_view(kernel, scratch, cache, backend);
   return l;
 }
 
-std::string jax_platform() { return "cpu"; }
+std::string jax_platform() { return this_jax_backend().platform; }
 
 std::string timing_basis_for(const std::string& platform) {
-  return platform == "cpu" ? "interpret (cpu)" : platform;
+  if (platform == "cpu") return "interpret (cpu)";
+  return platform == "cuda" ? "gpu" : platform;
 }
 
 bool is_peer(const std::string& name) {

@@ -26,10 +26,13 @@ struct PythonKernel {
   std::string dtype = "f32";  // jax, pallas: "bf16" casts the f32 inputs (and outputs) on the way
 };
 
-// The JAX backend a Python kernel process gets (JAX_PLATFORMS): kforge decides it, so what a
-// timing is worth ("interpret (cpu)" or a device's) never rests on what the process claims.
+struct JaxBackend;
+
+// The JAX backend a Python kernel process gets (JAX_PLATFORMS: "cpu", "cuda" or "tpu"; see
+// jax_backend.h): kforge decides it, so what a timing is worth ("interpret (cpu)" or a device's)
+// never rests on what the process claims.
 std::string jax_platform();
-// "interpret (cpu)" on a CPU backend (no kernel performance), else the backend ("gpu", "tpu").
+// "interpret (cpu)" on a CPU backend (no kernel performance), else the device ("gpu", "tpu").
 std::string timing_basis_for(const std::string& platform);
 
 // The worker script installed beside kforge-run ($KFORGE_BIN_DIR overrides, as for kforge-run).
@@ -48,6 +51,12 @@ struct PythonLaunch {
 };
 Result<PythonLaunch> python_launch(const PythonKernel& kernel, const std::filesystem::path& scratch,
                                    int threads);
+// The same on a given backend (tests: the view and environment a GPU or TPU backend gets).
+Result<PythonLaunch> python_launch(const PythonKernel& kernel, const std::filesystem::path& scratch,
+                                   int threads, const JaxBackend& backend);
+// The backend's device nodes read-write (ioctl included) and what its runtime reads in /sys and
+// /proc; nothing on the CPU backend.
+void grant_backend_devices(core::LandlockView& view, const JaxBackend& backend);
 
 // The peers a user would pick instead of a generated kernel, by --partner name.
 inline constexpr const char* kPeerNames[] = {"torch", "torch-compile", "torch-compile-max", "xla"};

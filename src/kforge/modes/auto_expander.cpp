@@ -17,15 +17,17 @@ ExpansionResult AutoExpander::expand(const Expansion& x, const store::NodeRecord
   ao.depth = parent.depth + 1;
   ao.expansion = ExpansionTag{x.key, x.strategy, std::nullopt};
   if (x.strategy == "crossover" && partner) {
+    // The second kernel in the target's own code fence (python for pallas, cuda for cuda).
+    const std::string fence = setup_.env.dialect.fence;
     ao.strategy =
         "Crossover: combine the ideas of the current kernel with those of a second kernel from "
         "another line of the search, "
-        "keeping what makes each fast. The second kernel:\n```cpp\n" +
-        partner->source + "```";
+        "keeping what makes each fast. The second kernel:\n```" +
+        fence + "\n" + partner->source + "```";
     ao.coder_instruction =
         "Combine the current kernel with this second kernel, taking the better idea of "
-        "each:\n```cpp\n" +
-        partner->source + "```";
+        "each:\n```" +
+        fence + "\n" + partner->source + "```";
     ao.expansion->partner = partner->id;
   } else {
     for (const auto& s : setup_.strategies)
@@ -52,7 +54,8 @@ eval::PairedDecision AutoExpander::compare(const std::string& challenger,
                                            const std::string& incumbent_label) {
   eval::EvalOptions eo = setup_.env.eval;
   eo.time_budget_s = setup_.expansion.time_budget_s;
-  return eval::decide_paired(*setup_.env.ctx, challenger, incumbent, incumbent_label, eo);
+  return setup_.env.judge.decide_paired(*setup_.env.ctx, challenger, incumbent, incumbent_label,
+                                        eo);
 }
 
 }  // namespace kforge::modes

@@ -428,8 +428,8 @@ class Loop {
                       rec.iteration, state_.best->iteration));
       auto t = Clock::now();
       rec.decision =
-          eval::decide_paired(*env_.ctx, rec.source, state_.best->source,
-                              fmt::format("iteration {}", state_.best->iteration), timed_);
+          env_.judge.decide_paired(*env_.ctx, rec.source, state_.best->source,
+                                   fmt::format("iteration {}", state_.best->iteration), timed_);
       rec.clock.time_s += seconds_since(t);
       end.improved = rec.decision->challenger_won();
     }

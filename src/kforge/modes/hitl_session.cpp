@@ -33,7 +33,9 @@ bool yes(const std::optional<std::string>& answer) {
   return a == "y" || a == "yes" || a == "k" || a == "keep" || a == "a" || a == "approve";
 }
 
-std::string timing_text(const eval::Evaluation& e) {
+// `real`: the times are a kernel's performance; interpret-mode ones are shown as such, with no
+// speedup and no roofline.
+std::string timing_text(const eval::Evaluation& e, bool real) {
   std::string s;
   if (e.candidate)
     s += fmt::format("kernel    median {:.4g} ms  (p10 {:.4g}, p90 {:.4g}; {} paired runs)\n",
@@ -42,6 +44,10 @@ std::string timing_text(const eval::Evaluation& e) {
   if (e.baseline)
     s += fmt::format("{:<9} median {:.4g} ms  (p10 {:.4g}, p90 {:.4g})\n", e.partner,
                      e.baseline->median_ms, e.baseline->p10_ms, e.baseline->p90_ms);
+  if (!real) {
+    s += fmt::format("timing    {}: times are not performance (no speedup)\n", e.timing_basis);
+    return s;
+  }
   if (e.speedup)
     s += fmt::format("speedup   {:.2f}x  (p10 {:.2f}x, p90 {:.2f}x)\n", e.speedup->median,
                      e.speedup->p10, e.speedup->p90);
@@ -76,14 +82,15 @@ std::string unified_diff(const std::string& a, const std::string& b, const std::
 
 HitlSession::HitlSession(const eval::TaskContext& ctx, const eval::MachineProfile& machine,
                          agents::AgentEnv& agents, RunJournal& journal, eval::EvalOptions eval,
-                         Human& human, HitlState state)
+                         Human& human, HitlState state, HitlTarget target)
     : ctx_(ctx),
       machine_(machine),
       agents_(agents),
       journal_(journal),
       eval_(std::move(eval)),
       human_(human),
-      state_(std::move(state)) {
+      state_(std::move(state)),
+      target_(std::move(target)) {
   stream_ = [this](const llm::StreamDelta& d) {
     if (d.text.empty()) return;
     streamed_ += d.text.size();
@@ -102,12 +109,33 @@ agents::LoopState HitlSession::loop_state() const {
   s.baseline_when = state_.baseline_when.empty() ? "measured alone when the session started"
                                                  : state_.baseline_when;
   const auto& t = ctx_.task();
-  s.roofline_ms = 1e3 * eval::roofline_seconds(t.flops, t.bytes, machine_, s.threads);
+  if (target_.judge.host_target()) {
+    s.roofline_ms = 1e3 * eval::roofline_seconds(t.flops, t.bytes, machine_, s.threads);
+  } else {
+    // Another target's baseline is paired with each kernel by its judge; the roofline is the
+    // host CPU's and bounds cpp kernels only.
+    s.dialect = target_.dialect;
+    if (target_.judge.python_kernel()) s.baseline_name = eval::peer_description("xla");
+    if (state_.baseline_when.empty())
+      s.baseline_when = "measured beside each kernel (none timed yet)";
+  }
   if (state_.best && state_.best->candidate)
     if (const auto* v = version(state_.best_version))
       s.best = agents::BestKernel{v->source, *state_.best, std::nullopt, state_.best_version};
   s.events = state_.history;  // no iteration limit: s.budget stays empty
   return s;
+}
+
+StepEnv HitlSession::step_env() {
+  return StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_, target_.judge};
+}
+
+bool HitlSession::timed_for_real(const eval::Evaluation& e) const {
+  return target_.judge.host_target() || e.timing_is_performance();
+}
+
+std::string HitlSession::extension() const {
+  return std::filesystem::path(kernel_file()).extension().string();
 }
 
 std::string HitlSession::prompt() const {
@@ -143,14 +171,14 @@ void HitlSession::keep(const std::string& relative, const std::string& content) 
 
 void HitlSession::save() {
   keep("state.json", state_.to_json().dump(2));
-  if (const auto* v = version(state_.current)) keep("kernel.cpp", v->source);
+  if (const auto* v = version(state_.current)) keep(kernel_file(), v->source);
 }
 
 void HitlSession::add_version(const std::string& source, const std::string& origin) {
   int n = state_.versions.empty() ? 1 : state_.versions.back().number + 1;
   state_.versions.push_back({n, source, origin});
   state_.current = n;
-  keep(fmt::format("versions/v{}.cpp", n), source);
+  keep(fmt::format("versions/v{}{}", n, extension()), source);
   record(fmt::format("v{}: {}", n, origin));
 }
 
@@ -186,8 +214,8 @@ void HitlSession::plan(const std::string& hint) {
     }
     human_.show("planner:\n");
     streamed_ = 0;
-    auto p = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_},
-                              [&] { return agents::plan(agents_, loop_state(), strategy); });
+    auto p =
+        timed_model_call(step_env(), [&] { return agents::plan(agents_, loop_state(), strategy); });
     if (!p) return report_model_error(p.error());
     human_.show(streamed_ ? "\n" : p->markdown + "\n");
     auto answer = human_.ask("approve, edit, or reject with a reason? [a / e / r REASON] ");
@@ -233,9 +261,8 @@ void HitlSession::implement() {
   streamed_ = 0;
   auto parsed = agents::parse_plan(state_.plan);
   agents::Plan p = parsed ? *parsed : agents::Plan{state_.plan, ""};
-  auto code = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_}, [&] {
-    return agents::implement(agents_, loop_state(), p, current_source());
-  });
+  auto code = timed_model_call(
+      step_env(), [&] { return agents::implement(agents_, loop_state(), p, current_source()); });
   if (!code) return report_model_error(code.error());
   if (state_.current) {
     propose(*code, "implement");
@@ -251,7 +278,7 @@ void HitlSession::ask(const std::string& instruction) {
   if (instruction.empty()) return human_.show("usage: ask TEXT (an instruction for the coder)\n");
   agents::Plan p{state_.plan.empty() ? "(no plan: follow the instruction)" : state_.plan, ""};
   human_.show("coder:\n");
-  auto code = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_}, [&] {
+  auto code = timed_model_call(step_env(), [&] {
     return agents::implement(agents_, loop_state(), p, current_source(), instruction);
   });
   if (!code) return report_model_error(code.error());
@@ -263,8 +290,7 @@ void HitlSession::ask(const std::string& instruction) {
 
 void HitlSession::compile() {
   if (!need_kernel()) return;
-  std::string failure =
-      compile_failure(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_}, current_source());
+  std::string failure = compile_failure(step_env(), current_source());
   if (failure.empty()) {
     human_.show("compiled and link-checked\n");
     record(fmt::format("v{}: compiles", state_.current));
@@ -279,7 +305,7 @@ void HitlSession::check() {
   if (!need_kernel()) return;
   eval::EvalOptions o = eval_;
   o.time = false;
-  auto e = eval::evaluate(ctx_, current_source(), "kernel.cpp", o);
+  auto e = target_.judge.evaluate(ctx_, current_source(), kernel_file(), o);
   human_.show(fmt::format("verdict   {}\nreason    {}\n", eval::verdict_name(e.verdict), e.reason));
   if (e.mismatch) human_.show(e.mismatch->summary());
   if (e.correct()) {
@@ -298,7 +324,7 @@ void HitlSession::time(bool profile) {
   eval::EvalOptions o = eval_;
   o.time = true;
   o.profile_seconds = profile ? 0.5 : 0;
-  auto e = eval::evaluate(ctx_, current_source(), "kernel.cpp", o);
+  auto e = target_.judge.evaluate(ctx_, current_source(), kernel_file(), o);
   if (!e.correct()) {
     human_.show(
         fmt::format("verdict   {}\nreason    {}\n", eval::verdict_name(e.verdict), e.reason));
@@ -314,21 +340,36 @@ void HitlSession::time(bool profile) {
     state_.baseline_when =
         fmt::format("measured beside v{}, the latest measurement", state_.current);
   }
-  human_.show(timing_text(e));
+  const bool real = timed_for_real(e);
+  human_.show(timing_text(e, real));
   if (e.profile)
     human_.show(e.profile->summary() + toolchain::format_vector_remarks(e.profile->vectorization));
-  bool best = !state_.best || !state_.best->candidate ||
-              e.candidate->median_ms < state_.best->candidate->median_ms;
-  if (best) {
-    state_.best = e;
-    state_.best_version = state_.current;
-    human_.show(fmt::format("v{} is the fastest correct version so far\n", state_.current));
+  if (!real) {
+    // Interpret-mode times say nothing of speed: the first correct version is the best.
+    if (!state_.best) {
+      state_.best = e;
+      state_.best->speedup.reset();  // no speedup is kept for the page or the sessions table
+      state_.best_version = state_.current;
+      human_.show(fmt::format(
+          "v{} is the best: the first correct version ({}: times are not performance)\n",
+          state_.current, e.timing_basis));
+    }
+    record(fmt::format("v{}: correct ({}: times are not performance)", state_.current,
+                       e.timing_basis));
+  } else {
+    bool best = !state_.best || !state_.best->candidate ||
+                e.candidate->median_ms < state_.best->candidate->median_ms;
+    if (best) {
+      state_.best = e;
+      state_.best_version = state_.current;
+      human_.show(fmt::format("v{} is the fastest correct version so far\n", state_.current));
+    }
+    record(fmt::format("v{}: {:.4g} ms, {:.2f}x the baseline", state_.current,
+                       e.candidate->median_ms, e.speedup ? e.speedup->median : 0.0));
   }
-  record(fmt::format("v{}: {:.4g} ms, {:.2f}x the baseline", state_.current, e.candidate->median_ms,
-                     e.speedup ? e.speedup->median : 0.0));
   if (!profile) return;
   human_.show("profiler:\n");
-  auto d = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_}, [&] {
+  auto d = timed_model_call(step_env(), [&] {
     return agents::diagnose(agents_, loop_state(), current_source(), e, tuning_[state_.current]);
   });
   if (!d) return report_model_error(d.error());
@@ -344,9 +385,15 @@ void HitlSession::time(bool profile) {
 
 void HitlSession::tune() {
   if (!need_kernel()) return;
+  // The tuner rebuilds a C-ABI kernel with -D values; a Python kernel has no such switch.
+  if (target_.judge.python_kernel())
+    return human_.show(fmt::format(
+        "not tuned: the tuner sets -D tunables of C-ABI kernels, and a {} kernel is a Python "
+        "file\n",
+        target_.judge.target->name()));
   eval::EvalOptions o = eval_;
   o.time = true;
-  auto r = agents::tune(ctx_, current_source(), "kernel.cpp", o, {},
+  auto r = agents::tune(ctx_, current_source(), kernel_file(), o, {},
                         [&](std::string_view m) { human_.show(std::string(m) + "\n"); });
   if (!r) return human_.show("tunables not usable: " + r.error().message + "\n");
   if (r->tunables.empty())
@@ -362,7 +409,7 @@ void HitlSession::fix() {
   if (state_.last_failure.empty())
     return human_.show("nothing to fix: no failure recorded (run `compile`, `check` or `time`)\n");
   human_.show("debugger:\n");
-  auto f = timed_model_call(StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_}, [&] {
+  auto f = timed_model_call(step_env(), [&] {
     return agents::fix(agents_, loop_state(), current_source(), state_.last_failure,
                        state_.attempts);
   });
@@ -385,7 +432,7 @@ void HitlSession::edit_plan() {
 }
 
 void HitlSession::edit_kernel() {
-  auto edited = human_.edit(current_source(), "kernel.cpp");
+  auto edited = human_.edit(current_source(), kernel_file());
   if (!edited) return human_.show("the editor failed: kernel not changed\n");
   if (*edited == current_source()) return human_.show("kernel unchanged\n");
   add_version(*edited, "edit");
@@ -411,7 +458,8 @@ void HitlSession::show_version(const std::string& arg) {
   int n = arg.empty() ? state_.current : std::atoi(arg.c_str());
   const auto* v = version(n);
   if (!v) return human_.show(fmt::format("no version {} (see `history`)\n", n));
-  human_.show(fmt::format("v{} ({}):\n```cpp\n{}```\n", v->number, v->origin, v->source));
+  human_.show(fmt::format("v{} ({}):\n```{}\n{}```\n", v->number, v->origin,
+                          target_.judge.host_target() ? "cpp" : target_.dialect.fence, v->source));
 }
 
 void HitlSession::revert(const std::string& arg) {
@@ -440,13 +488,13 @@ bool HitlSession::accept(const std::string& args) {
     record(fmt::format("accept refused: v{} not checked", state_.current));
     return true;
   }
-  std::filesystem::path path = path_arg.empty() ? std::filesystem::path(state_.task + ".cpp")
+  std::filesystem::path path = path_arg.empty() ? std::filesystem::path(state_.task + extension())
                                                 : std::filesystem::path(path_arg);
   if (auto st = core::write_atomic(path, current_source()); !st) {
     human_.show(st.error().message + "\n");
     return true;
   }
-  keep("best.cpp", current_source());
+  keep(target_.judge.best_file(), current_source());
   record(fmt::format("accepted v{} → {}", state_.current, path.string()));
   human_.show(fmt::format("v{} written to {}\n", state_.current, path.string()));
   return false;
@@ -461,7 +509,10 @@ void HitlSession::status() {
   s += v ? fmt::format("kernel    v{} ({})\n", v->number, v->origin) : "kernel    none\n";
   if (!state_.last_failure.empty())
     s += "failure   " + state_.last_failure.substr(0, state_.last_failure.find('\n')) + "\n";
-  if (state_.best && state_.best->candidate)
+  if (state_.best && state_.best->candidate && !timed_for_real(*state_.best))
+    s += fmt::format("best      v{}: the first correct version ({}: times are not performance)\n",
+                     state_.best_version, state_.best->timing_basis);
+  else if (state_.best && state_.best->candidate)
     s += fmt::format("best      v{}: {:.4g} ms, {:.2f}x the baseline\n", state_.best_version,
                      state_.best->candidate->median_ms,
                      state_.best->speedup ? state_.best->speedup->median : 0.0);

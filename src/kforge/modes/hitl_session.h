@@ -52,6 +52,10 @@ struct HitlState {
   int passed_version = 0;  // the latest version that passed the check (0 = none)
   std::string
       partner;  // whom every kernel is paired with (--beat): libtorch or a peer ("" = libtorch)
+  // The target the kernels are written for (--target: "" = cpp) and its --dtype; chosen when the
+  // session starts and kept by every resume, like the partner.
+  std::string target;
+  std::string dtype = "f32";
   double baseline_ms = 0;            // the latest measurement of the baseline
   std::string baseline_when;         // which one that was ("" = measured alone at the start)
   std::vector<std::string> history;  // one line per command and its outcome
@@ -60,11 +64,17 @@ struct HitlState {
   static HitlState from_json(const nlohmann::json& j);
 };
 
+// The target a session's kernels are written for: its judge, and what the agents are told of it.
+struct HitlTarget {
+  KernelJudge judge;              // default: the cpp target
+  agents::KernelDialect dialect;  // default: the cpp target's
+};
+
 class HitlSession {
  public:
   HitlSession(const eval::TaskContext& ctx, const eval::MachineProfile& machine,
               agents::AgentEnv& agents, RunJournal& journal, eval::EvalOptions eval, Human& human,
-              HitlState state);
+              HitlState state, HitlTarget target = {});
 
   // Runs one command line ("plan use AVX2", "check", …). Returns false for `quit` / `accept`.
   bool execute(const std::string& line);
@@ -102,6 +112,11 @@ class HitlSession {
             const std::string& content);  // writes a session file; a failure is shown
   void report_model_error(const llm::LlmError& e);
   agents::LoopState loop_state() const;
+  StepEnv step_env();
+  // Whether this evaluation's times are a kernel's performance (not interpret-mode ones).
+  bool timed_for_real(const eval::Evaluation& e) const;
+  std::string kernel_file() const { return target_.judge.kernel_file(); }
+  std::string extension() const;  // ".cpp", ".cu", ".py"
 
   const eval::TaskContext& ctx_;
   const eval::MachineProfile& machine_;
@@ -112,6 +127,7 @@ class HitlSession {
   eval::EvalOptions eval_;
   Human& human_;
   HitlState state_;
+  HitlTarget target_;
   PhaseClock clock_;
   std::map<int, std::string>
       tuning_;  // the tuner's table of each version it produced, for the profiler

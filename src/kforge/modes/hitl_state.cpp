@@ -29,6 +29,8 @@ nlohmann::json HitlState::to_json() const {
           {"best_version", best_version},
           {"passed_version", passed_version},
           {"partner", partner},
+          {"target", target},
+          {"dtype", dtype},
           {"baseline_ms", baseline_ms},
           {"baseline_when", baseline_when},
           {"history", history}};
@@ -53,6 +55,8 @@ HitlState HitlState::from_json(const nlohmann::json& j) {
   s.passed_version = j.value("passed_version", 0);
   s.model = j.value("model", "");
   s.partner = j.value("partner", "");  // sessions saved before --beat were libtorch's
+  s.target = j.value("target", "");    // sessions saved before --target were the cpp target's
+  s.dtype = j.value("dtype", "f32");
   s.baseline_ms = j.value("baseline_ms", 0.0);
   s.baseline_when = j.value("baseline_when", "");
   s.history = j.value("history", std::vector<std::string>{});

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "kforge/modes/cli_test_util.h"
+#include "kforge/target/target.h"
 
 namespace kforge::modes {
 namespace {
@@ -176,6 +177,21 @@ TEST_F(HitlTest, InteractiveTerminalWithLineEditingAndEditor) {
   auto kernel = core::read_text(dir_ / "state" / "sessions" / id / "versions" / "v1.cpp");
   ASSERT_TRUE(kernel.ok());
   EXPECT_EQ(*kernel, "// written in the editor\n");
+}
+
+// A cuda session on a machine without a device is refused before any model call.
+TEST_F(HitlTest, CudaTargetWithoutADeviceIsRefusedBeforeAnyModelCall) {
+  const auto* cuda = target::find_target("cuda");
+  ASSERT_NE(cuda, nullptr);
+  const std::string missing = cuda->unavailable_reason();
+  if (missing.empty()) GTEST_SKIP() << "a CUDA device is present: the refusal cannot happen here";
+  script({{"planner", {rms::plan("PLAN")}}});
+  auto r = run({"hitl", "12p_rmsnorm", "--target", "cuda", "--size", "ci", "--model", model()},
+               "plan\nquit\n");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("kforge hitl --target cuda: " + missing));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "log.jsonl"));  // no request reached the model
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "state" / "sessions"));
 }
 
 }  // namespace kforge::modes

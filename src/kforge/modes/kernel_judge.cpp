@@ -30,6 +30,18 @@ eval::Evaluation KernelJudge::evaluate(const eval::TaskContext& ctx, const std::
   return target->evaluate(ctx, *compiler, source, file_name, options);
 }
 
+eval::PairedDecision KernelJudge::decide_paired(const eval::TaskContext& ctx,
+                                                const std::string& challenger,
+                                                const std::string& incumbent,
+                                                const std::string& incumbent_label,
+                                                const eval::EvalOptions& options) const {
+  return eval::decide_paired(
+      [&](const std::string& source, const eval::EvalOptions& o) {
+        return evaluate(ctx, source, kernel_file(), o);
+      },
+      challenger, incumbent, incumbent_label, options);
+}
+
 std::string KernelJudge::build_failure(const eval::TaskContext& ctx, const std::string& source,
                                        const eval::EvalOptions& options) const {
   toolchain::CompileRequest req{toolchain::Role::candidate, source, kernel_file(), ctx.header(),

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kforge/eval/evaluate.h"
+#include "kforge/eval/paired_decision.h"
 #include "kforge/eval/task_context.h"
 #include "kforge/target/target.h"
 
@@ -23,6 +24,11 @@ struct KernelJudge {
 
   eval::Evaluation evaluate(const eval::TaskContext& ctx, const std::string& source,
                             const std::string& file_name, const eval::EvalOptions& options) const;
+  // `challenger` against `incumbent` side by side in one run, on this target's judge.
+  eval::PairedDecision decide_paired(const eval::TaskContext& ctx, const std::string& challenger,
+                                     const std::string& incumbent,
+                                     const std::string& incumbent_label,
+                                     const eval::EvalOptions& options) const;
   // Why `source` does not build (the compiler's errors, or the link check's refusal); "" when it
   // builds.
   std::string build_failure(const eval::TaskContext& ctx, const std::string& source,

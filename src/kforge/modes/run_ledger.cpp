@@ -88,7 +88,8 @@ void record_evaluation(store::NodeRecord& n, const eval::Evaluation& e) {
     n.roofline_reason = e.roofline_note;
   }
   if (e.baseline) n.baseline_ms = e.baseline->median_ms;
-  if (e.speedup) n.speedup = e.speedup->median;
+  // An interpret-mode ratio is no speedup: graph, sessions and the web pages read this field.
+  if (e.speedup && e.timing_is_performance()) n.speedup = e.speedup->median;
   if (e.profile) n.profile = e.profile->summary();
   if (e.timing_end > 0) {
     n.timing_start = e.timing_start;

@@ -130,5 +130,24 @@ TEST_F(RunLedgerTest, AnEvaluationBecomesNodeColumnsInOnePlace) {
   EXPECT_FALSE(is_correct(f));
 }
 
+// An interpret-mode ratio (pallas on a CPU backend) is no speedup: the node keeps its verdict and
+// time, and no speedup for the graph, the sessions table or the web pages to quote. A GPU's is.
+TEST_F(RunLedgerTest, AnInterpretModeRatioIsNoNodeSpeedup) {
+  eval::Evaluation e;
+  e.verdict = eval::Verdict::correct;
+  e.candidate = eval::TimingStats{9, 80.0};
+  e.baseline = eval::TimingStats{9, 0.4};
+  e.speedup = eval::SpeedupStats{0.005, 0.004, 0.006, 0.0045, 0.0055};
+  e.timing_basis = "interpret (cpu)";
+  store::NodeRecord n;
+  record_evaluation(n, e);
+  EXPECT_TRUE(is_correct(n));
+  EXPECT_FALSE(n.speedup);
+  e.timing_basis = "gpu";
+  store::NodeRecord g;
+  record_evaluation(g, e);
+  EXPECT_EQ(g.speedup, 0.005);
+}
+
 }  // namespace
 }  // namespace kforge::modes

@@ -53,9 +53,9 @@ SearchResult run_search(const SearchEnv& env, const SearchOptions& o) {
   AutoOptions expansion = o.expansion;
   expansion.iterations = o.iterations_per_expansion;
   expansion.patience = o.iterations_per_expansion;
-  AutoExpander expander(
-      {AutoEnv{env.ctx, env.machine, env.agents, &*journal, env.run_id, env.eval, env.say},
-       expansion, env.strategies});
+  AutoExpander expander({AutoEnv{env.ctx, env.machine, env.agents, &*journal, env.run_id, env.eval,
+                                 env.say, env.judge, env.dialect},
+                         expansion, env.strategies});
   SearchDriver d({env.run_id, env.strategies, env.ctx->spec().tags, o.seed, o.jobs, env.say},
                  expander, journal->ledger());
   if (auto st = d.load(); !st) {
@@ -74,6 +74,7 @@ SearchResult run_search(const SearchEnv& env, const SearchOptions& o) {
   // The best is the correct kernel that won every side-by-side comparison for the title: never
   // the root, never an invalid node, never the one with the lowest median from some other run.
   r.best = d.best();
+  if (d.progress.decided_on_correctness) r.decided_by = kDecidedByCorrectness;
   if (r.stop_reason.empty()) r.stop_reason = "the algorithm finished its schedule";
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (env.eval.machine_lock) r.lock_wait_s = env.eval.machine_lock->waited_seconds();
@@ -101,7 +102,9 @@ nlohmann::json SearchOptions::to_json() const {
           {"time_budget_s", expansion.time_budget_s},
           {"profile_seconds", expansion.profile_seconds},
           {"model", model},
-          {"strategies_file", strategies_file}};
+          {"strategies_file", strategies_file},
+          {"target", target},
+          {"dtype", dtype}};
 }
 
 Result<SearchOptions> SearchOptions::from_json(const nlohmann::json& j) {
@@ -128,6 +131,8 @@ Result<SearchOptions> SearchOptions::from_json(const nlohmann::json& j) {
     o.expansion.profile_seconds = j.at("profile_seconds");
     o.model = j.value("model", "");
     o.strategies_file = j.value("strategies_file", "");
+    o.target = j.value("target", "");
+    o.dtype = j.value("dtype", "f32");
     return o;
   } catch (const std::exception& e) {
     return Error{fmt::format("the run's stored search options are unreadable: {}", e.what())};
@@ -164,6 +169,7 @@ nlohmann::json to_json(const SearchResult& r) {
   return {{"state", store::run_state_name(r.state)},
           {"stop_reason", r.stop_reason},
           {"best", r.best ? nlohmann::json(*r.best) : nlohmann::json(nullptr)},
+          {"decided_by", r.decided_by},
           {"expansions_run", r.expansions_run},
           {"expansions_replayed", r.expansions_replayed},
           {"wall_s", r.wall_s},

@@ -20,6 +20,7 @@
 
 #include "kforge/modes/auto_loop.h"
 #include "kforge/modes/expander.h"
+#include "kforge/modes/search_driver.h"
 #include "kforge/modes/strategy_catalogue.h"
 #include "kforge/store/runs.h"
 
@@ -42,6 +43,9 @@ struct SearchOptions {
   std::string start_source;     // the root's kernel ("" = start from scratch)
   std::string model;            // --model, kept so --resume talks to the same model
   std::string strategies_file;  // --strategies, kept for --resume
+  // --target and --dtype, kept for --resume (a resume cannot change them): "" is the cpp target.
+  std::string target;
+  std::string dtype = "f32";
 
   nlohmann::json to_json() const;
   static Result<SearchOptions> from_json(const nlohmann::json& j);
@@ -56,6 +60,9 @@ struct SearchEnv {
   eval::EvalOptions eval;  // threads, machine, machine_lock
   std::vector<Strategy> strategies;
   std::function<void(std::string_view)> say;
+  // The target the kernels are written for (default: cpp) and what the agents are told of it.
+  KernelJudge judge;
+  agents::KernelDialect dialect;
 };
 
 struct SearchResult {
@@ -67,6 +74,8 @@ struct SearchResult {
   int expansions_run = 0, expansions_replayed = 0;
   double wall_s = 0, lock_wait_s = 0;
   std::vector<std::vector<std::int64_t>> beams;  // beam: the beam after each depth
+  // How the best was chosen: "side by side" (paired timings), or kDecidedByCorrectness.
+  std::string decided_by = "side by side";
 };
 
 // Runs (or resumes: the run row and the root node exist) the search.

@@ -8,6 +8,14 @@
 #include <thread>
 
 namespace kforge::modes {
+namespace {
+
+std::string final_reason(std::int64_t best) {
+  return fmt::format("the first correct kernel (node {}) is final: decided by {}", best,
+                     kDecidedByCorrectness);
+}
+
+}  // namespace
 
 SearchDriver::SearchDriver(DriverSetup setup, Expander& expander, RunLedger& ledger)
     : setup_(std::move(setup)),
@@ -31,6 +39,12 @@ Status SearchDriver::load() {
   if (*run && (*run)->best_node && graph_.contains(*(*run)->best_node)) {
     best_ = *(*run)->best_node;
     best_source_ = graph_.node(*best_).source;
+    // A best chosen on correctness is final: the resumed search has nothing left to do.
+    auto vs_best = nlohmann::json::parse(graph_.node(*best_).vs_best, nullptr, false);
+    if (vs_best.is_object() && vs_best.contains("decided_by")) {
+      progress.decided_on_correctness = true;
+      stop(final_reason(*best_), store::RunState::finished);
+    }
   }
   return ok_status();
 }
@@ -108,8 +122,12 @@ std::int64_t SearchDriver::expand(const Expansion& x) {
   std::optional<eval::PairedDecision> vs_parent;
   nlohmann::json vs_best;
   if (r.best && !stopped_) {
-    vs_parent = compare_with_parent(x, parent, r);
-    vs_best = contend_for_best(x, *r.node, r.best_source);
+    if (r.best->timing_is_performance()) {
+      vs_parent = compare_with_parent(x, parent, r);
+      vs_best = contend_for_best(x, *r.node, r.best_source);
+    } else {
+      vs_best = take_first_correct(x, *r.node, r.best_source);
+    }
   }
   mark_result(*r.node, r.state == store::RunState::finished || !r.nodes.empty(), vs_parent,
               vs_best);
@@ -159,6 +177,29 @@ nlohmann::json SearchDriver::contend_for_best(const Expansion& x, std::int64_t c
     say(fmt::format("[{}] new best of the search: {}", x.key, d.describe()));
   }
   return d.to_json();
+}
+
+// Interpret-mode times say nothing of speed, so nothing is timed side by side: the first correct
+// kernel is the best and is final (no later kernel could be shown faster), and the search stops.
+nlohmann::json SearchDriver::take_first_correct(const Expansion& x, std::int64_t child,
+                                                const std::string& source) {
+  std::lock_guard lock(best_mu_);
+  progress.decided_on_correctness = true;
+  nlohmann::json j = {{"method", "first correct kernel"}, {"decided_by", kDecidedByCorrectness}};
+  if (best_) {
+    j["winner"] = "incumbent";
+    j["reason"] = fmt::format("the first correct kernel (node {}) stays the best", *best_);
+    return j;
+  }
+  best_ = child;
+  best_source_ = source;
+  if (auto st = ledger_.set_best(setup_.run_id, child); !st)
+    say(fmt::format("[{}] {}", x.key, st.error().message));
+  j["winner"] = "challenger";
+  say(fmt::format("[{}] node {} is correct: the best, and final ({})", x.key, child,
+                  kDecidedByCorrectness));
+  stop(final_reason(child), store::RunState::finished);
+  return j;
 }
 
 // Flags the node that stands for the whole expansion (a resume replays it), with how it compared.

@@ -24,12 +24,19 @@
 
 namespace kforge::modes {
 
+// How a search under interpret-mode timing (pallas on a CPU backend) decides: on correctness
+// only, never on those times; its first correct kernel is the best and ends the search. Said in the
+// summary, report and --json.
+inline constexpr const char* kDecidedByCorrectness =
+    "correctness (interpret mode: times are not performance)";
+
 // How the search ended and what it did (search.h turns it into the report).
 struct SearchProgress {
   std::string stop_reason;
   store::RunState state = store::RunState::finished;
   int expansions_run = 0, expansions_replayed = 0;
   std::vector<std::vector<std::int64_t>> beams;  // beam: the beam after each depth
+  bool decided_on_correctness = false;           // the best was chosen by kDecidedByCorrectness
 };
 
 struct DriverSetup {
@@ -75,6 +82,8 @@ class SearchDriver {
                                            const ExpansionResult& r);
   nlohmann::json contend_for_best(const Expansion& x, std::int64_t child,
                                   const std::string& source);
+  nlohmann::json take_first_correct(const Expansion& x, std::int64_t child,
+                                    const std::string& source);
   void mark_result(std::int64_t id, bool finished,
                    const std::optional<eval::PairedDecision>& vs_parent,
                    const nlohmann::json& vs_best);

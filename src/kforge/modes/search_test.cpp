@@ -14,6 +14,7 @@
 
 #include "kforge/modes/cli_test_util.h"
 #include "kforge/store/store.h"
+#include "kforge/target/target.h"
 
 namespace kforge::modes {
 namespace {
@@ -217,6 +218,22 @@ TEST_F(SearchTest, KilledSearchResumesWithoutRepeatingFinishedExpansions) {
     if (n["state"] == "done" && !n["expansion"].get<std::string>().empty()) done[n["expansion"]]++;
   EXPECT_EQ(done.size(), 3u);
   for (const auto& [key, count] : done) EXPECT_EQ(count, 1) << key << " was expanded twice";
+}
+
+// A cuda search on a machine without a device is refused before the machine is profiled and before
+// any model call, with the target's own reason.
+TEST_F(SearchTest, CudaTargetWithoutADeviceIsRefusedBeforeAnyModelCall) {
+  const auto* cuda = target::find_target("cuda");
+  ASSERT_NE(cuda, nullptr);
+  const std::string missing = cuda->unavailable_reason();
+  if (missing.empty()) GTEST_SKIP() << "a CUDA device is present: the refusal cannot happen here";
+  auto r = run({"search", "12p_rmsnorm", "--target", "cuda", "--size", "ci", "--model", model(),
+                "--algorithm", "parallel", "--width", "1", "--json"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("kforge search --target cuda: " + missing));
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "log.jsonl"));  // no request reached the model
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "state" / "sessions"));
 }
 
 // The evolutionary search's reproducibility and the parallel search's distinct strategies are

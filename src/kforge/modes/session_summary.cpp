@@ -16,6 +16,8 @@ std::optional<double> hitl_best_speedup(const std::filesystem::path& state_dir,
   if (!text) return std::nullopt;
   auto j = nlohmann::json::parse(*text, nullptr, false);
   if (!j.is_object() || !j.contains("best") || !j["best"].is_object()) return std::nullopt;
+  // An interpret-mode best (pallas on a CPU backend) has no speedup to quote.
+  if (j["best"].value("timing_basis", "").rfind("interpret", 0) == 0) return std::nullopt;
   auto it = j["best"].find("speedup");
   return it != j["best"].end() && it->is_number() ? std::optional<double>(it->get<double>())
                                                   : std::nullopt;
