@@ -15,6 +15,7 @@
 #include "kforge/core/subprocess.h"
 #include "kforge/core/trim.h"
 #include "kforge/eval/roofline.h"
+#include "kforge/modes/hitl_versions.h"
 #include "kforge/store/store.h"
 
 namespace kforge::modes {
@@ -146,12 +147,62 @@ void HitlSession::save() {
   if (const auto* v = version(state_.current)) keep("kernel.cpp", v->source);
 }
 
-void HitlSession::add_version(const std::string& source, const std::string& origin) {
+void HitlSession::add_version(const std::string& source, const std::string& origin, int parent) {
   int n = state_.versions.empty() ? 1 : state_.versions.back().number + 1;
-  state_.versions.push_back({n, source, origin});
+  KernelVersion v{n, source, origin, parent};
+  // A node that cannot be written is said; state.json then keeps the source, and the next open
+  // records it (restore_versions).
+  if (auto id = journal_.ledger().add_node(version_node(state_, v)))
+    v.node = *id;
+  else
+    human_.show(fmt::format("could not record v{} in the store: {}\n", n, id.error().message));
+  state_.versions.push_back(std::move(v));
   state_.current = n;
   keep(fmt::format("versions/v{}.cpp", n), source);
   record(fmt::format("v{}: {}", n, origin));
+}
+
+void HitlSession::update_node(const KernelVersion& v,
+                              const std::function<void(store::NodeRecord&)>& change) {
+  if (!v.node) return;  // not in the store yet: restore_versions records it with its source
+  auto nodes = journal_.ledger().nodes(state_.run_id);
+  if (!nodes)
+    return human_.show(
+        fmt::format("could not update v{}'s node: {}\n", v.number, nodes.error().message));
+  for (auto& n : *nodes) {
+    if (n.id != v.node) continue;
+    change(n);
+    if (auto st = journal_.ledger().update_node(n); !st)
+      human_.show(fmt::format("could not update v{}'s node: {}\n", v.number, st.error().message));
+    return;
+  }
+}
+
+void HitlSession::judged(const eval::Evaluation& e) {
+  if (const auto* v = version(state_.current))
+    update_node(*v, [&](store::NodeRecord& n) {
+      record_evaluation(n, e);
+      n.finished_at = store::now_iso8601();
+    });
+}
+
+// A command's model tokens go to the version it made or worked on; a plan's wait for the version
+// made from it (as an auto iteration's node counts its planner's).
+void HitlSession::charge_tokens(const llm::SessionTotals& before, bool to_next_version) {
+  auto now = agents_.llm->totals();
+  unspent_.usage.input_tokens += now.usage.input_tokens - before.usage.input_tokens;
+  unspent_.usage.output_tokens += now.usage.output_tokens - before.usage.output_tokens;
+  unspent_.cost_usd += now.cost_usd - before.cost_usd;
+  const auto* v = version(state_.current);
+  if (to_next_version || !v || !v->node ||
+      (unspent_.usage.input_tokens == 0 && unspent_.usage.output_tokens == 0))
+    return;
+  update_node(*v, [&](store::NodeRecord& n) {
+    n.tokens_in += unspent_.usage.input_tokens;
+    n.tokens_out += unspent_.usage.output_tokens;
+    n.cost_usd += unspent_.cost_usd;
+  });
+  unspent_ = {};
 }
 
 void HitlSession::report_model_error(const llm::LlmError& e) {
@@ -172,7 +223,7 @@ bool HitlSession::propose(const std::string& source, const std::string& origin) 
     human_.show("discarded\n");
     return false;
   }
-  add_version(source, origin);
+  add_version(source, origin, state_.current);
   human_.show(fmt::format("kept as v{}\n", state_.current));
   return true;
 }
@@ -241,7 +292,7 @@ void HitlSession::implement() {
     propose(*code, "implement");
     return;
   }
-  add_version(*code, "implement");
+  add_version(*code, "implement", state_.current);
   // The reply was shown as it streamed; a model that does not stream gets it shown once here.
   if (!streamed_) human_.show(fmt::format("```cpp\n{}```\n", *code));
   human_.show(fmt::format("\nv{} written: `compile` or `check` it\n", state_.current));
@@ -258,7 +309,7 @@ void HitlSession::ask(const std::string& instruction) {
   if (state_.current)
     propose(*code, "ask: " + instruction);
   else
-    add_version(*code, "ask: " + instruction);
+    add_version(*code, "ask: " + instruction, state_.current);
 }
 
 void HitlSession::compile() {
@@ -271,6 +322,12 @@ void HitlSession::compile() {
     return;
   }
   state_.last_failure = failure;
+  if (const auto* v = version(state_.current))
+    update_node(*v, [&](store::NodeRecord& n) {
+      n.verdict = std::string(eval::verdict_name(eval::Verdict::compile_error));
+      n.reason = core::shorten(failure, 2000);
+      n.finished_at = store::now_iso8601();
+    });
   human_.show(failure + "`fix` asks the debugger\n");
   record(fmt::format("v{}: compile error", state_.current));
 }
@@ -280,6 +337,7 @@ void HitlSession::check() {
   eval::EvalOptions o = eval_;
   o.time = false;
   auto e = eval::evaluate(ctx_, current_source(), "kernel.cpp", o);
+  judged(e);
   human_.show(fmt::format("verdict   {}\nreason    {}\n", eval::verdict_name(e.verdict), e.reason));
   if (e.mismatch) human_.show(e.mismatch->summary());
   if (e.correct()) {
@@ -299,6 +357,7 @@ void HitlSession::time(bool profile) {
   o.time = true;
   o.profile_seconds = profile ? 0.5 : 0;
   auto e = eval::evaluate(ctx_, current_source(), "kernel.cpp", o);
+  judged(e);
   if (!e.correct()) {
     human_.show(
         fmt::format("verdict   {}\nreason    {}\n", eval::verdict_name(e.verdict), e.reason));
@@ -322,6 +381,9 @@ void HitlSession::time(bool profile) {
   if (best) {
     state_.best = e;
     state_.best_version = state_.current;
+    if (const auto* v = version(state_.current); v && v->node)
+      if (auto st = journal_.ledger().set_best(state_.run_id, v->node); !st)
+        human_.show("could not record the best version: " + st.error().message + "\n");
     human_.show(fmt::format("v{} is the fastest correct version so far\n", state_.current));
   }
   record(fmt::format("v{}: {:.4g} ms, {:.2f}x the baseline", state_.current, e.candidate->median_ms,
@@ -335,6 +397,12 @@ void HitlSession::time(bool profile) {
   human_.show(fmt::format(
       "bottleneck        {}\ndiagnosis         {}\nneeds improvement {}\nsuggestion        {}\n",
       d->bottleneck, d->diagnosis, d->needs_improvement ? "yes" : "no", d->suggestion));
+  if (const auto* v = version(state_.current))
+    update_node(*v, [&](store::NodeRecord& n) {  // worded as auto's nodes are
+      n.diagnosis =
+          fmt::format("{} (bottleneck: {}); next: {}", d->diagnosis, d->bottleneck, d->suggestion);
+      n.needs_improvement = d->needs_improvement;
+    });
   // The planner reads this history: the suggestion is kept, as in auto's.
   record(
       fmt::format("profiler on v{}: {} (bottleneck: {}; needs improvement: {}). Suggested next: {}",
@@ -388,7 +456,7 @@ void HitlSession::edit_kernel() {
   auto edited = human_.edit(current_source(), "kernel.cpp");
   if (!edited) return human_.show("the editor failed: kernel not changed\n");
   if (*edited == current_source()) return human_.show("kernel unchanged\n");
-  add_version(*edited, "edit");
+  add_version(*edited, "edit", state_.current);
   human_.show(fmt::format("saved as v{}\n", state_.current));
 }
 
@@ -418,7 +486,7 @@ void HitlSession::revert(const std::string& arg) {
   int n = std::atoi(arg.c_str());
   const auto* v = version(n);
   if (!v) return human_.show(fmt::format("no version {} (see `history`)\n", n));
-  add_version(v->source, fmt::format("revert to v{}", n));
+  add_version(v->source, fmt::format("revert to v{}", n), n);
   state_.last_failure.clear();
   human_.show(fmt::format("v{} is v{}'s kernel again\n", state_.current, n));
 }
@@ -530,6 +598,7 @@ bool HitlSession::execute(const std::string& raw) {
   if (line.empty()) return true;
   std::string word = lower(line.substr(0, line.find(' ')));
   std::string rest = line.size() > word.size() ? trim(line.substr(word.size())) : "";
+  const auto tokens_before = agents_.llm->totals();
   bool go_on = true;
   if (word == "plan")
     plan(rest);
@@ -576,6 +645,7 @@ bool HitlSession::execute(const std::string& raw) {
     go_on = false;
   else
     human_.show(fmt::format("unknown command '{}': type `help`\n", word));
+  charge_tokens(tokens_before, word == "plan");
   save();
   return go_on;
 }
