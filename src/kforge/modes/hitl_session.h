@@ -63,7 +63,9 @@ struct HitlState {
   std::string baseline_when;         // which one that was ("" = measured alone at the start)
   std::vector<std::string> history;  // one line per command and its outcome
 
-  nlohmann::json to_json() const;
+  // state.json's form: a version recorded as a node is named by it, its source left to the store.
+  // `with_sources`: every version's source too (what a page showing the session needs).
+  nlohmann::json to_json(bool with_sources = false) const;
   static HitlState from_json(const nlohmann::json& j);
 };
 

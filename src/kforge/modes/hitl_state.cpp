@@ -8,12 +8,12 @@
 
 namespace kforge::modes {
 
-nlohmann::json HitlState::to_json() const {
+nlohmann::json HitlState::to_json(bool with_sources) const {
   nlohmann::json versions_json = nlohmann::json::array();
   for (const auto& v : versions) {
     nlohmann::json one = {
         {"number", v.number}, {"origin", v.origin}, {"parent", v.parent}, {"node", v.node}};
-    if (!v.node) one["source"] = v.source;
+    if (!v.node || with_sources) one["source"] = v.source;
     versions_json.push_back(std::move(one));
   }
   nlohmann::json attempts_json = nlohmann::json::array();
