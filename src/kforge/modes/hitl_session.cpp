@@ -147,9 +147,10 @@ void HitlSession::save() {
   if (const auto* v = version(state_.current)) keep("kernel.cpp", v->source);
 }
 
-void HitlSession::add_version(const std::string& source, const std::string& origin, int parent) {
+// `source` by value: a revert passes an earlier version's, which the push below may move and free.
+void HitlSession::add_version(std::string source, const std::string& origin, int parent) {
   int n = state_.versions.empty() ? 1 : state_.versions.back().number + 1;
-  KernelVersion v{n, source, origin, parent};
+  KernelVersion v{n, std::move(source), origin, parent};
   // A node that cannot be written is said; state.json then keeps the source, and the next open
   // records it (restore_versions).
   if (auto id = journal_.ledger().add_node(version_node(state_, v)))
@@ -158,7 +159,7 @@ void HitlSession::add_version(const std::string& source, const std::string& orig
     human_.show(fmt::format("could not record v{} in the store: {}\n", n, id.error().message));
   state_.versions.push_back(std::move(v));
   state_.current = n;
-  keep(fmt::format("versions/v{}.cpp", n), source);
+  keep(fmt::format("versions/v{}.cpp", n), state_.versions.back().source);
   record(fmt::format("v{}: {}", n, origin));
 }
 

@@ -102,7 +102,7 @@ class HitlSession {
   // Shows the proposed source as a diff against the current one and keeps it if approved.
   bool propose(const std::string& source, const std::string& origin);
   // A new current version grown from version `parent` (0: none), recorded as a node of the run.
-  void add_version(const std::string& source, const std::string& origin, int parent);
+  void add_version(std::string source, const std::string& origin, int parent);
   // Edits version v's node in the store (read, changed, written back); a failure is shown.
   void update_node(const KernelVersion& v, const std::function<void(store::NodeRecord&)>& change);
   void judged(const eval::Evaluation& e);  // the judge's word on the current version, in its node

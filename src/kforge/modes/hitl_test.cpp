@@ -265,10 +265,21 @@ TEST_F(HitlTest, ASessionSavedBeforeVersionsWereNodesResumesWithNothingLost) {
   EXPECT_THAT(again.out, Not(HasSubstr("recorded")));
   EXPECT_THAT(again.out, HasSubstr("v2: the fixed kernel"));
   EXPECT_EQ(graph(id)["nodes"].size(), 4u);
+  // A revert copies the named version's kernel into a new one. The fifth version outgrows the
+  // versions' storage: the copy was once read from the storage just given up (a moved-from,
+  // freed string: versions/v5.cpp came out empty).
+  auto reverted = run({"hitl", "--resume", id}, "revert 1\nquit\n");
+  ASSERT_TRUE(reverted.success()) << reverted.out << reverted.err;
+  EXPECT_THAT(reverted.out, HasSubstr("v5 is v1's kernel again"));
+  auto v5 = core::read_text(dir_ / "state" / "sessions" / id / "versions" / "v5.cpp");
+  ASSERT_TRUE(v5.ok());
+  EXPECT_EQ(*v5, j["versions"][0]["source"].get<std::string>());
+  auto v5_node = node_of_version(graph(id), 5);
+  EXPECT_EQ(v5_node["parent"], node_of_version(graph(id), 1)["id"]);
   // kforge sessions quotes the best from the node now.
   auto sessions = nlohmann::json::parse(run({"sessions", "--json"}).out, nullptr, false);
   ASSERT_TRUE(sessions.is_array() && !sessions.empty());
-  EXPECT_EQ(sessions[0]["nodes"], 4);
+  EXPECT_EQ(sessions[0]["nodes"], 5);
   EXPECT_EQ(sessions[0]["best_speedup"], 2.0);
 }
 
