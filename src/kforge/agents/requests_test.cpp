@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "kforge/agents/agents.h"
+#include "kforge/agents/requests_test_util.h"
 #include "kforge/agents/tunables.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/task_loader.h"
@@ -25,45 +26,12 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size()))
-    ++n;
-  return n;
-}
-
-const char* kPlan =
-    "## Analysis\na\n## Bottleneck\nb\n## Strategy\nc\n## Blocking\nd\n## Vectorization\ne\n## "
-    "Threading\nf\n## Tunables\nnone\n"
-    "## Expected gain\ng\n";
+using fakes::count;
+const char* kPlan = fakes::kPlanReply;
 const char* kKernel =
     "```cpp\n#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* hidden, const "
     "float* weight, "
     "const std::int32_t* labels, float* loss) {}\n```\n";
-
-// Answers each role with a reply its parser accepts, and keeps every request.
-class RecordingClient : public llm::ModelClient {
- public:
-  explicit RecordingClient(std::shared_ptr<std::vector<llm::ChatRequest>> seen)
-      : seen_(std::move(seen)) {}
-  std::string name() const override { return "fake"; }
-  llm::LlmResult complete(const llm::ChatRequest& r, const llm::StreamCallback*) override {
-    seen_->push_back(r);
-    llm::ChatReply reply;
-    reply.finish_reason = "stop";
-    reply.usage = {100, 10, 0, 0};
-    if (r.agent_role == "planner") reply.text = kPlan;
-    if (r.agent_role == "coder") reply.text = kKernel;
-    if (r.agent_role == "debugger")
-      reply.text = std::string(kKernel) + "FIX_SUMMARY:\nerror: e\ncause: c\nfix: f\n";
-    if (r.agent_role == "profiler")
-      reply.text = "BOTTLENECK: compute\nDIAGNOSIS: d\nNEEDS_IMPROVEMENT: yes\nSUGGESTION: s\n";
-    return reply;
-  }
-
- private:
-  std::shared_ptr<std::vector<llm::ChatRequest>> seen_;
-};
 
 eval::MachineProfile zen4() {
   eval::MachineProfile m;
@@ -133,14 +101,9 @@ class RequestsTest : public ::testing::Test {
     auto playbook = KnowledgeIndex::open(core::source_dir() / "knowledge");
     ASSERT_TRUE(playbook) << playbook.error().message;
     playbook_ = std::make_unique<KnowledgeIndex>(std::move(*playbook));
-    llm::SessionOptions so;
-    so.model = "openai:fake";
-    so.record = false;
-    so.make_client = [seen = seen_](const llm::ModelSpec&, const llm::ClientOptions&)
-        -> llm::LlmResultOf<std::unique_ptr<llm::ModelClient>> {
-      return std::unique_ptr<llm::ModelClient>(std::make_unique<RecordingClient>(seen));
-    };
-    auto session = llm::LlmSession::open({}, so);
+    auto session = fakes::recording_session([seen = seen_] {
+      return std::make_unique<fakes::RecordingClient>(seen, kKernel, "compute");
+    });
     ASSERT_TRUE(session) << session.error().message;
     session_ = std::move(*session);
     env_.llm = session_.get();
@@ -186,16 +149,7 @@ class RequestsTest : public ::testing::Test {
     return s;
   }
 
-  // Every message of the first request of `role`, joined.
-  std::string request(const std::string& role) const {
-    for (const auto& r : *seen_)
-      if (r.agent_role == role) {
-        std::string all;
-        for (const auto& m : r.messages) all += m.content + "\n";
-        return all;
-      }
-    return "";
-  }
+  std::string request(const std::string& role) const { return fakes::first_request(*seen_, role); }
 
   void ask_every_role() {
     ASSERT_TRUE(plan(env_, state_, "Fusion: compute the chain in one pass."));

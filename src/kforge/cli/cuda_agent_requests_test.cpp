@@ -12,6 +12,7 @@
 #include <memory>
 #include <set>
 
+#include "kforge/agents/requests_test_util.h"
 #include "kforge/cli/agent_stack.h"
 #include "kforge/cli/common.h"
 #include "kforge/core/paths.h"
@@ -26,9 +27,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const char* kPlan =
-    "## Analysis\na\n## Bottleneck\nb\n## Strategy\nc\n## Blocking\nd\n## Vectorization\ne\n## "
-    "Threading\nf\n## Tunables\nnone\n## Expected gain\ng\n";
+const char* kPlan = agents::fakes::kPlanReply;
 const char* kCudaSource =
     "#include \"kforge_task.h\"\n__global__ void k(const float* x, float* y) {}\n"
     "extern \"C\" void kernel(const float* x, const float* scale, float* y, cudaStream_t stream) "
@@ -40,34 +39,21 @@ const char* kNoStream =
     "```cuda\n#include \"kforge_task.h\"\n"
     "extern \"C\" void kernel(const float* x, const float* scale, float* y) {}\n```\n";
 
-// Answers each role with a reply its parser accepts (`kernel`, a fenced block; the coder's first
-// reply lacks the stream when `forget_stream`), and keeps every request.
-class RecordingClient : public llm::ModelClient {
+// The shared recording model, whose coder's first reply lacks the stream when `forget_stream`.
+class RecordingClient : public agents::fakes::RecordingClient {
  public:
-  RecordingClient(std::shared_ptr<std::vector<llm::ChatRequest>> seen, std::string kernel,
-                  bool forget_stream)
-      : seen_(std::move(seen)), kernel_(std::move(kernel)), forget_stream_(forget_stream) {}
-  std::string name() const override { return "fake"; }
-  llm::LlmResult complete(const llm::ChatRequest& r, const llm::StreamCallback*) override {
-    seen_->push_back(r);
-    llm::ChatReply reply;
-    reply.finish_reason = "stop";
-    reply.usage = {100, 10, 0, 0};
-    if (r.agent_role == "planner") reply.text = kPlan;
-    if (r.agent_role == "coder")
-      reply.text = forget_stream_ && r.messages.size() == 2 ? std::string(kNoStream) : kernel_;
-    if (r.agent_role == "debugger")
-      reply.text = kernel_ + "FIX_SUMMARY:\nerror: e\ncause: c\nfix: f\n";
-    if (r.agent_role == "profiler")
-      reply.text =
-          "BOTTLENECK: memory bandwidth\nDIAGNOSIS: d\nNEEDS_IMPROVEMENT: yes\n"
-          "SUGGESTION: s\n";
-    return reply;
+  RecordingClient(agents::fakes::Requests seen, std::string kernel, bool forget_stream)
+      : agents::fakes::RecordingClient(std::move(seen), std::move(kernel), "memory bandwidth"),
+        forget_stream_(forget_stream) {}
+
+ protected:
+  std::string coder_reply(const llm::ChatRequest& r) override {
+    return forget_stream_ && r.messages.size() == 2
+               ? std::string(kNoStream)
+               : agents::fakes::RecordingClient::coder_reply(r);
   }
 
  private:
-  std::shared_ptr<std::vector<llm::ChatRequest>> seen_;
-  std::string kernel_;
   bool forget_stream_;
 };
 
@@ -103,12 +89,7 @@ eval::Evaluation timed_gpu_evaluation() {
   return e;
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size()))
-    ++n;
-  return n;
-}
+using agents::fakes::count;
 
 class CudaAgentRequestsTest : public ::testing::Test {
  protected:
@@ -132,20 +113,12 @@ class CudaAgentRequestsTest : public ::testing::Test {
     ASSERT_TRUE(playbook) << playbook.error().message;
     playbook_ = std::make_unique<agents::KnowledgeIndex>(std::move(*playbook));
     kernel_compiler_ = target->make_compiler(toolchain_settings());
-    llm::SessionOptions so;
-    so.model = "openai:fake";
-    so.record = false;
     const bool cuda = target_name == "cuda";
     const std::string source = cuda ? kCudaSource : kCppSource;
     const std::string kernel = std::string(cuda ? "```cuda\n" : "```cpp\n") + source + "```\n";
-    so.make_client =
-        [seen = seen_, kernel, forget_stream](
-            const llm::ModelSpec&,
-            const llm::ClientOptions&) -> llm::LlmResultOf<std::unique_ptr<llm::ModelClient>> {
-      return std::unique_ptr<llm::ModelClient>(
-          std::make_unique<RecordingClient>(seen, kernel, forget_stream));
-    };
-    auto session = llm::LlmSession::open({}, so);
+    auto session = agents::fakes::recording_session([seen = seen_, kernel, forget_stream] {
+      return std::make_unique<RecordingClient>(seen, kernel, forget_stream);
+    });
     ASSERT_TRUE(session) << session.error().message;
     session_ = std::move(*session);
     agents::AgentEnv env{session_.get(), prompts_.get(), playbook_.get()};
@@ -165,15 +138,8 @@ class CudaAgentRequestsTest : public ::testing::Test {
     ASSERT_TRUE(agents::diagnose(env, s, s.best->source, s.best->evaluation));
   }
 
-  // Every message of the first request of `role`, joined.
   std::string request(const std::string& role) const {
-    for (const auto& r : *seen_)
-      if (r.agent_role == role) {
-        std::string all;
-        for (const auto& m : r.messages) all += m.content + "\n";
-        return all;
-      }
-    return "";
+    return agents::fakes::first_request(*seen_, role);
   }
 
   toolchain::FakeCompiler host_{"g++ (test) 13.1.0", {"-O3", "-fopenmp", "-mavx2"}};

@@ -8,6 +8,7 @@
 #include "kforge/core/paths.h"
 #include "kforge/core/threads.h"
 #include "kforge/modes/auto_loop.h"
+#include "kforge/modes/hitl_versions.h"
 #include "kforge/store/process_owner.h"
 #include "kforge/store/store.h"
 
@@ -131,7 +132,8 @@ std::unique_ptr<HitlSetup> open_hitl(const HitlCliOptions& o,
                         : resolve_beat(o.beat.empty() ? "fastest" : o.beat, s->spec.id,
                                        s->ctx->task().size, eo.threads, *s->machine);
   const std::string partner = state.partner.empty() ? "libtorch" : state.partner;
-  const std::string asked = o.beat == "baseline" ? "libtorch" : o.beat;
+  // "baseline" names libtorch for the cpp target and the target's own baseline for the others.
+  const std::string asked = o.beat == "baseline" && s->target.host() ? "libtorch" : o.beat;
   if (!o.resume.empty() && !asked.empty() && asked != "fastest" && asked != partner)
     throw UsageError(fmt::format(
         "hitl session {} is paired with {}: its baseline was measured against it (--beat {} "
@@ -165,10 +167,23 @@ std::unique_ptr<HitlSetup> open_hitl(const HitlCliOptions& o,
         !st)
       throw UsageError(st.error().message);
   } else {
+    // Its versions read back from their nodes; those an older kforge kept in state.json only are
+    // recorded as nodes now (with a run row, for a store that had none), and state.json is
+    // rewritten to name them: nothing is lost, and a second open records nothing again.
+    auto recorded = modes::restore_versions(state, s->journal->ledger());
+    if (!recorded) throw UsageError(recorded.error().message);
+    if (*recorded) {
+      if (auto st = s->journal->write("state.json", state.to_json().dump(2)); !st)
+        throw UsageError(st.error().message);
+      say(fmt::format("kforge hitl: recorded {} version(s) of session {} in the store\n", *recorded,
+                      state.run_id));
+    }
     // A resumed session is running again, owned by this process (it was marked finished when it
-    // was left); a session without a run row (an older store) just goes on.
-    (void)s->journal->ledger().update_run(
-        state.run_id, [](store::RunRecord& run) { run.state = store::RunState::running; });
+    // was left); the run row exists (restore_versions made it for an older store).
+    if (auto st = s->journal->ledger().update_run(
+            state.run_id, [](store::RunRecord& run) { run.state = store::RunState::running; });
+        !st)
+      throw UsageError(st.error().message);
     say(fmt::format("kforge hitl: resumed session {} — {} (size {}), at v{}\n", state.run_id,
                     state.task, state.size, state.current));
   }

@@ -10,40 +10,18 @@
 #include <cmath>
 #include <set>
 
+#include "kforge/core/fs.h"
 #include "kforge/core/task_resolve.h"
+#include "kforge/core/toml_checker.h"
 
 namespace kforge::core {
 namespace {
 
-// Collects the first error with the file and line of the node it concerns.
-class Checker {
+// The shared checker (file, line and key of the first mistake; unknown keys named with their
+// table), with the task file's own kinds of value.
+class Checker : public TomlChecker {
  public:
-  explicit Checker(std::filesystem::path file) : file_(std::move(file)) {}
-
-  void fail(const toml::node* node, const std::string& field, const std::string& message) {
-    if (!error_.empty()) return;
-    std::string where = file_.string();
-    if (node && node->source().begin.line > 0)
-      where += fmt::format(":{}:{}", node->source().begin.line, node->source().begin.column);
-    error_ = fmt::format("{}: {}: {}", where, field, message);
-  }
-  bool failed() const { return !error_.empty(); }
-  Error error() const { return Error{error_}; }
-
-  // Rejects keys a table does not know: a typo ("rtoll") must not silently fall back to a default.
-  void only_keys(const toml::table& table, const std::string& field,
-                 std::initializer_list<std::string_view> allowed) {
-    for (const auto& [key, node] : table) {
-      bool known = false;
-      for (auto a : allowed) known = known || key.str() == a;
-      if (!known) {
-        std::string list;
-        for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-        fail(&node, field.empty() ? std::string(key.str()) : field + "." + std::string(key.str()),
-             fmt::format("unknown key (expected one of: {})", list));
-      }
-    }
-  }
+  using TomlChecker::TomlChecker;
 
   std::string require_string(const toml::table& t, std::string_view key, const std::string& field) {
     const toml::node* n = t.get(key);
@@ -70,10 +48,7 @@ class Checker {
   }
 
   double number(const toml::node* n, const std::string& field) {
-    if (n->is_integer()) return static_cast<double>(n->as_integer()->get());
-    if (n->is_floating_point()) return n->as_floating_point()->get();
-    fail(n, field, "must be a number");
-    return 0;
+    return TomlChecker::number(*n, field);
   }
 
   // A tolerance: TOML allows inf and nan, but either would make every comparison pass (or fail).
@@ -85,10 +60,6 @@ class Checker {
       fail(n, field, fmt::format("must not be negative, is {}", v));
     return v;
   }
-
- private:
-  std::filesystem::path file_;
-  std::string error_;
 };
 
 const toml::table* table_at(Checker& c, const toml::table& root, std::string_view key) {
@@ -429,13 +400,11 @@ Result<TaskSpec> load_task(const std::filesystem::path& dir) {
   std::filesystem::path file = dir / "task.toml";
   if (!std::filesystem::exists(file))
     return Error{fmt::format("{}: no task.toml (is this a task folder?)", dir.string())};
-  toml::table root;
-  try {
-    root = toml::parse_file(file.string());
-  } catch (const toml::parse_error& e) {
-    return Error{fmt::format("{}:{}:{}: {}", file.string(), e.source().begin.line,
-                             e.source().begin.column, e.description())};
-  }
+  auto text = read_text(file);
+  if (!text) return text.error();
+  auto parsed = parse_toml(*text, file);
+  if (!parsed) return parsed.error();
+  const toml::table& root = *parsed;
 
   Checker c(file);
   TaskSpec spec;

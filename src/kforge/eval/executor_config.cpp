@@ -3,11 +3,10 @@
 
 #include <fmt/format.h>
 
-#include <toml++/toml.h>
 #include <algorithm>
 
-#include "kforge/core/fs.h"
 #include "kforge/core/suggest.h"
+#include "kforge/core/toml_checker.h"
 
 namespace kforge::eval {
 namespace {
@@ -16,36 +15,7 @@ const std::vector<std::string> kKeys = {"kind",       "partition",    "account",
                                         "constraint", "gpus_per_job", "shared_folder", "max_jobs",
                                         "retries",    "poll_s",       "sbatch_args"};
 
-class Reader {
- public:
-  explicit Reader(std::filesystem::path file) : file_(std::move(file)) {}
-
-  void fail(const toml::node* node, const std::string& key, const std::string& message) {
-    if (!error_.empty()) return;
-    std::string where = file_.string();
-    if (node && node->source().begin.line > 0)
-      where += fmt::format(":{}:{}", node->source().begin.line, node->source().begin.column);
-    error_ = fmt::format("{}: {}: {}", where, key, message);
-  }
-  bool failed() const { return !error_.empty(); }
-  Error error() const { return Error{error_}; }
-
-  std::string text(const toml::node& n, const std::string& key) {
-    if (n.is_string()) return n.as_string()->get();
-    fail(&n, key, "must be a string");
-    return "";
-  }
-  int whole(const toml::node& n, const std::string& key, int low, int high) {
-    if (n.is_integer() && n.as_integer()->get() >= low && n.as_integer()->get() <= high)
-      return static_cast<int>(n.as_integer()->get());
-    fail(&n, key, fmt::format("must be a whole number from {} to {}", low, high));
-    return low;
-  }
-
- private:
-  std::filesystem::path file_;
-  std::string error_;
-};
+using Reader = core::TomlChecker;
 
 // Slurm's own forms: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS.
 bool slurm_time(const std::string& t) {
@@ -99,9 +69,7 @@ void read_key(Reader& r, std::string_view key, const toml::node& node, ExecutorC
       c.sbatch_args.push_back(s);
     }
   } else {
-    r.fail(&node, field,
-           fmt::format("unknown key (expected one of: {})", fmt::join(kKeys, ", ")) +
-               core::did_you_mean(key, kKeys));
+    r.unknown_key(node, "executor", key, kKeys);
   }
 }
 
@@ -109,13 +77,9 @@ void read_key(Reader& r, std::string_view key, const toml::node& node, ExecutorC
 
 Result<ExecutorConfig> parse_executor_config(std::string_view text,
                                              const std::filesystem::path& source) {
-  toml::table root;
-  try {
-    root = toml::parse(text, source.string());
-  } catch (const toml::parse_error& e) {
-    return Error{fmt::format("{}:{}:{}: {}", source.string(), e.source().begin.line,
-                             e.source().begin.column, e.description())};
-  }
+  auto parsed = core::parse_toml(text, source);
+  if (!parsed) return parsed.error();
+  const toml::table& root = *parsed;
   ExecutorConfig config;
   config.file = source;
   Reader r(source);
@@ -135,16 +99,10 @@ Result<ExecutorConfig> parse_executor_config(std::string_view text,
 }
 
 Result<ExecutorConfig> load_executor_config(const std::filesystem::path& path) {
-  std::filesystem::path file = path;
-  if (file.empty()) {
-    if (!std::filesystem::exists("kforge.toml")) return ExecutorConfig{};
-    file = "kforge.toml";
-  }
-  if (!std::filesystem::exists(file))
-    return Error{fmt::format("{}: no such config file", file.string())};
-  auto text = core::read_text(file);
-  if (!text) return text.error();
-  return parse_executor_config(*text, file);
+  auto config = core::read_config_text(path);
+  if (!config) return config.error();
+  if (!*config) return ExecutorConfig{};
+  return parse_executor_config((*config)->text, (*config)->file);
 }
 
 }  // namespace kforge::eval

@@ -4,53 +4,18 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <toml++/toml.h>
 #include <algorithm>
 #include <cstdlib>
 #include <vector>
 
-#include "kforge/core/fs.h"
 #include "kforge/core/suggest.h"
+#include "kforge/core/toml_checker.h"
 #include "kforge/llm/model_spec.h"
 
 namespace kforge::llm {
 namespace {
 
-class Checker {
- public:
-  explicit Checker(std::filesystem::path file) : file_(std::move(file)) {}
-
-  void fail(const toml::node* node, const std::string& key, const std::string& message) {
-    if (!error_.empty()) return;
-    std::string where = file_.string();
-    if (node && node->source().begin.line > 0)
-      where += fmt::format(":{}:{}", node->source().begin.line, node->source().begin.column);
-    error_ = fmt::format("{}: {}: {}", where, key, message);
-  }
-  bool failed() const { return !error_.empty(); }
-  Error error() const { return Error{error_}; }
-
-  const toml::table* table(const toml::table& root, std::string_view name) {
-    const toml::node* n = root.get(name);
-    if (!n) return nullptr;
-    if (!n->is_table()) {
-      fail(n, std::string(name), "must be a table ([" + std::string(name) + "])");
-      return nullptr;
-    }
-    return n->as_table();
-  }
-
-  double number(const toml::node& n, const std::string& key) {
-    if (n.is_integer()) return static_cast<double>(n.as_integer()->get());
-    if (n.is_floating_point()) return n.as_floating_point()->get();
-    fail(&n, key, "must be a number");
-    return 0;
-  }
-
- private:
-  std::filesystem::path file_;
-  std::string error_;
-};
+using Checker = core::TomlChecker;
 
 // A misspelt role ("defualt") would otherwise be ignored, and the model meant for it never used.
 void check_role(Checker& c, const toml::node& node, const std::string& role,
@@ -110,9 +75,8 @@ void parse_prices(Checker& c, const toml::table& prices, LlmConfig& config) {
         price.cached_input = value;
         has_cached = true;
       } else {
-        c.fail(&v, f,
-               "unknown key (expected input, output, cached_input: USD per million tokens)" +
-                   core::did_you_mean(k.str(), {"input", "output", "cached_input"}));
+        c.unknown_key(v, field, k.str(), {"input", "output", "cached_input"},
+                      "USD per million tokens");
       }
     }
     if (!has_input) c.fail(&node, field + ".input", "missing (USD per million input tokens)");
@@ -140,10 +104,7 @@ void parse_llm(Checker& c, const toml::table& llm, LlmConfig& config) {
       else
         config.cache = node.as_boolean()->get();
     } else {
-      c.fail(&node, field,
-             "unknown key (expected timeout_s, connect_timeout_s, retries, cache)" +
-                 core::did_you_mean(key.str(),
-                                    {"timeout_s", "connect_timeout_s", "retries", "cache"}));
+      c.unknown_key(node, "llm", key.str(), {"timeout_s", "connect_timeout_s", "retries", "cache"});
     }
   }
 }
@@ -166,13 +127,9 @@ void check_tables(Checker& c, const toml::table& root) {
 }  // namespace
 
 Result<LlmConfig> parse_config(std::string_view text, const std::filesystem::path& source) {
-  toml::table root;
-  try {
-    root = toml::parse(text, source.string());
-  } catch (const toml::parse_error& e) {
-    return Error{fmt::format("{}:{}:{}: {}", source.string(), e.source().begin.line,
-                             e.source().begin.column, e.description())};
-  }
+  auto parsed = core::parse_toml(text, source);
+  if (!parsed) return parsed.error();
+  const toml::table& root = *parsed;
   LlmConfig config;
   config.file = source;
   Checker c(source);
@@ -185,16 +142,10 @@ Result<LlmConfig> parse_config(std::string_view text, const std::filesystem::pat
 }
 
 Result<LlmConfig> load_config(const std::filesystem::path& path) {
-  std::filesystem::path file = path;
-  if (file.empty()) {
-    if (!std::filesystem::exists("kforge.toml")) return LlmConfig{};
-    file = "kforge.toml";
-  }
-  if (!std::filesystem::exists(file))
-    return Error{fmt::format("{}: no such config file", file.string())};
-  auto text = core::read_text(file);
-  if (!text) return text.error();
-  return parse_config(*text, file);
+  auto config = core::read_config_text(path);
+  if (!config) return config.error();
+  if (!*config) return LlmConfig{};
+  return parse_config((*config)->text, (*config)->file);
 }
 
 }  // namespace kforge::llm

@@ -75,8 +75,8 @@ TEST(Config, ErrorsNameFileLineAndKey) {
   EXPECT_EQ(error_of("[models]\ncoder = 3\n"),
             "kforge.toml:2:9: models.coder: must be a string \"PROVIDER:MODEL\"");
   EXPECT_EQ(error_of("[llm]\ntimeout_s = 60\nretry = 2\n"),
-            "kforge.toml:3:9: llm.retry: unknown key (expected timeout_s, connect_timeout_s, "
-            "retries, cache)");
+            "kforge.toml:3:9: llm.retry: unknown key in [llm] (allowed: timeout_s, "
+            "connect_timeout_s, retries, cache)");
   EXPECT_EQ(error_of("[llm]\nretries = 99\n"),
             "kforge.toml:2:11: llm.retries: must be a whole number from 0 to 10");
   EXPECT_EQ(error_of("[llm]\ncache = \"yes\"\n"),
@@ -88,8 +88,8 @@ TEST(Config, ErrorsNameFileLineAndKey) {
   EXPECT_EQ(error_of("[prices.\"openai:x\"]\ninput = 1\n"),
             "kforge.toml:1:1: prices.\"openai:x\".output: missing (USD per million output tokens)");
   EXPECT_EQ(error_of("[prices.\"openai:x\"]\ninput = 1\noutput = 2\ncache = 1\n"),
-            "kforge.toml:4:9: prices.\"openai:x\".cache: unknown key (expected input, output, "
-            "cached_input: USD per million tokens); "
+            "kforge.toml:4:9: prices.\"openai:x\".cache: unknown key in "
+            "[prices.\"openai:x\"] (allowed: input, output, cached_input; USD per million tokens); "
             "did you mean 'cached_input'?");
   EXPECT_EQ(error_of("[prices.gpt4]\ninput = 1\noutput = 2\n"),
             "kforge.toml:1:1: prices.\"gpt4\": the key must be \"provider:model\", e.g. "
@@ -117,18 +117,19 @@ TEST(Config, UnknownModelRolesAreTyposNotIgnored) {
 // closest real one; a table far from every kforge table is another program's, and left alone.
 TEST(Config, UnknownKeysAndTablesSuggestTheClosest) {
   EXPECT_EQ(error_of("[llm]\ntimeout = 60\n"),
-            "kforge.toml:2:11: llm.timeout: unknown key (expected timeout_s, connect_timeout_s, "
-            "retries, cache); did you mean 'timeout_s'?");
+            "kforge.toml:2:11: llm.timeout: unknown key in [llm] (allowed: timeout_s, "
+            "connect_timeout_s, retries, cache); did you mean 'timeout_s'?");
   EXPECT_EQ(error_of("[llm]\nconect_timeout_s = 5\n"),
-            "kforge.toml:2:20: llm.conect_timeout_s: unknown key (expected timeout_s, "
-            "connect_timeout_s, retries, cache); did you mean "
+            "kforge.toml:2:20: llm.conect_timeout_s: unknown key in [llm] (allowed: "
+            "timeout_s, connect_timeout_s, retries, cache); did you mean "
             "'connect_timeout_s'?");
   EXPECT_EQ(error_of("[llm]\nwhatever = 1\n"),
-            "kforge.toml:2:12: llm.whatever: unknown key (expected timeout_s, connect_timeout_s, "
-            "retries, cache)");
+            "kforge.toml:2:12: llm.whatever: unknown key in [llm] (allowed: timeout_s, "
+            "connect_timeout_s, retries, cache)");
   EXPECT_EQ(error_of("[prices.\"openai:x\"]\ninput = 1\nouptut = 2\n"),
-            "kforge.toml:3:10: prices.\"openai:x\".ouptut: unknown key (expected input, output, "
-            "cached_input: USD per million tokens); did you "
+            "kforge.toml:3:10: prices.\"openai:x\".ouptut: unknown key in "
+            "[prices.\"openai:x\"] (allowed: input, output, cached_input; USD per million tokens); "
+            "did you "
             "mean 'output'?");
   EXPECT_EQ(error_of("[modles]\ndefault = \"cmd:cat\"\n"),
             "kforge.toml:1:1: modles: unknown table or key (kforge reads [models], [prices] and "

@@ -15,6 +15,7 @@
 #include "kforge/core/subprocess.h"
 #include "kforge/core/trim.h"
 #include "kforge/eval/roofline.h"
+#include "kforge/modes/hitl_versions.h"
 #include "kforge/store/store.h"
 
 namespace kforge::modes {
@@ -174,12 +175,63 @@ void HitlSession::save() {
   if (const auto* v = version(state_.current)) keep(kernel_file(), v->source);
 }
 
-void HitlSession::add_version(const std::string& source, const std::string& origin) {
+// `source` by value: a revert passes an earlier version's, which the push below may move and free.
+void HitlSession::add_version(std::string source, const std::string& origin, int parent) {
   int n = state_.versions.empty() ? 1 : state_.versions.back().number + 1;
-  state_.versions.push_back({n, source, origin});
+  KernelVersion v{n, std::move(source), origin, parent};
+  // A node that cannot be written is said; state.json then keeps the source, and the next open
+  // records it (restore_versions).
+  if (auto id = journal_.ledger().add_node(version_node(state_, v)))
+    v.node = *id;
+  else
+    human_.show(fmt::format("could not record v{} in the store: {}\n", n, id.error().message));
+  state_.versions.push_back(std::move(v));
   state_.current = n;
-  keep(fmt::format("versions/v{}{}", n, extension()), source);
+  keep(fmt::format("versions/v{}{}", n, extension()), state_.versions.back().source);
   record(fmt::format("v{}: {}", n, origin));
+}
+
+void HitlSession::update_node(const KernelVersion& v,
+                              const std::function<void(store::NodeRecord&)>& change) {
+  if (!v.node) return;  // not in the store yet: restore_versions records it with its source
+  auto nodes = journal_.ledger().nodes(state_.run_id);
+  if (!nodes)
+    return human_.show(
+        fmt::format("could not update v{}'s node: {}\n", v.number, nodes.error().message));
+  for (auto& n : *nodes) {
+    if (n.id != v.node) continue;
+    change(n);
+    if (auto st = journal_.ledger().update_node(n); !st)
+      human_.show(fmt::format("could not update v{}'s node: {}\n", v.number, st.error().message));
+    return;
+  }
+}
+
+void HitlSession::judged(const eval::Evaluation& e) {
+  if (const auto* v = version(state_.current))
+    update_node(*v, [&](store::NodeRecord& n) {
+      record_evaluation(n, e);
+      n.finished_at = store::now_iso8601();
+    });
+}
+
+// A command's model tokens go to the version it made or worked on; a plan's wait for the version
+// made from it (as an auto iteration's node counts its planner's).
+void HitlSession::charge_tokens(const llm::SessionTotals& before, bool to_next_version) {
+  auto now = agents_.llm->totals();
+  unspent_.usage.input_tokens += now.usage.input_tokens - before.usage.input_tokens;
+  unspent_.usage.output_tokens += now.usage.output_tokens - before.usage.output_tokens;
+  unspent_.cost_usd += now.cost_usd - before.cost_usd;
+  const auto* v = version(state_.current);
+  if (to_next_version || !v || !v->node ||
+      (unspent_.usage.input_tokens == 0 && unspent_.usage.output_tokens == 0))
+    return;
+  update_node(*v, [&](store::NodeRecord& n) {
+    n.tokens_in += unspent_.usage.input_tokens;
+    n.tokens_out += unspent_.usage.output_tokens;
+    n.cost_usd += unspent_.cost_usd;
+  });
+  unspent_ = {};
 }
 
 void HitlSession::report_model_error(const llm::LlmError& e) {
@@ -200,7 +252,7 @@ bool HitlSession::propose(const std::string& source, const std::string& origin) 
     human_.show("discarded\n");
     return false;
   }
-  add_version(source, origin);
+  add_version(source, origin, state_.current);
   human_.show(fmt::format("kept as v{}\n", state_.current));
   return true;
 }
@@ -268,7 +320,7 @@ void HitlSession::implement() {
     propose(*code, "implement");
     return;
   }
-  add_version(*code, "implement");
+  add_version(*code, "implement", state_.current);
   // The reply was shown as it streamed; a model that does not stream gets it shown once here.
   if (!streamed_) human_.show(fmt::format("```cpp\n{}```\n", *code));
   human_.show(fmt::format("\nv{} written: `compile` or `check` it\n", state_.current));
@@ -285,7 +337,7 @@ void HitlSession::ask(const std::string& instruction) {
   if (state_.current)
     propose(*code, "ask: " + instruction);
   else
-    add_version(*code, "ask: " + instruction);
+    add_version(*code, "ask: " + instruction, state_.current);
 }
 
 void HitlSession::compile() {
@@ -297,6 +349,12 @@ void HitlSession::compile() {
     return;
   }
   state_.last_failure = failure;
+  if (const auto* v = version(state_.current))
+    update_node(*v, [&](store::NodeRecord& n) {
+      n.verdict = std::string(eval::verdict_name(eval::Verdict::compile_error));
+      n.reason = core::shorten(failure, 2000);
+      n.finished_at = store::now_iso8601();
+    });
   human_.show(failure + "`fix` asks the debugger\n");
   record(fmt::format("v{}: compile error", state_.current));
 }
@@ -306,6 +364,7 @@ void HitlSession::check() {
   eval::EvalOptions o = eval_;
   o.time = false;
   auto e = target_.judge.evaluate(ctx_, current_source(), kernel_file(), o);
+  judged(e);
   human_.show(fmt::format("verdict   {}\nreason    {}\n", eval::verdict_name(e.verdict), e.reason));
   if (e.mismatch) human_.show(e.mismatch->summary());
   if (e.correct()) {
@@ -319,12 +378,41 @@ void HitlSession::check() {
   record(fmt::format("v{}: {}", state_.current, eval::verdict_name(e.verdict)));
 }
 
+bool HitlSession::beats_best(const eval::EvalOptions& timing) {
+  const KernelVersion* incumbent =
+      state_.best && state_.best->candidate ? version(state_.best_version) : nullptr;
+  if (!incumbent) {
+    human_.show(fmt::format("v{} is the best: the first version timed correct\n", state_.current));
+    return true;
+  }
+  // The best timed again keeps its place with its latest measurement.
+  if (state_.best_version == state_.current) return true;
+  human_.show(fmt::format("timing v{} against the best (v{}) side by side\n", state_.current,
+                          state_.best_version));
+  auto d = target_.judge.decide_paired(ctx_, current_source(), incumbent->source,
+                                       fmt::format("v{}", state_.best_version), timing);
+  human_.show(fmt::format("v{}: {}\n", state_.current, d.describe()));
+  record(fmt::format("v{} against the best: {}", state_.current, d.describe()));
+  if (d.challenger_won())
+    human_.show(fmt::format("v{} is the new best\n", state_.current));
+  else
+    human_.show(fmt::format("v{} stays the best\n", state_.best_version));
+  return d.challenger_won();
+}
+
+void HitlSession::mark_best_node() {
+  if (const auto* v = version(state_.best_version); v && v->node)
+    if (auto st = journal_.ledger().set_best(state_.run_id, v->node); !st)
+      human_.show("could not record the best version: " + st.error().message + "\n");
+}
+
 void HitlSession::time(bool profile) {
   if (!need_kernel()) return;
   eval::EvalOptions o = eval_;
   o.time = true;
   o.profile_seconds = profile ? 0.5 : 0;
   auto e = target_.judge.evaluate(ctx_, current_source(), kernel_file(), o);
+  judged(e);
   if (!e.correct()) {
     human_.show(
         fmt::format("verdict   {}\nreason    {}\n", eval::verdict_name(e.verdict), e.reason));
@@ -350,6 +438,7 @@ void HitlSession::time(bool profile) {
       state_.best = e;
       state_.best->speedup.reset();  // no speedup is kept for the page or the sessions table
       state_.best_version = state_.current;
+      mark_best_node();
       human_.show(fmt::format(
           "v{} is the best: the first correct version ({}: times are not performance)\n",
           state_.current, e.timing_basis));
@@ -357,15 +446,13 @@ void HitlSession::time(bool profile) {
     record(fmt::format("v{}: correct ({}: times are not performance)", state_.current,
                        e.timing_basis));
   } else {
-    bool best = !state_.best || !state_.best->candidate ||
-                e.candidate->median_ms < state_.best->candidate->median_ms;
-    if (best) {
-      state_.best = e;
-      state_.best_version = state_.current;
-      human_.show(fmt::format("v{} is the fastest correct version so far\n", state_.current));
-    }
     record(fmt::format("v{}: {:.4g} ms, {:.2f}x the baseline", state_.current,
                        e.candidate->median_ms, e.speedup ? e.speedup->median : 0.0));
+    if (beats_best(o)) {
+      state_.best = e;
+      state_.best_version = state_.current;
+      mark_best_node();
+    }
   }
   if (!profile) return;
   human_.show("profiler:\n");
@@ -376,6 +463,12 @@ void HitlSession::time(bool profile) {
   human_.show(fmt::format(
       "bottleneck        {}\ndiagnosis         {}\nneeds improvement {}\nsuggestion        {}\n",
       d->bottleneck, d->diagnosis, d->needs_improvement ? "yes" : "no", d->suggestion));
+  if (const auto* v = version(state_.current))
+    update_node(*v, [&](store::NodeRecord& n) {  // worded as auto's nodes are
+      n.diagnosis =
+          fmt::format("{} (bottleneck: {}); next: {}", d->diagnosis, d->bottleneck, d->suggestion);
+      n.needs_improvement = d->needs_improvement;
+    });
   // The planner reads this history: the suggestion is kept, as in auto's.
   record(
       fmt::format("profiler on v{}: {} (bottleneck: {}; needs improvement: {}). Suggested next: {}",
@@ -435,7 +528,7 @@ void HitlSession::edit_kernel() {
   auto edited = human_.edit(current_source(), kernel_file());
   if (!edited) return human_.show("the editor failed: kernel not changed\n");
   if (*edited == current_source()) return human_.show("kernel unchanged\n");
-  add_version(*edited, "edit");
+  add_version(*edited, "edit", state_.current);
   human_.show(fmt::format("saved as v{}\n", state_.current));
 }
 
@@ -466,7 +559,7 @@ void HitlSession::revert(const std::string& arg) {
   int n = std::atoi(arg.c_str());
   const auto* v = version(n);
   if (!v) return human_.show(fmt::format("no version {} (see `history`)\n", n));
-  add_version(v->source, fmt::format("revert to v{}", n));
+  add_version(v->source, fmt::format("revert to v{}", n), n);
   state_.last_failure.clear();
   human_.show(fmt::format("v{} is v{}'s kernel again\n", state_.current, n));
 }
@@ -581,6 +674,7 @@ bool HitlSession::execute(const std::string& raw) {
   if (line.empty()) return true;
   std::string word = lower(line.substr(0, line.find(' ')));
   std::string rest = line.size() > word.size() ? trim(line.substr(word.size())) : "";
+  const auto tokens_before = agents_.llm->totals();
   bool go_on = true;
   if (word == "plan")
     plan(rest);
@@ -627,6 +721,7 @@ bool HitlSession::execute(const std::string& raw) {
     go_on = false;
   else
     human_.show(fmt::format("unknown command '{}': type `help`\n", word));
+  charge_tokens(tokens_before, word == "plan");
   save();
   return go_on;
 }

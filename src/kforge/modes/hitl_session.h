@@ -1,11 +1,14 @@
 #pragma once
 // The human-in-the-loop session behind `kforge hitl`: the same sub-agents and steps as auto, run
 // one at a time on a human's command, with approval gates after a plan and after a proposed
-// change. Its state (plan, kernel versions, the last failure, the debugger's memory, the best
-// kernel) is written to .kforge/sessions/<id>/state.json after every command, so --resume
-// restores it exactly. Nothing is compiled, run or written outside the session folder unless a
-// command asks for it.
+// change. Each kernel version is a node of the session's run in the store (RunLedger: its source,
+// the version it came from, the judge's verdict and times), as an auto run's iterations are; the
+// rest (plan, which version is current, the last failure, the debugger's memory, the best kernel)
+// is written to .kforge/sessions/<id>/state.json after every command, so --resume restores it
+// exactly. Nothing is compiled, run or written outside the session folder unless a command asks
+// for it.
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -36,6 +39,10 @@ struct KernelVersion {
   int number = 0;
   std::string source;
   std::string origin;  // "implement", "fix: …", "ask: …", "edit", "tune: …", "revert to 2"
+  int parent = 0;      // the version it came from (0 = none: the first)
+  // Its node in the store (0 = not recorded yet: state.json then keeps the source inline and the
+  // next open records it, see restore_versions).
+  std::int64_t node = 0;
 };
 
 struct HitlState {
@@ -60,7 +67,9 @@ struct HitlState {
   std::string baseline_when;         // which one that was ("" = measured alone at the start)
   std::vector<std::string> history;  // one line per command and its outcome
 
-  nlohmann::json to_json() const;
+  // state.json's form: a version recorded as a node is named by it, its source left to the store.
+  // `with_sources`: every version's source too (what a page showing the session needs).
+  nlohmann::json to_json(bool with_sources = false) const;
   static HitlState from_json(const nlohmann::json& j);
 };
 
@@ -102,7 +111,16 @@ class HitlSession {
 
   // Shows the proposed source as a diff against the current one and keeps it if approved.
   bool propose(const std::string& source, const std::string& origin);
-  void add_version(const std::string& source, const std::string& origin);
+  // A new current version grown from version `parent` (0: none), recorded as a node of the run.
+  void add_version(std::string source, const std::string& origin, int parent);
+  // Edits version v's node in the store (read, changed, written back); a failure is shown.
+  void update_node(const KernelVersion& v, const std::function<void(store::NodeRecord&)>& change);
+  void judged(const eval::Evaluation& e);  // the judge's word on the current version, in its node
+  // Whether the current version, timed correct, takes the best's place: only by beating the best
+  // side by side in one run (as in auto and search), never on medians from different runs.
+  bool beats_best(const eval::EvalOptions& timing);
+  void mark_best_node();  // the best version's node becomes the run's best
+  void charge_tokens(const llm::SessionTotals& before, bool to_next_version);
   const KernelVersion* version(int n) const;
   std::string current_source() const;
   bool need_kernel();
@@ -130,7 +148,8 @@ class HitlSession {
   HitlTarget target_;
   PhaseClock clock_;
   std::map<int, std::string>
-      tuning_;  // the tuner's table of each version it produced, for the profiler
+      tuning_;                  // the tuner's table of each version it produced, for the profiler
+  llm::SessionTotals unspent_;  // model use not yet counted on a version's node (a plan's)
 };
 
 // A unified diff of two texts (through diff(1)); "" when they are equal.

@@ -1,14 +1,21 @@
-// HitlState ⇄ JSON (state.json); kernel sources are stored inline so one file restores everything.
+// HitlState ⇄ JSON (state.json). A version is named by its node in the store, which holds its
+// source; one not recorded there yet (a failed write) keeps its source inline, as every version
+// did before versions were nodes, and restore_versions records it on the next open.
 #include "kforge/modes/hitl_session.h"
 
 #include "kforge/eval/evaluation_json.h"
+#include "kforge/modes/hitl_versions.h"
 
 namespace kforge::modes {
 
-nlohmann::json HitlState::to_json() const {
+nlohmann::json HitlState::to_json(bool with_sources) const {
   nlohmann::json versions_json = nlohmann::json::array();
-  for (const auto& v : versions)
-    versions_json.push_back({{"number", v.number}, {"source", v.source}, {"origin", v.origin}});
+  for (const auto& v : versions) {
+    nlohmann::json one = {
+        {"number", v.number}, {"origin", v.origin}, {"parent", v.parent}, {"node", v.node}};
+    if (!v.node || with_sources) one["source"] = v.source;
+    versions_json.push_back(std::move(one));
+  }
   nlohmann::json attempts_json = nlohmann::json::array();
   for (const auto& a : attempts)
     attempts_json.push_back({{"failure", a.failure},
@@ -43,8 +50,13 @@ HitlState HitlState::from_json(const nlohmann::json& j) {
   s.size = j.value("size", "");
   s.plan = j.value("plan", "");
   s.rejected = j.value("rejected", std::vector<std::string>{});
-  for (const auto& v : j.value("versions", nlohmann::json::array()))
-    s.versions.push_back({v.value("number", 0), v.value("source", ""), v.value("origin", "")});
+  for (const auto& v : j.value("versions", nlohmann::json::array())) {
+    KernelVersion version{v.value("number", 0), v.value("source", ""), v.value("origin", "")};
+    version.node = v.value("node", std::int64_t{0});
+    // An older kforge's state.json does not say where a version came from.
+    version.parent = v.contains("parent") ? v.value("parent", 0) : implied_parent(s, version);
+    s.versions.push_back(std::move(version));
+  }
   s.current = j.value("current", 0);
   s.last_failure = j.value("last_failure", "");
   for (const auto& a : j.value("attempts", nlohmann::json::array()))

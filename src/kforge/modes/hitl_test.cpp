@@ -1,7 +1,8 @@
 // `kforge hitl` end to end. Scripted (stdin not a terminal): plan → reject with a reason →
 // revised plan → approve → implement → compile error → fix (diff shown, kept) → check → time →
 // accept, asserting what was shown and written at each step. Interactive: a real terminal (tmux),
-// with line editing (the history recalls a command) and $EDITOR.
+// with line editing (the history recalls a command) and $EDITOR. Each version is a node of the
+// session's run (graph, sessions); a session saved before they were resumes with nothing lost.
 #include <gmock/gmock.h>
 
 #include <thread>
@@ -13,8 +14,29 @@ namespace kforge::modes {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
-class HitlTest : public CliScenario {};
+class HitlTest : public CliScenario {
+ protected:
+  std::string only_session() const {
+    std::string id;
+    for (const auto& e : std::filesystem::directory_iterator(dir_ / "state" / "sessions"))
+      id = e.path().filename().string();
+    return id;
+  }
+  nlohmann::json graph(const std::string& id) {
+    auto r = run({"graph", id, "--json"});
+    EXPECT_TRUE(r.success()) << r.out << r.err;
+    return nlohmann::json::parse(r.out, nullptr, false);
+  }
+};
+
+// The node of version `number` in `kforge graph --json`'s nodes (null when none).
+nlohmann::json node_of_version(const nlohmann::json& graph, int number) {
+  for (const auto& n : graph["nodes"])
+    if (n["iteration"] == number) return n;
+  return nullptr;
+}
 
 }  // namespace
 
@@ -81,6 +103,22 @@ TEST_F(HitlTest, ScriptedSessionFromPlanToAccept) {
   EXPECT_EQ(j["current"], 2);
   EXPECT_THAT(j["plan"].get<std::string>(), HasSubstr("PLAN-TWO"));
   EXPECT_EQ(j["partner"], "libtorch");  // --beat: kept with the session
+  // Each version is a node of the run, named by state.json (which no longer carries sources): v2
+  // grew from v1, v1 failed to compile, v2 was timed and is the run's best.
+  auto g = graph(id);
+  ASSERT_EQ(g["mode"], "hitl");
+  ASSERT_EQ(g["nodes"].size(), 2u) << g.dump(2);
+  auto v1 = node_of_version(g, 1), v2 = node_of_version(g, 2);
+  ASSERT_TRUE(v1.is_object() && v2.is_object()) << g.dump(2);
+  EXPECT_EQ(j["versions"][1]["node"], v2["id"]);
+  EXPECT_FALSE(j["versions"][1].contains("source"));
+  EXPECT_EQ(v2["parent"], v1["id"]);
+  EXPECT_EQ(v1["verdict"], "compile_error");
+  EXPECT_EQ(v2["verdict"], "correct");
+  EXPECT_TRUE(v2["median_ms"].is_number());
+  EXPECT_THAT(v2["strategy"].get<std::string>(), HasSubstr("fix: an undeclared name"));
+  EXPECT_GT(v2["tokens_in"].get<long>(), 0) << "the debugger's tokens belong to the fix";
+  EXPECT_EQ(g["best"], v2["id"]);
   // Its baseline was measured against libtorch: a resume cannot change whom it is paired with.
   auto repaired = run({"hitl", "--resume", id, "--beat", "xla"}, "quit\n");
   EXPECT_EQ(repaired.exit_code, 2) << repaired.out << repaired.err;
@@ -179,6 +217,24 @@ TEST_F(HitlTest, InteractiveTerminalWithLineEditingAndEditor) {
   EXPECT_EQ(*kernel, "// written in the editor\n");
 }
 
+// A later version takes the best's place only by beating it side by side in one run, as in auto
+// and search; medians from different runs move with the machine's load and decide nothing.
+TEST_F(HitlTest, AVersionBecomesTheBestOnlyByBeatingItSideBySide) {
+  script({{"planner", {rms::plan("PLAN")}},
+          {"coder", {rms::block(rms::kFast), rms::block(rms::kSlow)}}});
+  auto r = run({"hitl", "12p_rmsnorm", "--size", "ci", "--model", model(), "--budget", "0.2"},
+               "plan\na\nimplement\ntime\nimplement\ny\ntime\nquit\n");
+  ASSERT_TRUE(r.success()) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("v1 is the best: the first version timed correct"));
+  EXPECT_THAT(r.out, HasSubstr("timing v2 against the best (v1) side by side"));
+  EXPECT_THAT(r.out, HasSubstr("v1 stays the best"));  // kSlow repeats the work 40 times
+  auto state = core::read_text(dir_ / "state" / "sessions" / only_session() / "state.json");
+  ASSERT_TRUE(state.ok());
+  auto j = nlohmann::json::parse(*state);
+  EXPECT_EQ(j["best_version"], 1);
+  EXPECT_EQ(j["current"], 2);
+}
+
 // A cuda session on a machine without a device is refused before any model call.
 TEST_F(HitlTest, CudaTargetWithoutADeviceIsRefusedBeforeAnyModelCall) {
   const auto* cuda = target::find_target("cuda");
@@ -192,6 +248,73 @@ TEST_F(HitlTest, CudaTargetWithoutADeviceIsRefusedBeforeAnyModelCall) {
   EXPECT_THAT(r.err, HasSubstr("kforge hitl --target cuda: " + missing));
   EXPECT_FALSE(std::filesystem::exists(dir_ / "log.jsonl"));  // no request reached the model
   EXPECT_FALSE(std::filesystem::exists(dir_ / "state" / "sessions"));
+}
+
+TEST_F(HitlTest, ASessionSavedBeforeVersionsWereNodesResumesWithNothingLost) {
+  script({{"planner", {rms::plan("PLAN")}}});
+  auto started = run({"hitl", "12p_rmsnorm", "--size", "ci", "--model", model(), "--budget", "0.2",
+                      "--beat", "libtorch"},
+                     "quit\n");
+  ASSERT_TRUE(started.success()) << started.out << started.err;
+  const std::string id = only_session();
+  // Its state.json replaced by one an older kforge wrote (tests/hitl/state-before-nodes.json:
+  // four versions with their sources inline, v4 a revert to v2, v2 the best).
+  auto old = core::read_text(core::source_dir() / "tests" / "hitl" / "state-before-nodes.json");
+  ASSERT_TRUE(old.ok());
+  auto j = nlohmann::json::parse(*old);
+  j["run_id"] = id;
+  j["model"] = model();
+  const auto state_file = dir_ / "state" / "sessions" / id / "state.json";
+  ASSERT_TRUE(core::write_atomic(state_file, j.dump(2)).ok());
+
+  auto resumed = run({"hitl", "--resume", id}, "status\nhistory\nshow 3\nquit\n");
+  ASSERT_TRUE(resumed.success()) << resumed.out << resumed.err;
+  EXPECT_THAT(resumed.out, HasSubstr("recorded 4 version(s) of session " + id));
+  EXPECT_THAT(resumed.out, HasSubstr("kernel    v4 (revert to v2)"));
+  EXPECT_THAT(resumed.out, HasSubstr("best      v2: 0.0125 ms, 2.00x the baseline"));
+  EXPECT_THAT(resumed.out, HasSubstr("v3: an edit that was slower"));  // its source, from its node
+  auto g = graph(id);
+  ASSERT_EQ(g["nodes"].size(), 4u) << g.dump(2);
+  auto v2 = node_of_version(g, 2), v4 = node_of_version(g, 4);
+  EXPECT_EQ(v4["parent"], v2["id"]);
+  EXPECT_EQ(g["best"], v2["id"]);
+  EXPECT_EQ(v2["median_ms"], 0.0125);
+  // kforge export takes a version's kernel out of the store, the best by default.
+  for (int v : {2, 3}) {
+    auto out = dir_ / ("v" + std::to_string(v));
+    std::vector<std::string> args = {"export", id, "--out", out.string()};
+    if (v != 2)
+      args.insert(args.begin() + 2, std::to_string(node_of_version(g, v)["id"].get<long>()));
+    auto exported = run(args);
+    ASSERT_TRUE(exported.success()) << exported.out << exported.err;
+    auto kernel = core::read_text(out / "kernel.cpp");
+    ASSERT_TRUE(kernel.ok());
+    EXPECT_EQ(*kernel, j["versions"][v - 1]["source"].get<std::string>()) << "v" << v;
+  }
+  // The rewritten state.json names the nodes; a second resume records nothing again.
+  auto rewritten = nlohmann::json::parse(*core::read_text(state_file));
+  EXPECT_EQ(rewritten["versions"][3]["node"], v4["id"]);
+  auto again = run({"hitl", "--resume", id}, "show 4\nquit\n");
+  ASSERT_TRUE(again.success()) << again.out << again.err;
+  EXPECT_THAT(again.out, Not(HasSubstr("recorded")));
+  EXPECT_THAT(again.out, HasSubstr("v2: the fixed kernel"));
+  EXPECT_EQ(graph(id)["nodes"].size(), 4u);
+  // A revert copies the named version's kernel into a new one. The fifth version outgrows the
+  // versions' storage: the copy was once read from the storage just given up (a moved-from,
+  // freed string: versions/v5.cpp came out empty).
+  auto reverted = run({"hitl", "--resume", id}, "revert 1\nquit\n");
+  ASSERT_TRUE(reverted.success()) << reverted.out << reverted.err;
+  EXPECT_THAT(reverted.out, HasSubstr("v5 is v1's kernel again"));
+  auto v5 = core::read_text(dir_ / "state" / "sessions" / id / "versions" / "v5.cpp");
+  ASSERT_TRUE(v5.ok());
+  EXPECT_EQ(*v5, j["versions"][0]["source"].get<std::string>());
+  auto v5_node = node_of_version(graph(id), 5);
+  EXPECT_EQ(v5_node["parent"], node_of_version(graph(id), 1)["id"]);
+  // kforge sessions quotes the best from the node now.
+  auto sessions = nlohmann::json::parse(run({"sessions", "--json"}).out, nullptr, false);
+  ASSERT_TRUE(sessions.is_array() && !sessions.empty());
+  EXPECT_EQ(sessions[0]["nodes"], 5);
+  EXPECT_EQ(sessions[0]["best_speedup"], 2.0);
 }
 
 }  // namespace kforge::modes

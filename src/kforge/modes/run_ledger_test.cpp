@@ -1,12 +1,16 @@
 // The run ledger against a real store in a temp folder: a run's life (start, best, end), nodes
 // added and updated from several threads at once, the interrupted nodes of a killed run, and the
-// one mapping from an evaluation to a node (roofline and its reason included).
+// one mapping from an evaluation to a node (roofline and its reason included); a hitl session's
+// versions as nodes, and the migration of a state.json written before they were.
 #include "kforge/modes/run_ledger.h"
 
 #include <gtest/gtest.h>
 
 #include <thread>
 
+#include "kforge/core/fs.h"
+#include "kforge/core/paths.h"
+#include "kforge/modes/hitl_versions.h"
 #include "kforge/store/store.h"
 #include "kforge/store/store_test_util.h"
 
@@ -147,6 +151,93 @@ TEST_F(RunLedgerTest, AnInterpretModeRatioIsNoNodeSpeedup) {
   store::NodeRecord g;
   record_evaluation(g, e);
   EXPECT_EQ(g.speedup, 0.005);
+}
+
+// tests/hitl/state-before-nodes.json, for session `id`: four versions with their sources inline,
+// v4 a revert to v2, v2 the best (timed), v4 passed its check.
+HitlState state_before_nodes(const std::string& id) {
+  auto text = core::read_text(core::source_dir() / "tests" / "hitl" / "state-before-nodes.json");
+  EXPECT_TRUE(text) << text.error().message;
+  auto j = nlohmann::json::parse(text ? *text : "{}");
+  j["run_id"] = id;
+  return HitlState::from_json(j);
+}
+
+TEST_F(RunLedgerTest, HitlVersionsOfAnOlderStateFileBecomeNodesOnce) {
+  // A store from before hitl runs had rows: the session row only.
+  ASSERT_TRUE(
+      store::insert_session(ledger_->db(), {"h", store::now_iso8601(), "kforge hitl", "/"}));
+  auto old = state_before_nodes("h");
+  ASSERT_EQ(old.versions.size(), 4u);
+  // Where each version came from, inferred: a revert from the version it names, the rest from
+  // the one before.
+  EXPECT_EQ(old.versions[1].parent, 1);
+  EXPECT_EQ(old.versions[2].parent, 2);
+  EXPECT_EQ(old.versions[3].parent, 2);
+  const std::string v3_source = old.versions[2].source;
+
+  auto state = old;
+  auto recorded = restore_versions(state, *ledger_);
+  ASSERT_TRUE(recorded) << recorded.error().message;
+  EXPECT_EQ(*recorded, 4);
+  auto run = ledger_->run("h");
+  ASSERT_TRUE(run && *run);
+  EXPECT_EQ((*run)->mode, "hitl");
+  EXPECT_EQ((*run)->task, "12p_rmsnorm");
+  auto nodes = ledger_->nodes("h");
+  ASSERT_TRUE(nodes);
+  ASSERT_EQ(nodes->size(), 4u);
+  std::map<std::int64_t, store::NodeRecord> by_id;
+  for (const auto& n : *nodes) by_id[n.id] = n;
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto& v = state.versions[i];
+    ASSERT_NE(v.node, 0) << "v" << v.number;
+    const auto& n = by_id.at(v.node);
+    EXPECT_EQ(n.iteration, v.number);
+    EXPECT_EQ(n.source, old.versions[i].source) << "v" << v.number << "'s source was lost";
+    EXPECT_EQ(n.strategy, old.versions[i].origin);
+  }
+  // Parents are the nodes of the versions they came from; v4 (a revert to v2) is v2's child.
+  EXPECT_FALSE(by_id.at(state.versions[0].node).parent_id);
+  EXPECT_EQ(by_id.at(state.versions[3].node).parent_id, state.versions[1].node);
+  EXPECT_EQ(by_id.at(state.versions[2].node).depth, 2);
+  // What the state file knew of the judge's word: v2's timing, v4's passed check.
+  const auto& best = by_id.at(state.versions[1].node);
+  EXPECT_TRUE(is_correct(best));
+  EXPECT_EQ(best.median_ms, 0.0125);
+  EXPECT_EQ(best.speedup, 2.0);
+  EXPECT_EQ(verdict_of(by_id.at(state.versions[3].node)), eval::Verdict::correct);
+  EXPECT_FALSE(verdict_of(by_id.at(state.versions[2].node)));
+  EXPECT_EQ((*run)->best_node, state.versions[1].node);
+
+  // The new state.json names nodes and no longer carries sources; read back, the sources come
+  // from the nodes.
+  auto saved = state.to_json();
+  EXPECT_FALSE(saved["versions"][2].contains("source"));
+  auto reopened = HitlState::from_json(saved);
+  EXPECT_TRUE(reopened.versions[2].source.empty());
+  auto again = restore_versions(reopened, *ledger_);
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(*again, 0);
+  EXPECT_EQ(reopened.versions[2].source, v3_source);
+  EXPECT_EQ(reopened.versions[3].parent, 2);
+
+  // An open whose state.json could not be rewritten migrates again without a second set of nodes.
+  auto stale = old;
+  auto matched = restore_versions(stale, *ledger_);
+  ASSERT_TRUE(matched) << matched.error().message;
+  EXPECT_EQ(*matched, 0);
+  EXPECT_EQ(stale.versions[3].node, state.versions[3].node);
+  EXPECT_EQ(ledger_->nodes("h")->size(), 4u);
+
+  // A state file naming a node the store does not hold is an error naming both, not a silent
+  // empty kernel.
+  auto broken = HitlState::from_json(saved);
+  broken.versions[2].node = 9999;
+  auto refused = restore_versions(broken, *ledger_);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("v3 is node 9999"), std::string::npos)
+      << refused.error().message;
 }
 
 }  // namespace

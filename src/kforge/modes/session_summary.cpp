@@ -1,4 +1,5 @@
-// The sessions table's rows, from the runs, their nodes, the model calls and hitl state files.
+// The sessions table's rows, from the runs, their nodes, the model calls (and the state file of a
+// hitl session an older kforge saved).
 #include "kforge/modes/session_summary.h"
 
 #include <map>
@@ -9,7 +10,8 @@
 namespace kforge::modes {
 namespace {
 
-// A hitl session keeps its best in its own state file (its versions are not graph nodes).
+// A hitl session saved before its versions were nodes, and not opened since, has its best in its
+// state file only (opening it records the versions as nodes: restore_versions).
 std::optional<double> hitl_best_speedup(const std::filesystem::path& state_dir,
                                         const std::string& id) {
   auto text = core::read_text(state_dir / "sessions" / id / "state.json");
@@ -66,7 +68,7 @@ Result<std::vector<SessionSummary>> summarize_sessions(store::Database& db,
       for (const auto& n : *nodes)
         if (r.best_node && n.id == *r.best_node && n.speedup) s.best_speedup = n.speedup;
     }
-    if (r.mode == "hitl") s.best_speedup = hitl_best_speedup(state_dir, r.id);
+    if (r.mode == "hitl" && s.nodes == 0) s.best_speedup = hitl_best_speedup(state_dir, r.id);
     s.tokens = tokens[r.id];
     s.tokens_estimated = estimated[r.id];
     s.cost_usd = cost[r.id];

@@ -28,7 +28,8 @@ struct SessionSummary {
   nlohmann::json to_json() const;  // the shape `kforge sessions --json` prints
 };
 
-// Newest first. A hitl session's best comes from its state file under `state_dir`.
+// Newest first. `state_dir` holds the state file of a hitl session an older kforge saved, whose
+// versions are not nodes yet.
 Result<std::vector<SessionSummary>> summarize_sessions(store::Database& db,
                                                        const std::filesystem::path& state_dir);
 

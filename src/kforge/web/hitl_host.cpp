@@ -8,7 +8,7 @@ namespace kforge::web {
 HitlHost::HitlHost(std::unique_ptr<HitlBackend> backend) : backend_(std::move(backend)) {
   run_id_ = backend_->run_id();
   session_ = backend_->make_session(*this);
-  state_ = session_->state().to_json();
+  state_ = session_->state().to_json(/*with_sources=*/true);
   prompt_ = session_->prompt();
   worker_ = std::thread([this] { work(); });
 }
@@ -103,7 +103,7 @@ void HitlHost::work() {
     bool go_on = session_->execute(line);
     std::lock_guard lock(mu_);
     running_.clear();
-    state_ = session_->state().to_json();
+    state_ = session_->state().to_json(/*with_sources=*/true);
     prompt_ = session_->prompt();
     if (!go_on) {
       ended_ = true;
