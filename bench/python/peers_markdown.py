@@ -32,6 +32,8 @@ def machine_lines(run, load_before, load_after):
 
 
 def cell(result):
+    if str(result.get("status", "")).startswith("skipped"):
+        return "–"
     if result.get("status") != "evaluated" or result.get("verdict") != "correct":
         what = "peer error" if result.get("peer_failed") else result.get("verdict") or result.get("status", "?")
         return what
