@@ -142,6 +142,26 @@ def kernel(x, scale):
   EXPECT_TRUE(has(e, "no pallas_call")) << e.reason;
 }
 
+// A token pallas_call beside the real work in plain jnp (the class "no pallas_call" misses): the
+// trace counts the arithmetic on each side and refuses a kernel whose most is outside Pallas.
+TEST_F(PallasTest, TokenPallasCallBesideAJnpComputationIsRefused) {
+  auto e = run(R"(import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+import kforge_task as T
+
+def _copy(s_ref, o_ref):
+    o_ref[...] = s_ref[...]
+
+def kernel(x, scale):
+    s = pl.pallas_call(_copy, out_shape=jax.ShapeDtypeStruct(scale.shape, scale.dtype))(scale)
+    ms = jnp.mean(x * x, axis=-1, keepdims=True)
+    return x * jax.lax.rsqrt(ms + T.eps) * s
+)");
+  EXPECT_EQ(e.verdict, Verdict::sandbox_violation) << e.reason;
+  EXPECT_TRUE(has(e, "outside its pallas_call")) << e.reason;
+}
+
 // A host callback named so the checker cannot see it: the traced program shows it.
 TEST_F(PallasTest, HostCallbackPastTheCheckerIsRefusedByTheTrace) {
   auto e = run(kernel_with("", R"(    cb = getattr(jax, "pure_" + "callback")

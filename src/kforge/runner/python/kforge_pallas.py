@@ -10,8 +10,10 @@ A Pallas candidate is untrusted code in the worker's process. Before its module 
   - a first seccomp filter closes processes, exec, sockets and ptrace (see loading_filter()).
 After the import and before the first call:
   - the kernel is traced once (jax.make_jaxpr on the first check set's shapes) and refused when
-    the traced program holds no pallas_call (the whole computation in plain jnp) or calls back to
-    the host (pure_callback, io_callback, jax.debug.callback), at any depth.
+    the traced program holds no pallas_call (the whole computation in plain jnp), does more
+    arithmetic outside its pallas_calls than inside them (a token pallas_call beside a jnp.dot:
+    operations estimated from the traced shapes, a pallas_call's body once per grid step), or
+    calls back to the host (pure_callback, io_callback, jax.debug.callback), at any depth.
 Every call: the inputs are cast to the evaluation's dtype (bf16 or f32) for the kernel, the
 outputs cast back to f32 for kforge's buffers, and a race the interpreter found fails the call.
 Nothing here decides a verdict: the parent compares and times; these checks can only refuse.
@@ -80,8 +82,67 @@ def primitive_names(jaxpr, seen=None):
     return seen
 
 
+# Primitives that move or relabel data and do no arithmetic (the rest count one operation per
+# output element, matrix products and convolutions two per multiply-add).
+FREE = {"reshape", "broadcast_in_dim", "transpose", "convert_element_type", "slice",
+        "dynamic_slice", "dynamic_update_slice", "concatenate", "squeeze", "expand_dims", "copy",
+        "copy_p", "iota", "pad", "rev", "gather", "scatter", "select_n", "bitcast_convert_type",
+        "get", "swap", "load", "store", "program_id", "num_programs", "multiple_of",
+        "device_put", "stop_gradient", "broadcast", "split", "sharding_constraint"}
+
+
+def _size(aval):
+    return int(np.prod(getattr(aval, "shape", ()) or (1,), dtype=np.int64))
+
+
+def _eqn_ops(eqn):
+    """Arithmetic of one equation that holds no sub-program (an estimate, as a cost formula is)."""
+    name = eqn.primitive.name
+    if name in FREE:
+        return 0
+    out = sum(_size(v.aval) for v in eqn.outvars)
+    if name == "dot_general":
+        (lhs_contract, _), _ = eqn.params["dimension_numbers"]
+        shape = eqn.invars[0].aval.shape
+        return 2 * out * int(np.prod([shape[d] for d in lhs_contract], dtype=np.int64))
+    if name == "conv_general_dilated":
+        rhs = eqn.invars[1].aval.shape
+        out_features = rhs[eqn.params["dimension_numbers"].rhs_spec[0]]
+        return 2 * out * _size(eqn.invars[1].aval) // max(out_features, 1)
+    if name.startswith("reduce_") or name in ("argmax", "argmin", "cumsum", "cumprod", "cummax"):
+        return sum(_size(v.aval) for v in eqn.invars)
+    return out
+
+
+def arithmetic(jaxpr):
+    """(operations outside every pallas_call, operations inside them) in a traced program: a
+    pallas_call's body counts once per grid step, a scan's once per iteration, a while loop's once
+    (its trip count is not known when tracing: the inside is counted low, never high)."""
+    outside = inside = 0
+    for eqn in jaxpr.eqns:
+        subs = [sub for v in eqn.params.values() for sub in _sub_jaxprs(v)]
+        if eqn.primitive.name == "pallas_call":
+            grid = getattr(eqn.params.get("grid_mapping"), "grid", ()) or ()
+            steps = int(np.prod([g if isinstance(g, int) else 1 for g in grid] or [1]))
+            for sub in subs:
+                o, i = arithmetic(sub)
+                inside += steps * (o + i)
+            continue
+        if not subs:
+            outside += _eqn_ops(eqn)
+            continue
+        repeat = int(eqn.params.get("length", 1)) if eqn.primitive.name == "scan" else 1
+        parts = [arithmetic(sub) for sub in subs]
+        if eqn.primitive.name == "cond":  # one branch runs: the costliest counts
+            parts = [max(parts, key=lambda p: p[0] + p[1])] if parts else []
+        outside += repeat * sum(p[0] for p in parts)
+        inside += repeat * sum(p[1] for p in parts)
+    return outside, inside
+
+
 def check_program(fn, args):
-    """Refuses a kernel whose traced program has no pallas_call or calls back to the host."""
+    """Refuses a kernel whose traced program has no pallas_call, does most of its arithmetic
+    outside Pallas, or calls back to the host."""
     import jax
     closed = jax.make_jaxpr(fn)(*args)
     names = primitive_names(closed.jaxpr)
@@ -93,6 +154,12 @@ def check_program(fn, args):
         raise Refused("the traced kernel has no pallas_call: the whole computation is plain "
                       "jax.numpy/lax (XLA's own kernels), not a Pallas kernel; write it with "
                       "pl.pallas_call")
+    outside, inside = arithmetic(closed.jaxpr)
+    if outside > inside:
+        raise Refused(f"most of the kernel's arithmetic is outside its pallas_call: about "
+                      f"{outside:.3g} operations in plain jax.numpy/lax (XLA's own kernels) against "
+                      f"{inside:.3g} in Pallas; the task's computation belongs in the Pallas kernel "
+                      "(layout changes and small epilogues outside it are fine)")
     return sorted(names)
 
 
