@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
@@ -251,22 +252,25 @@ def baseline(x, scale):
   EXPECT_NE(e.reason.find("the torch peer"), std::string::npos) << e.reason;
 }
 
+namespace {
+
+// A torch port of 12p's RMSNorm that runs `act` (Python; `imports` imported) on every call past
+// the worker's warm-up (at most 31 calls), then computes the right answer.
+std::string port_acting_after_warm_up(const std::string& imports, const std::string& act) {
+  std::string body, line;
+  std::istringstream lines(act);
+  while (std::getline(lines, line)) body += "        " + line + "\n";
+  return "import " + imports + "\nimport torch\nimport kforge_task as task\n\ncalls = 0\n\n" +
+         "def baseline(x, scale):\n    global calls\n    calls += 1\n    if calls > 32:\n" + body +
+         "    mean2 = x.square().mean(-1, keepdim=True)\n" +
+         "    return x * torch.rsqrt(mean2 + task.eps) * scale\n";
+}
+
+}  // namespace
+
 // A peer that stops answering (here after its warm-up) is killed at the call's deadline.
 TEST_F(PeersTest, PeerThatSleepsInACallTimesOut) {
-  auto dir = task_with_port("sleeps", R"(import time
-import torch
-import kforge_task as task
-
-calls = 0
-
-def baseline(x, scale):
-    global calls
-    calls += 1
-    if calls > 32:  # past the worker's warm-up (at most 31 calls)
-        time.sleep(120)
-    mean2 = x.square().mean(-1, keepdim=True)
-    return x * torch.rsqrt(mean2 + task.eps) * scale
-)");
+  auto dir = task_with_port("sleeps", port_acting_after_warm_up("time", "time.sleep(120)"));
   auto e = run(dir, expert("12p_rmsnorm"), toolchain::Role::expert, "torch");
   EXPECT_EQ(e.verdict, Verdict::timeout) << e.reason;
   EXPECT_TRUE(e.partner_failed);
@@ -276,20 +280,7 @@ def baseline(x, scale):
 TEST_F(PeersTest, PeerCannotOpenASocketOrStartAProcess) {
   for (const char* act : {"socket.socketpair()", "subprocess.run(['true'])"}) {
     auto dir = task_with_port(act[0] == 's' && act[1] == 'o' ? "socket" : "process",
-                              std::string(R"(import socket, subprocess
-import torch
-import kforge_task as task
-
-calls = 0
-
-def baseline(x, scale):
-    global calls
-    calls += 1
-    if calls > 32:
-        )") + act + R"(
-    mean2 = x.square().mean(-1, keepdim=True)
-    return x * torch.rsqrt(mean2 + task.eps) * scale
-)");
+                              port_acting_after_warm_up("socket, subprocess", act));
     auto e = run(dir, expert("12p_rmsnorm"), toolchain::Role::expert, "torch");
     EXPECT_EQ(e.verdict, Verdict::runtime_error) << act << ": " << e.reason;
     EXPECT_TRUE(e.partner_failed) << act;
@@ -301,21 +292,10 @@ def baseline(x, scale):
 // writes its cache when a call meets a new shape), up to 1 GiB each, where a candidate may write
 // none (PallasTest.CandidateCannotGrowAFileAfterItsWarmUp). Before, any write failed with EFBIG.
 TEST_F(PeersTest, PeerMayWriteFilesAfterItsWarmUp) {
-  auto dir = task_with_port("files", R"(import os
-import torch
-import kforge_task as task
-
-calls = 0
-
-def baseline(x, scale):
-    global calls
-    calls += 1
-    if calls > 32:  # past the worker's warm-up (at most 31 calls)
-        with open(os.path.join(os.environ["TMPDIR"], "cache.bin"), "wb") as f:
-            f.write(bytes(8 << 20))
-    mean2 = x.square().mean(-1, keepdim=True)
-    return x * torch.rsqrt(mean2 + task.eps) * scale
-)");
+  auto dir = task_with_port(
+      "files", port_acting_after_warm_up(
+                   "os", R"(with open(os.path.join(os.environ["TMPDIR"], "cache.bin"), "wb") as f:
+    f.write(bytes(8 << 20)))"));
   auto e = run(dir, expert("12p_rmsnorm"), toolchain::Role::expert, "torch");
   ASSERT_EQ(e.verdict, Verdict::correct) << e.reason;
   EXPECT_FALSE(e.partner_failed);
