@@ -25,18 +25,7 @@ std::string cache_key(const std::string& model_spec, const ChatRequest& request)
 }
 
 std::string encode_cached_reply(const ChatReply& r) {
-  return json{{"text", r.text},
-              {"reasoning", r.reasoning},
-              {"finish_reason", r.finish_reason},
-              {"provider", r.provider},
-              {"model", r.model},
-              {"usage",
-               {{"input_tokens", r.usage.input_tokens},
-                {"output_tokens", r.usage.output_tokens},
-                {"cached_tokens", r.usage.cached_tokens},
-                {"reasoning_tokens", r.usage.reasoning_tokens},
-                {"estimated", r.usage.estimated}}}}
-      .dump(-1, ' ', false, json::error_handler_t::replace);
+  return reply_to_json(r).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 std::optional<ChatReply> decode_cached_reply(std::string_view encoded) {
@@ -44,18 +33,7 @@ std::optional<ChatReply> decode_cached_reply(std::string_view encoded) {
   if (!j.is_object()) return std::nullopt;
   try {
     ChatReply r;
-    r.text = j.value("text", "");
-    r.reasoning = j.value("reasoning", "");
-    r.finish_reason = j.value("finish_reason", "");
-    r.provider = j.value("provider", "");
-    r.model = j.value("model", "");
-    if (auto u = j.find("usage"); u != j.end() && u->is_object()) {
-      r.usage.input_tokens = u->value("input_tokens", std::int64_t{0});
-      r.usage.output_tokens = u->value("output_tokens", std::int64_t{0});
-      r.usage.cached_tokens = u->value("cached_tokens", std::int64_t{0});
-      r.usage.reasoning_tokens = u->value("reasoning_tokens", std::int64_t{0});
-      r.usage.estimated = u->value("estimated", false);
-    }
+    reply_from_json(j, r);
     return r;
   } catch (const json::exception&) {
     return std::nullopt;

@@ -29,35 +29,54 @@ std::string utc_timestamp() {
   return fmt::format("{}.{:03d}Z", buf, ms);
 }
 
+json reply_to_json(const ChatReply& r) {
+  return {{"text", r.text},
+          {"reasoning", r.reasoning},
+          {"finish_reason", r.finish_reason},
+          {"provider", r.provider},
+          {"model", r.model},
+          {"usage",
+           {{"input_tokens", r.usage.input_tokens},
+            {"output_tokens", r.usage.output_tokens},
+            {"cached_tokens", r.usage.cached_tokens},
+            {"reasoning_tokens", r.usage.reasoning_tokens},
+            {"estimated", r.usage.estimated}}}};
+}
+
+void reply_from_json(const json& j, ChatReply& r) {
+  r.text = j.value("text", "");
+  r.reasoning = j.value("reasoning", "");
+  r.finish_reason = j.value("finish_reason", "");
+  r.provider = j.value("provider", "");
+  r.model = j.value("model", "");
+  if (auto u = j.find("usage"); u != j.end() && u->is_object()) {
+    r.usage.input_tokens = u->value("input_tokens", std::int64_t{0});
+    r.usage.output_tokens = u->value("output_tokens", std::int64_t{0});
+    r.usage.cached_tokens = u->value("cached_tokens", std::int64_t{0});
+    r.usage.reasoning_tokens = u->value("reasoning_tokens", std::int64_t{0});
+    r.usage.estimated = u->value("estimated", false);
+  }
+}
+
 json to_json(const TranscriptEntry& e) {
   json messages = json::array();
   for (const auto& m : e.request.messages)
     messages.push_back({{"role", m.role}, {"content", m.content}});
   const ChatReply& r = e.reply;
-  json j = {
+  json j = reply_to_json(r);
+  j.update({
       {"time", e.time},
       {"session", e.session},
       {"call", e.call},
       {"role", e.request.agent_role},
-      {"provider", r.provider},
-      {"model", r.model},
       {"messages", std::move(messages)},
       {"params", {{"temperature", e.request.temperature}, {"max_tokens", e.request.max_tokens}}},
-      {"text", r.text},
-      {"reasoning", r.reasoning},
-      {"finish_reason", r.finish_reason},
-      {"usage",
-       {{"input_tokens", r.usage.input_tokens},
-        {"output_tokens", r.usage.output_tokens},
-        {"cached_tokens", r.usage.cached_tokens},
-        {"reasoning_tokens", r.usage.reasoning_tokens},
-        {"estimated", r.usage.estimated}}},
       {"latency_ms", r.latency_ms},
       {"cost_usd", r.cost_usd},
       {"priced", r.priced},
       {"cached", r.cached},
       {"error", nullptr},
-  };
+  });
   if (e.error)
     j["error"] = {{"kind", error_kind_name(e.error->kind)}, {"message", e.error->message}};
   return j;
@@ -82,18 +101,7 @@ Result<TranscriptEntry> entry_from_json(const json& j, const std::string& where)
       e.request.max_tokens = p->value("max_tokens", e.request.max_tokens);
     }
     ChatReply& r = e.reply;
-    r.provider = j.value("provider", "");
-    r.model = j.value("model", "");
-    r.text = j.value("text", "");
-    r.reasoning = j.value("reasoning", "");
-    r.finish_reason = j.value("finish_reason", "");
-    if (auto u = j.find("usage"); u != j.end() && u->is_object()) {
-      r.usage.input_tokens = u->value("input_tokens", std::int64_t{0});
-      r.usage.output_tokens = u->value("output_tokens", std::int64_t{0});
-      r.usage.cached_tokens = u->value("cached_tokens", std::int64_t{0});
-      r.usage.reasoning_tokens = u->value("reasoning_tokens", std::int64_t{0});
-      r.usage.estimated = u->value("estimated", false);
-    }
+    reply_from_json(j, r);
     r.latency_ms = j.value("latency_ms", 0.0);
     r.cost_usd = j.value("cost_usd", 0.0);
     r.priced = j.value("priced", true);

@@ -35,6 +35,13 @@ struct TranscriptEntry {
   std::optional<LlmError> error;
 };
 
+// A reply's text, reasoning, finish reason, provider, model and usage: the fields a transcript
+// line and a cached reply both keep, in one JSON shape.
+nlohmann::json reply_to_json(const ChatReply& reply);
+// Reads those fields back into `reply`; a missing field keeps its default. Throws
+// nlohmann::json::exception on a field of the wrong type.
+void reply_from_json(const nlohmann::json& j, ChatReply& reply);
+
 nlohmann::json to_json(const TranscriptEntry& entry);
 // `where` prefixes errors ("run.jsonl:4").
 Result<TranscriptEntry> entry_from_json(const nlohmann::json& j, const std::string& where);

@@ -1,12 +1,16 @@
 // The compile cache entry and the wording of compiler output, shared by the cpp and cuda compilers.
 #include "kforge/toolchain/compile_cache.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "kforge/core/fs.h"
 #include "kforge/core/hash.h"
+#include "kforge/core/utf8.h"
 #include "kforge/toolchain/compile_scratch.h"
+#include "kforge/toolchain/diagnostics.h"
 
 namespace kforge::toolchain {
 
@@ -117,6 +121,31 @@ void explain_sandbox(CompileResult& result, const std::string& raw_output,
   } else if (auto note = sandbox_refusal_note(raw_output); !note.empty()) {
     result.log += note + "\n";
   }
+}
+
+std::string read_compiler_run(const core::ProcessResult& run, const std::string& file,
+                              const CompileRequest& request, const CompileSandbox& sandbox,
+                              const CompilerName& compiler, CompileResult& result) {
+  // Compilers echo the source's bytes (and cut lines): the log and diagnostics end up in JSON.
+  std::string raw = core::valid_utf8(run.err + run.out);
+  result.seconds = run.wall_ms / 1000.0;
+  result.timed_out = run.timed_out;
+  result.log = rename_in_output(raw, file, request.file_name);
+  result.diagnostics =
+      parse_diagnostics(raw, {{file, request.source}, {"kforge_task.h", request.task_header}});
+  for (auto& d : result.diagnostics)
+    if (d.file == file) d.file = request.file_name;
+  result.ok = run.success() && std::filesystem::exists(sandbox.scratch / "kernel.so");
+  if (run.timed_out)
+    result.log = fmt::format("{} did not finish within {} s{}\n", compiler.name,
+                             sandbox.timeout.count() / 1000, compiler.timeout_hint) +
+                 result.log;
+  else if (!result.ok && run.spawn_failed)
+    result.log = fmt::format("cannot run {} '{}': {}", compiler.name, compiler.program,
+                             core::valid_utf8(run.err));
+  else if (!result.ok)
+    explain_sandbox(result, raw, sandbox.limits);
+  return raw;
 }
 
 }  // namespace kforge::toolchain

@@ -47,4 +47,18 @@ std::string tree_digest(const std::filesystem::path& dir);
 void explain_sandbox(CompileResult& result, const std::string& raw_output,
                      const SandboxLimits& limits);
 
+// How the log names a compiler that did not finish or could not start.
+struct CompilerName {
+  std::string name;          // "the compiler", "nvcc"
+  std::string program;       // what was started
+  std::string timeout_hint;  // after "did not finish within N s", may be empty
+};
+
+// A finished compiler run read into `result`: its seconds, log (the file by its display name,
+// after what the sandbox did), diagnostics, and ok when it exited 0 and wrote `artifact` in the
+// scratch folder. Returns the raw output (valid UTF-8) for parsers of further reports.
+std::string read_compiler_run(const core::ProcessResult& run, const std::string& file,
+                              const CompileRequest& request, const CompileSandbox& sandbox,
+                              const CompilerName& compiler, CompileResult& result);
+
 }  // namespace kforge::toolchain

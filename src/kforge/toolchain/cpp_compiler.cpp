@@ -263,27 +263,9 @@ CompileResult CppCompiler::compile(const CompileRequest& request) {
 
   auto sandbox = sandbox_for(request.role, *scratch, pch_dir);
   auto run = core::run_process(argv, sandboxed(sandbox, 256 << 10));
-  // Compilers echo the source's bytes (and cut lines): the log and diagnostics end up in JSON.
-  const std::string raw = core::valid_utf8(run.err + run.out);
-  result.seconds = run.wall_ms / 1000.0;
-  result.timed_out = run.timed_out;
-  result.log = rename_in_output(raw, file, request.file_name);
-  result.diagnostics =
-      parse_diagnostics(raw, {{file, request.source}, {"kforge_task.h", request.task_header}});
-  for (auto& d : result.diagnostics)
-    if (d.file == file) d.file = request.file_name;
-  result.ok = run.success() && std::filesystem::exists(*scratch / "kernel.so");
-  if (run.timed_out)
-    result.log =
-        fmt::format(
-            "the compiler did not finish within {} s (a constexpr loop or template blow-up?)\n",
-            sandbox.timeout.count() / 1000) +
-        result.log;
-  else if (!result.ok && run.spawn_failed)
-    result.log =
-        fmt::format("cannot run the compiler '{}': {}", options_.cxx, core::valid_utf8(run.err));
-  else if (!result.ok)
-    explain_sandbox(result, raw, sandbox.limits);
+  read_compiler_run(run, file, request, sandbox,
+                    {"the compiler", options_.cxx, " (a constexpr loop or template blow-up?)"},
+                    result);
 
   // Cache the outcome (timeouts excepted: they may pass on a quieter machine).
   store_outcome(*scratch, file, entry, !run.timed_out && !run.spawn_failed, result);

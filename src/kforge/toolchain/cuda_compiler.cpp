@@ -208,24 +208,9 @@ CompileResult CudaCompiler::compile(const CompileRequest& request) {
   auto sandbox = sandbox_for(request.role, *scratch);
   if (baseline) sandbox.compiler = options_.host_cxx;
   auto run = core::run_process(argv, sandboxed(sandbox, 1 << 20));
-  const std::string raw = core::valid_utf8(run.err + run.out);
-  result.seconds = run.wall_ms / 1000.0;
-  result.timed_out = run.timed_out;
-  result.log = rename_in_output(raw, file, request.file_name);
-  result.diagnostics =
-      parse_diagnostics(raw, {{file, request.source}, {"kforge_task.h", request.task_header}});
-  for (auto& d : result.diagnostics)
-    if (d.file == file) d.file = request.file_name;
+  const std::string raw =
+      read_compiler_run(run, file, request, sandbox, {"nvcc", nvcc().string(), ""}, result);
   result.resources = parse_ptxas_report(raw);
-  result.ok = run.success() && std::filesystem::exists(*scratch / "kernel.so");
-  if (run.timed_out)
-    result.log = fmt::format("nvcc did not finish within {} s\n", sandbox.timeout.count() / 1000) +
-                 result.log;
-  else if (!result.ok && run.spawn_failed)
-    result.log =
-        fmt::format("cannot run nvcc '{}': {}", nvcc().string(), core::valid_utf8(run.err));
-  else if (!result.ok)
-    explain_sandbox(result, raw, sandbox.limits);
 
   // Cache the outcome (timeouts excepted: they may pass on a quieter machine).
   store_outcome(*scratch, file, entry, !run.timed_out && !run.spawn_failed, result);
