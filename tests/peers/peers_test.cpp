@@ -359,6 +359,40 @@ def baseline(x, scale):
   EXPECT_FALSE(e.speedup);
 }
 
+// A peer runs on as many CPUs as the kernel it partners: the worker pins its CPUs before PyTorch or
+// JAX starts, and both size their thread pools from that (XLA has no flag for the count). Each
+// port below computes the right answer only when it may run on exactly one CPU (threads = 1).
+TEST_F(PeersTest, APeerRunsOnTheCpusOfItsThreadCount) {
+  auto dir = task_with_port("pinned", R"(import os
+import torch
+import kforge_task as task
+
+
+def baseline(x, scale):
+    wrong = 0.0 if len(os.sched_getaffinity(0)) == 1 and torch.get_num_threads() == 1 else 1.0
+    mean2 = x.square().mean(-1, keepdim=True)
+    return x * torch.rsqrt(mean2 + task.eps) * scale + wrong
+)");
+  ASSERT_TRUE(core::write_atomic(dir / "workload.py", R"(import os
+import jax
+import jax.numpy as jnp
+import kforge_task as task
+
+WRONG = 0.0 if len(os.sched_getaffinity(0)) == 1 else 1.0
+
+
+def workload(x, scale):
+    ms = jnp.mean(jnp.square(x), axis=-1, keepdims=True)
+    return x * jax.lax.rsqrt(ms + task.eps) * scale + WRONG
+)")
+                  .ok());
+  for (const char* peer : {"torch", "xla"}) {
+    auto e = run(dir, expert("12p_rmsnorm"), toolchain::Role::expert, peer);
+    EXPECT_EQ(e.verdict, Verdict::correct) << peer << ": " << e.reason;
+    EXPECT_FALSE(e.partner_failed) << peer << ": " << e.reason;
+  }
+}
+
 TEST_F(PeersTest, MissingPortNamesTheFile) {
   auto dir = task_with_port("noport", "");
   std::filesystem::remove(dir / "baseline.py");

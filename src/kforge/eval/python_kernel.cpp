@@ -146,8 +146,9 @@ Result<PythonLaunch> python_launch(const PythonKernel& kernel, const std::filesy
            "TRITON_CACHE_DIR=" + (cache / "triton").string(),
            // Inductor compiles in this process, not in a pool of worker processes.
            "TORCHINDUCTOR_COMPILE_THREADS=1", "JAX_PLATFORMS=" + backend.platform,
-           "XLA_FLAGS=--xla_cpu_multi_thread_eigen=true intra_op_parallelism_threads=" + n,
-           "KFORGE_WORKER_THREADS=" + n};
+           // XLA sizes its CPU thread pool from the CPUs the process may run on, which the worker
+           // pins to `threads` before JAX is imported; XLA has no flag for the count itself.
+           "XLA_FLAGS=--xla_cpu_multi_thread_eigen=true", "KFORGE_WORKER_THREADS=" + n};
   l.view = python_view(kernel, scratch, cache, backend);
   return l;
 }
