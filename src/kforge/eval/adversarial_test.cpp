@@ -11,6 +11,7 @@
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/task_loader.h"
+#include "kforge/eval/ci_task_fixture.h"
 #include "kforge/eval/eval_test_util.h"
 #include "kforge/eval/evaluate.h"
 #include "kforge/toolchain/cpp_compiler.h"
@@ -22,25 +23,10 @@ using ::testing::AnyOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-class Adversarial : public ::testing::Test {
+class Adversarial : public CiTaskTest {
  protected:
-  static void SetUpTestSuite() {
-    state_ = new std::filesystem::path(test_state_dir("adversarial"));
-    compiler_ = new toolchain::CppCompiler(test_compiler_options());
-    auto spec = core::load_task(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm");
-    ASSERT_TRUE(spec.ok()) << spec.error().message;
-    spec_ = new core::TaskSpec(std::move(*spec));
-    auto ctx = TaskContext::create(*spec_, "ci", *compiler_, *state_);
-    ASSERT_TRUE(ctx.ok()) << ctx.error().message;
-    ctx_ = new TaskContext(std::move(*ctx));
-  }
-  static void TearDownTestSuite() {
-    std::filesystem::remove_all(*state_);
-    delete ctx_;
-    delete spec_;
-    delete compiler_;
-    delete state_;
-  }
+  static void SetUpTestSuite() { open_task("adversarial", "12p_rmsnorm"); }
+  static void TearDownTestSuite() { close_task(); }
 
   // Check only, with short limits.
   static EvalOptions checked() {
@@ -69,11 +55,6 @@ class Adversarial : public ::testing::Test {
   static std::string marker(const char* what) {
     return std::string("/tmp/kforge-adversarial-") + what + "-marker";
   }
-
-  static inline std::filesystem::path* state_ = nullptr;
-  static inline toolchain::CppCompiler* compiler_ = nullptr;
-  static inline core::TaskSpec* spec_ = nullptr;
-  static inline TaskContext* ctx_ = nullptr;
 };
 
 TEST_F(Adversarial, ControlCorrectKernelPassesAndIsTimed) {

@@ -1,6 +1,7 @@
 // The evaluation pipeline end to end on real tasks at the ci size: timing against the libtorch
 // baseline, compile errors, --against, the reference cache, and the secrecy of the seeds.
 #include "kforge/eval/evaluate.h"
+#include "kforge/eval/ci_task_fixture.h"
 #include "kforge/eval/eval_test_util.h"
 
 #include <gmock/gmock.h>
@@ -20,34 +21,15 @@ namespace {
 
 using ::testing::HasSubstr;
 
-class EvaluateTest : public ::testing::Test {
+class EvaluateTest : public CiTaskTest {
  protected:
-  static void SetUpTestSuite() {
-    state_ = new std::filesystem::path(test_state_dir("evaluate"));
-    compiler_ = new toolchain::CppCompiler(test_compiler_options());
-    auto spec = core::load_task(core::source_dir() / "bench" / "jaxbench" / "8p_gemm");
-    ASSERT_TRUE(spec.ok()) << spec.error().message;
-    spec_ = new core::TaskSpec(std::move(*spec));
-    auto ctx = TaskContext::create(*spec_, "ci", *compiler_, *state_);
-    ASSERT_TRUE(ctx.ok());
-    ctx_ = new TaskContext(std::move(*ctx));
-  }
-  static void TearDownTestSuite() {
-    std::filesystem::remove_all(*state_);
-    delete ctx_;
-    delete spec_;
-    delete compiler_;
-    delete state_;
-  }
+  static void SetUpTestSuite() { open_task("evaluate", "8p_gemm"); }
+  static void TearDownTestSuite() { close_task(); }
   static EvalOptions quick() {
     EvalOptions o;
     o.time_budget_s = 0.3;
     return o;
   }
-  static inline std::filesystem::path* state_ = nullptr;
-  static inline toolchain::CppCompiler* compiler_ = nullptr;
-  static inline core::TaskSpec* spec_ = nullptr;
-  static inline TaskContext* ctx_ = nullptr;
 };
 
 }  // namespace
