@@ -1,23 +1,35 @@
-// Gemm + Multiply + LeakyReLU as one OpenBLAS sgemm straight into the output, then a single fused
-// pass for bias, ×2 and the leaky ReLU while the output (M×N, L2/L3-sized at the cpu size) is
-// still in cache, instead of libtorch's three passes and temporaries. On this 2-core AVX2 machine
-// OpenBLAS's sgemm outruns oneDNN 2.6's f32 matmul for this skinny, long-K shape, so the matmul
-// is not handed to oneDNN with post-ops.
-#include <cblas.h>
+// 20k expert: leaky_relu((x·W + b)·2, 0.1) as one hand-tuned SGEMM (kforge/fused_gemm.h) whose
+// epilogue (bias, ×2, the leaky ReLU) is applied while the last K block's C tile is still in
+// registers: y is written once and never read back. It replaced OpenBLAS's sgemm into y followed
+// by a second pass over y.
+#include <cstdint>
 
 #include "kforge_task.h"
+#include "kforge/fused_gemm.h"
+
+namespace {
+
+namespace gemm = kforge::gemm;
+
+constexpr float kScale = static_cast<float>(task::multiplier);
+constexpr float kSlope = static_cast<float>(task::negative_slope);
+static_assert(kSlope >= 0.0f && kSlope <= 1.0f, "max(h, slope·h) is the leaky ReLU only for slope in [0, 1]");
+
+// max(h, 0.1·h) with h = (v + bias[j])·2 on v = (x·W)[i, j].
+struct Epilogue {
+  const float* bias;
+  gemm::Vec operator()(gemm::Vec v, std::int64_t /*i*/, std::int64_t j) const {
+    const gemm::Vec h = gemm::vmul(gemm::vadd(v, gemm::vloadu(bias + j)), gemm::vset1(kScale));
+    return gemm::vmax(h, gemm::vmul(h, gemm::vset1(kSlope)));
+  }
+  float operator()(float v, std::int64_t /*i*/, std::int64_t j) const {
+    const float h = (v + bias[j]) * kScale;
+    return h >= 0 ? h : h * kSlope;
+  }
+};
+
+}  // namespace
 
 extern "C" void kernel(const float* x, const float* weight, const float* bias, float* y) {
-  using namespace task;
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, x, K, weight, N, 0.0f, y, N);
-  constexpr float scale = static_cast<float>(multiplier);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < M; ++i) {
-    float* row = y + i * N;
-#pragma omp simd
-    for (std::int64_t j = 0; j < N; ++j) {
-      const float v = (row[j] + bias[j]) * scale;
-      row[j] = v >= 0 ? v : v * negative_slope;
-    }
-  }
+  gemm::gemm<task::M, task::K, task::N>(x, weight, y, Epilogue{bias});
 }
