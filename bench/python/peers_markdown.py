@@ -3,6 +3,8 @@
 
   bench/python/peers_markdown.py RESULT.json [--load-before X --load-after Y] > docs/bench-results.md
 
+--heading "## ..." renders a run as a section of a longer page (a later run of some tasks).
+
 Every figure comes from the one run in RESULT.json: the machine, versions and threads it records,
 each ratio with its 95% interval, busy cells marked as such and never counted as a result.
 """
@@ -83,15 +85,17 @@ def main():
     ap.add_argument("--load-before")
     ap.add_argument("--load-after")
     ap.add_argument("--date", default="")
+    ap.add_argument("--heading", default="# The experts against the peers a user would pick instead")
     args = ap.parse_args()
     run = json.load(open(args.result))
     if run.get("schema") != "kforge.bench_peers/1":
         sys.exit(f"{args.result}: not the JSON of `kforge bench --peers --json`")
     out = [
-        "# The experts against the peers a user would pick instead",
+        args.heading,
         "",
         f"Measured {args.date} with `kforge bench --peers --impl {run['impl']} --size {run['size']} "
-        "--json`, rendered by `bench/python/peers_markdown.py`. Each cell is the expert's speedup over "
+        + (f"--tasks {','.join(t['task'] for t in run['tasks'])} " if args.heading.startswith("##") else "")
+        + "--json`, rendered by `bench/python/peers_markdown.py`. Each cell is the expert's speedup over "
         "that peer (peer time / expert time, median of paired, interleaved runs in one process pair, "
         "with its 95% interval); above 1 the expert is faster.",
         "",
