@@ -3,6 +3,7 @@
 // and the project's Python environment (JAX and its backends, PyTorch), absent or not.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <algorithm>
 
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
@@ -215,6 +216,10 @@ int run_hw(const HwOptions& o) {
       {"measured", m->measured_at},
       {"kept in", m->peak_file.string()},
   };
+  if (auto warning = eval::openblas_core_warning(*m); !warning.empty()) {
+    auto at = std::find_if(rows.begin(), rows.end(), [](auto& r) { return r.first == "openblas"; });
+    rows.insert(at == rows.end() ? at : at + 1, {"openblas note", warning});
+  }
   for (auto& row : python_rows(python)) rows.push_back(std::move(row));
   fmt::print("{}", key_values(rows));
   if (o.remeasure) fmt::print("{}", describe_runs(*m));

@@ -183,6 +183,7 @@ nlohmann::json to_json(const MachineProfile& m) {
           {"openblas_core", m.openblas_core},
           {"openblas_coretype_env", m.openblas_coretype_env},
           {"openblas_config", m.openblas_config},
+          {"openblas_warning", openblas_core_warning(m)},
           {"peaks",
            {{"fma_gflops_1", m.fma_gflops_1},
             {"fma_gflops_all", m.fma_gflops_all},
@@ -196,6 +197,25 @@ nlohmann::json to_json(const MachineProfile& m) {
             {"runs", m.peak_runs.size()},
             {"spread", to_json(m.peak_spread)},
             {"file", m.peak_file.string()}}}};
+}
+
+std::string openblas_core_warning(const MachineProfile& m) {
+  auto has = [&](const char* ext) {
+    return std::find(m.isa.begin(), m.isa.end(), ext) != m.isa.end();
+  };
+  // OpenBLAS's cores without AVX2 kernels: what DYNAMIC_ARCH falls back to on an unknown CPU.
+  static const char* const kGeneric[] = {"Prescott",  "Core2", "Penryn", "Dunnington",
+                                         "Nehalem",   "Atom",  "Katmai", "Coppermine",
+                                         "Northwood", "Banias"};
+  const bool generic =
+      std::find(std::begin(kGeneric), std::end(kGeneric), m.openblas_core) != std::end(kGeneric);
+  if (!generic || !has("avx2")) return "";
+  const char* fit = has("avx512f") ? "SkylakeX" : "Haswell";
+  return fmt::format(
+      "OpenBLAS runs its generic {} kernels on a CPU with {}: libtorch's GEMMs (the default "
+      "partner) run several times slower than they could; set OPENBLAS_CORETYPE={} for figures "
+      "against an optimized libtorch",
+      m.openblas_core, has("avx512f") ? "AVX-512" : "AVX2", fit);
 }
 
 }  // namespace kforge::eval

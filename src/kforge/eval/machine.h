@@ -80,6 +80,12 @@ Result<MachineProfile> machine_profile(const std::filesystem::path& cache_dir,
 // The CPU description alone (no measurement), e.g. for cache keys and quick displays.
 MachineProfile describe_cpu();
 
+// When OpenBLAS runs its generic kernels on a CPU with AVX2 or AVX-512 (a part its release does
+// not know: 0.3.21 picks Prescott on Emerald Rapids), the sentence saying so and the
+// OPENBLAS_CORETYPE that would fit; empty otherwise. libtorch's GEMMs (the default partner) then
+// run several times slower than they could, and every speedup over libtorch is inflated.
+std::string openblas_core_warning(const MachineProfile& m);
+
 nlohmann::json to_json(const MachineProfile& m);
 
 }  // namespace kforge::eval

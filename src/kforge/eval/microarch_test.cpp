@@ -60,4 +60,19 @@ TEST(Microarchitecture, DescribeCpuReadsFamilyModelAndClock) {
   EXPECT_FALSE(m.clock_source.empty());
 }
 
+// OpenBLAS on generic kernels where the CPU has AVX2 or AVX-512 is said, with the core type to set.
+TEST(OpenBlasCore, GenericKernelsOnAVectorCpuAreSaid) {
+  MachineProfile m;
+  m.isa = {"avx2", "fma", "avx512f"};
+  m.openblas_core = "Prescott";
+  EXPECT_NE(openblas_core_warning(m).find("OPENBLAS_CORETYPE=SkylakeX"), std::string::npos);
+  m.isa = {"avx2", "fma"};
+  EXPECT_NE(openblas_core_warning(m).find("OPENBLAS_CORETYPE=Haswell"), std::string::npos);
+  m.openblas_core = "SkylakeX";
+  EXPECT_EQ(openblas_core_warning(m), "");
+  m.openblas_core = "Prescott";
+  m.isa = {"sse4_2"};
+  EXPECT_EQ(openblas_core_warning(m), "");
+}
+
 }  // namespace kforge::eval
