@@ -3,6 +3,7 @@
 // and the project's Python environment (JAX and its backends, PyTorch), absent or not.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
 #include <algorithm>
 
 #include "kforge/cli/commands.h"

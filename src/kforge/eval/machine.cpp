@@ -210,12 +210,12 @@ std::string openblas_core_warning(const MachineProfile& m) {
   const bool generic =
       std::find(std::begin(kGeneric), std::end(kGeneric), m.openblas_core) != std::end(kGeneric);
   if (!generic || !has("avx2")) return "";
-  const char* fit = has("avx512f") ? "SkylakeX" : "Haswell";
+  const bool avx512 = has("avx512f");
   return fmt::format(
       "OpenBLAS runs its generic {} kernels on a CPU with {}: libtorch's GEMMs (the default "
       "partner) run several times slower than they could; set OPENBLAS_CORETYPE={} for figures "
       "against an optimized libtorch",
-      m.openblas_core, has("avx512f") ? "AVX-512" : "AVX2", fit);
+      m.openblas_core, avx512 ? "AVX-512" : "AVX2", avx512 ? "SkylakeX" : "Haswell");
 }
 
 }  // namespace kforge::eval

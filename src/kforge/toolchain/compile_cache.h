@@ -55,8 +55,8 @@ struct CompilerName {
 };
 
 // A finished compiler run read into `result`: its seconds, log (the file by its display name,
-// after what the sandbox did), diagnostics, and ok when it exited 0 and wrote `artifact` in the
-// scratch folder. Returns the raw output (valid UTF-8) for parsers of further reports.
+// after what the sandbox did), diagnostics, and ok when it exited 0 and wrote kernel.so in the
+// sandbox's scratch folder. Returns the raw output (valid UTF-8) for parsers of further reports.
 std::string read_compiler_run(const core::ProcessResult& run, const std::string& file,
                               const CompileRequest& request, const CompileSandbox& sandbox,
                               const CompilerName& compiler, CompileResult& result);
