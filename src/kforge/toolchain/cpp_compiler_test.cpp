@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 
 #include <atomic>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -225,17 +226,34 @@ TEST_F(CppCompilerTest, TimeoutIsReportedNotCached) {
   EXPECT_FALSE(c.compile({Role::candidate, "int x;", "kernel.cpp", kHeader, {}}).cached);
 }
 
-// The processes running `cxx` with `arg` among its arguments now (read from /proc).
+// The parent of process `pid`, from /proc/PID/stat (0 once it has gone).
+pid_t parent_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto after_name = stat.rfind(')');  // the name may hold spaces and parentheses
+  if (after_name == std::string::npos) return 0;
+  char state = 0;
+  int ppid = 0;
+  return std::sscanf(stat.c_str() + after_name + 1, " %c %d", &state, &ppid) == 2 ? ppid : 0;
+}
+
+// The processes running `cxx` with `arg` among its arguments now (read from /proc). A shell
+// running `cxx` forks before it execs a command (the fake's `sleep`): for that instant the child
+// shows the same arguments, so a process whose parent is also listed is not another compiler.
 std::set<pid_t> processes_with(const std::string& cxx, const std::string& arg) {
   std::set<pid_t> out;
-  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
-    const auto name = e.path().filename().string();
+  // Processes come and go while /proc is read: the error_code forms never throw.
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const auto name = it->path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(e.path() / "cmdline");
+    std::ifstream in(it->path() / "cmdline");
     std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (cmdline.find(cxx) != std::string::npos && cmdline.find(arg) != std::string::npos)
       out.insert(static_cast<pid_t>(std::stol(name)));
   }
+  std::erase_if(out, [&](pid_t pid) { return out.contains(parent_of(pid)); });
   return out;
 }
 
@@ -251,7 +269,7 @@ TEST_F(CppCompilerTest, ThePrecompiledHeaderIsMadeOnceForCompilesAtOnce) {
   std::set<pid_t> precompilers;
   std::atomic<int> done = 0;
   std::vector<CompileResult> results(2);
-  std::vector<std::thread> compiles;
+  std::vector<std::jthread> compiles;  // joined on every way out, a failed assertion's too
   for (int i = 0; i < 2; ++i)
     compiles.emplace_back([&, i] {
       CppCompiler c({.cxx = fake.string(), .cache_dir = dir_ / "cache"});
