@@ -253,7 +253,8 @@ std::set<pid_t> processes_with(const std::string& cxx, const std::string& arg) {
     if (cmdline.find(cxx) != std::string::npos && cmdline.find(arg) != std::string::npos)
       out.insert(static_cast<pid_t>(std::stol(name)));
   }
-  std::erase_if(out, [&](pid_t pid) { return out.contains(parent_of(pid)); });
+  const std::set<pid_t> listed = out;
+  std::erase_if(out, [&](pid_t pid) { return listed.contains(parent_of(pid)); });
   return out;
 }
 
