@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <set>
 #include <thread>
@@ -261,7 +262,14 @@ TEST_F(SlurmTest, CtrlCCancelsTheJobsInFlight) {
   ::kill(pid, SIGINT);
   driver.join();
   EXPECT_EQ(r.exit_code, 130) << r.err;
-  auto state = sh({"squeue", "--noheader", "--states=all", "--format=%T", "--jobs=" + id});
+  // A cancelled job reads COMPLETING while its node kills its processes (KillWait), then
+  // CANCELLED; one that ran on (no scancel) reads RUNNING, or COMPLETED once it ends.
+  std::string state;
+  for (int i = 0; i < 150; ++i) {
+    state = sh({"squeue", "--noheader", "--states=all", "--format=%T", "--jobs=" + id});
+    if (state.rfind("COMPLETING", 0) != 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
   EXPECT_THAT(state, ::testing::StartsWith("CANCELLED")) << "scancel on Ctrl-C";
   auto folders = job_folders();
   ASSERT_EQ(folders.size(), 1u);
