@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "kforge/cli/bench_peers.h"
 #include "kforge/cli/colour.h"
@@ -71,6 +72,12 @@ std::vector<std::string> painted_row(const eval::SuiteTaskResult& r) {
 // because the machine was busy, and which stayed busy (their speedup is shown here, never as a
 // result).
 void print_notes(const std::vector<eval::SuiteTaskResult>& results) {
+  // Said once for the table: every ratio against libtorch on this machine (or node) carries it.
+  std::set<std::string> partner_notes;
+  for (const auto& r : results)
+    if (r.evaluation && !r.evaluation->partner_note.empty())
+      partner_notes.insert(r.evaluation->partner_note);
+  for (const auto& note : partner_notes) fmt::print("  the baseline: {}\n", note);
   for (const auto& r : results) {
     if (!r.evaluation) continue;
     const auto& e = *r.evaluation;

@@ -73,6 +73,7 @@ std::string print_human(const eval::Evaluation& e) {
           {e.partner,
            fmt::format("median {} ms  (p10 {}, p90 {})", format_ms(e.baseline->median_ms),
                        format_ms(e.baseline->p10_ms), format_ms(e.baseline->p90_ms))});
+    if (!e.partner_note.empty()) rows.push_back({"partner note", e.partner_note});
     if (!e.partner_version.empty())
       rows.push_back(
           {"peer", fmt::format("{}: compiled and warmed up in {:.2f} + {:.2f} s (untimed); its "

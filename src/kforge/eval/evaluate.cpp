@@ -18,6 +18,7 @@
 #include "kforge/core/task_python.h"
 #include "kforge/eval/dump.h"
 #include "kforge/eval/executor.h"
+#include "kforge/eval/machine.h"
 #include "kforge/eval/secret_seeds.h"
 #include "kforge/eval/steps.h"
 #include "kforge/toolchain/elf_symbols.h"
@@ -244,6 +245,8 @@ class EvaluationRun {
     if (!partner) return Judgement{Verdict::runtime_error, partner.error().message};
     partner_library_ = scratch_.place(*partner, "partner");
     e_.partner = baseline ? "baseline" : "reference";
+    // The baseline is libtorch: a speedup over it is worth what its BLAS is worth here.
+    if (baseline && opt_.machine) e_.partner_note = openblas_core_warning(*opt_.machine);
     return std::nullopt;
   }
 

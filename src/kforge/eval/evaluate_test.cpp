@@ -55,6 +55,29 @@ TEST_F(EvaluateTest, CorrectKernelIsTimedAgainstTheLibtorchBaseline) {
   EXPECT_TRUE(j["machine_load"]["reason"].is_string());
 }
 
+// A speedup over libtorch is worth what libtorch's BLAS is worth on this machine: where OpenBLAS
+// runs its generic kernels on a vector CPU, the evaluation says so beside the ratio (and in its
+// JSON); a kernel timed against another kernel carries no such note.
+TEST_F(EvaluateTest, ABaselineOnGenericOpenBlasKernelsIsSaidBesideItsSpeedup) {
+  MachineProfile m = describe_cpu();
+  m.openblas_core = "Prescott";
+  m.isa = {"avx2", "avx512f"};
+  m.provisional = true;  // no peaks here: nothing is rated against them
+  auto o = quick();
+  o.machine = &m;
+  auto e = evaluate(*ctx_, kNaiveGemm, "gemm.cpp", o);
+  ASSERT_EQ(e.verdict, Verdict::correct) << e.reason;
+  ASSERT_TRUE(e.speedup);
+  EXPECT_THAT(e.partner_note, HasSubstr("OPENBLAS_CORETYPE=SkylakeX"));
+  EXPECT_EQ(to_json(e)["partner_note"], e.partner_note);
+
+  o.against_source = kNaiveGemm;
+  o.against_name = "same.cpp";
+  auto against = evaluate(*ctx_, kNaiveGemm, "gemm.cpp", o);
+  ASSERT_EQ(against.verdict, Verdict::correct) << against.reason;
+  EXPECT_EQ(against.partner_note, "");
+}
+
 // A timing that cannot have the machine from another kforge process within the bound measures
 // anyway, and says so: busy, with whom it waited for. Threads beyond the CPUs are reported as
 // oversubscription.

@@ -31,6 +31,7 @@ nlohmann::json to_json(const Evaluation& e) {
   j["baseline"] = side(e.baseline);
   j["partner"] = e.partner;
   j["partner_failed"] = e.partner_failed;
+  j["partner_note"] = e.partner_note;
   if (!e.partner_version.empty())
     j["partner_peer"] = {{"version", e.partner_version},
                          {"compile_s", e.partner_compile_s},

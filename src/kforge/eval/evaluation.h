@@ -46,6 +46,9 @@ struct Evaluation {
   std::string partner_version;
   double partner_compile_s = 0, partner_warmup_s = 0, partner_copy_ms = 0;
   std::string partner_seccomp;  // "on", or why the worker's filter is not in force
+  // What this machine is known to do to the partner's speed, said beside every ratio against it:
+  // libtorch's GEMMs on OpenBLAS's generic kernels (openblas_core_warning). "" when nothing is.
+  std::string partner_note;
   // What the times are worth: "" for a native kernel (cpu, cuda: real), "interpret (cpu)" for a
   // Pallas kernel run by an interpreter on the CPU (no kernel performance: nothing may be decided
   // on it), or the accelerator's backend ("gpu", "tpu") for a Pallas kernel timed there. Decided

@@ -105,6 +105,7 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
   e.threads = j.value("threads", 0);
   e.partner = j.value("partner", "");
   e.partner_failed = j.value("partner_failed", false);
+  e.partner_note = j.value("partner_note", "");
   if (auto p = j.value("partner_peer", nlohmann::json::object()); p.is_object()) {
     e.partner_version = p.value("version", "");
     e.partner_compile_s = number_or(p, "compile_s", 0);

@@ -25,7 +25,8 @@ TEST(EvaluationJson, InvalidUtf8InKernelOutputIsReplaced) {
             "output 'y' differs: the kernel printed \xEF\xBF\xBD");
 }
 
-// The load verdict and its samples go to JSON and come back (a resumed session keeps them).
+// The load verdict and its samples, and the notes on the roofline and the partner, go to JSON and
+// come back (a resumed session keeps them; a cluster node's evaluation reaches the driver so).
 TEST(EvaluationJson, BusyAndItsReasonRoundTrip) {
   Evaluation e;
   e.verdict = Verdict::correct;
@@ -34,6 +35,7 @@ TEST(EvaluationJson, BusyAndItsReasonRoundTrip) {
   e.load_average = 4.5;
   e.load_samples = {{1.0, 4.5, 4, 1, 3, 0.0, 2}, {1.3, 4.6, 5, 1, 4, 0.02, 2}};
   e.roofline_note = "cache-resident working set";
+  e.partner_note = "OpenBLAS runs its generic Prescott kernels";  // a node's, back to the driver
   auto j = to_json(e);
   EXPECT_EQ(j["machine_load"]["busy"], true);
   EXPECT_EQ(j["machine_load"]["samples"].size(), 2u);
@@ -44,6 +46,7 @@ TEST(EvaluationJson, BusyAndItsReasonRoundTrip) {
   EXPECT_EQ(back.load_samples.size(), 2u);
   EXPECT_DOUBLE_EQ(back.load_samples[1].steal, 0.02);
   EXPECT_EQ(back.roofline_note, e.roofline_note);
+  EXPECT_EQ(back.partner_note, e.partner_note);
 }
 
 }  // namespace

@@ -619,6 +619,8 @@ std::string auto_report(const AutoEnv& env, const AutoResult& r) {
         "in this folder.\n",
         r.best->iteration, e.candidate->median_ms, speedup, 100 * e.roofline,
         e.roofline_note.empty() ? "" : " (" + e.roofline_note + ")", env.judge.best_file());
+    if (e.speedup && !e.partner_note.empty())
+      s += fmt::format("\nThe baseline: {}.\n", e.partner_note);
   } else {
     s += "\nNo correct kernel was found.\n";
   }

@@ -52,6 +52,7 @@ std::string timing_text(const eval::Evaluation& e, bool real) {
   if (e.speedup)
     s += fmt::format("speedup   {:.2f}x  (p10 {:.2f}x, p90 {:.2f}x)\n", e.speedup->median,
                      e.speedup->p10, e.speedup->p90);
+  if (e.speedup && !e.partner_note.empty()) s += fmt::format("partner   {}\n", e.partner_note);
   if (e.candidate)
     s += fmt::format("roofline  {:.1f}%  ({:.2f} GFLOP/s, {:.2f} GB/s){}\n", 100 * e.roofline,
                      e.gflops, e.gbps, e.roofline_note.empty() ? "" : "  " + e.roofline_note);
