@@ -685,6 +685,7 @@ nlohmann::json to_json(const AutoResult& r) {
             {"busy", e.machine_busy},
             {"busy_reason", e.busy_reason},
             {"busy_speedup", e.machine_busy ? speedup : nlohmann::json(nullptr)},
+            {"partner_note", e.partner_note},
             {"roofline", e.roofline}};
     if (!e.timing_is_performance()) {
       best["timing_basis"] = e.timing_basis;
