@@ -8,7 +8,9 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <functional>
 #include <set>
+#include <vector>
 
 #include "kforge/cli/app.h"
 #include "kforge/cli/completion.h"
@@ -18,13 +20,34 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// The real app, with nothing run: parsing a line only fills the options.
-KforgeApp quiet_app() {
-  auto k = make_app();
-  k.app->parse_complete_callback({});
+// CLI11 keeps a command's callbacks protected; a pointer to member taken in a derived class reads
+// them from any App.
+struct Callbacks : CLI::App {
+  static std::function<void()>& final_of(CLI::App& a) { return a.*(&Callbacks::final_callback_); }
+  static std::function<void()>& parse_complete_of(CLI::App& a) {
+    return a.*(&Callbacks::parse_complete_callback_);
+  }
+};
+
+// The real app, with nothing run: parsing a line only fills the options. The callbacks are kept,
+// not dropped: a command's callback owns the storage its options write to (a shared_ptr it
+// captures), so dropping it left the options writing into freed memory (ASan saw it).
+struct QuietApp : KforgeApp {
+  std::vector<std::function<void()>> kept;
+};
+
+QuietApp quiet_app() {
+  QuietApp k{make_app(), {}};
+  auto silence = [&](CLI::App& a) {
+    for (auto* f : {&Callbacks::final_of(a), &Callbacks::parse_complete_of(a)}) {
+      k.kept.push_back(std::move(*f));
+      *f = nullptr;
+    }
+  };
+  silence(*k.app);
   for (auto* sub : k.app->get_subcommands([](CLI::App*) { return true; })) {
-    sub->callback({});
-    for (auto* inner : sub->get_subcommands([](CLI::App*) { return true; })) inner->callback({});
+    silence(*sub);
+    for (auto* inner : sub->get_subcommands([](CLI::App*) { return true; })) silence(*inner);
   }
   return k;
 }

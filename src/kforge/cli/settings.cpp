@@ -60,8 +60,12 @@ Settings read_settings(const EnvLookup& env) {
   for (const char* name : {"VISUAL", "EDITOR"})
     if (s.editor = text(env, name); !s.editor.empty()) break;
   if (s.editor.empty()) s.editor = "vi";
-  for (const char* name : {"KFORGE_CXX", "KFORGE_TOOLCHAIN_DIRS", "KFORGE_LOCK_WAIT_S",
-                           "KFORGE_PEAK_BUDGET_S", "KFORGE_QUIET_WAIT_S", "KFORGE_CACHE_DIR"})
+  // KFORGE_BIN_DIR too: a job's kforge is the driver's binary, and where the driver's runner is
+  // not beside it (a sanitizer tree's instrumented kforge beside a plain runner), neither is the
+  // job's.
+  for (const char* name :
+       {"KFORGE_CXX", "KFORGE_TOOLCHAIN_DIRS", "KFORGE_LOCK_WAIT_S", "KFORGE_PEAK_BUDGET_S",
+        "KFORGE_QUIET_WAIT_S", "KFORGE_CACHE_DIR", "KFORGE_BIN_DIR"})
     if (auto v = env(name)) s.node_env.push_back(std::string(name) + "=" + *v);
   return s;
 }

@@ -101,8 +101,8 @@ bool ProcessLock::lock_exclusive() {
   if (held) write_pid(fd_);
   exclusive_ = held;
   if (queued) {
-    (void)!::ftruncate(turnstile_fd_,
-                       0);  // a stale pid there only words a waiter's message wrongly
+    // A stale pid there only words a waiter's message wrongly.
+    (void)!::ftruncate(turnstile_fd_, 0);
     ::flock(turnstile_fd_, LOCK_UN);
   }
   return held;

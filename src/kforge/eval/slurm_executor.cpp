@@ -62,6 +62,8 @@ struct SlurmExecutor::Job {
   bool exclusive = false;
   int cpus = 1;
   std::vector<std::uint64_t> seeds;
+  // The record only lets a killed driver adopt this job when resumed; without it the resumed
+  // driver submits the job again, which costs a node's time, never a verdict.
   void record() const { (void)write_private(folder / "jobs.json", attempts.dump(2)); }
 };
 
@@ -78,6 +80,7 @@ Result<std::unique_ptr<SlurmExecutor>> SlurmExecutor::create(SlurmSetup setup) {
 
 SlurmExecutor::~SlurmExecutor() {
   // Jobs nobody waits for any more (an error ended the command) would only occupy nodes.
+  // A destructor can report to no one; a job left running ends at its time limit.
   std::vector<std::string> ids(active_.begin(), active_.end());
   (void)cancel_jobs(ids);
 }
@@ -180,8 +183,7 @@ Status SlurmExecutor::prepare(const Job& job, const TaskContext& ctx, const nloh
   return write_private(job.folder / "job.sh", script);
 }
 
-Result<std::string> SlurmExecutor::submit(Job& job, const TaskContext& ctx) {
-  (void)ctx;
+Result<std::string> SlurmExecutor::submit(Job& job) {
   if (auto st = write_seeds(job.folder / "seeds", job.seeds); !st) return st.error();
   JobRequest r{job.name, job.folder, job.folder / "job.sh", job.exclusive, job.cpus};
   auto id = submit_job(setup_.config, r);
@@ -249,7 +251,7 @@ Evaluation SlurmExecutor::evaluate(const TaskContext& ctx, const std::string& so
   if (job.id.empty()) {
     if (auto st = prepare(job, ctx, spec.to_json()); !st)
       return failed(ctx, "cluster: " + st.error().message);
-    auto id = submit(job, ctx);
+    auto id = submit(job);
     if (!id) return failed(ctx, "cluster: " + id.error().message);
     say(fmt::format(
         "Slurm job {} ({}{})", *id, job.exclusive ? "timing, a node of its own" : "shared",
@@ -302,7 +304,7 @@ Evaluation SlurmExecutor::follow(Job& job, const TaskContext& ctx) {
                                lost ? fmt::format(" (after {} attempts)", job.attempts.size()) : "",
                                log_tail(job.folder, job.id)));
         say(fmt::format("Slurm job {} was lost ({}); submitting it again", job.id, how));
-        auto id = submit(job, ctx);
+        auto id = submit(job);
         if (!id) return failed(ctx, "cluster: " + id.error().message);
         std::lock_guard lock(mu_);
         ++counts_.retried;

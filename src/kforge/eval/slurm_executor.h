@@ -76,7 +76,7 @@ class SlurmExecutor final : public Executor {
   struct Job;
   std::filesystem::path folder_for(const std::string& key);
   Status prepare(const Job& job, const TaskContext& ctx, const nlohmann::json& spec);
-  Result<std::string> submit(Job& job, const TaskContext& ctx);
+  Result<std::string> submit(Job& job);
   Evaluation follow(Job& job, const TaskContext& ctx);
   JobState state_of(const std::string& id);
   bool cancelling() const;
