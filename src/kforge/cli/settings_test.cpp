@@ -29,6 +29,20 @@ TEST(Settings, DefaultsWhenNothingIsSet) {
   EXPECT_EQ(s.editor, "vi");
 }
 
+// A Slurm job gets the driver's kforge settings and nothing else: not its API keys, not the rest
+// of its environment. KFORGE_BIN_DIR among them: the job runs the driver's binary, whose runner
+// may not be beside it (a sanitizer tree's instrumented kforge beside a plain runner).
+TEST(Settings, ASlurmJobGetsOnlyTheKforgeSettings) {
+  const Settings s = read_settings(env({{"KFORGE_CXX", "/opt/gcc/bin/g++"},
+                                        {"KFORGE_BIN_DIR", "/srv/kforge/mixed-bin"},
+                                        {"KFORGE_QUIET_WAIT_S", "0"},
+                                        {"OPENAI_API_KEY", "sk-secret"},
+                                        {"EDITOR", "nano"}}));
+  EXPECT_THAT(s.node_env, ::testing::UnorderedElementsAre("KFORGE_CXX=/opt/gcc/bin/g++",
+                                                          "KFORGE_BIN_DIR=/srv/kforge/mixed-bin",
+                                                          "KFORGE_QUIET_WAIT_S=0"));
+}
+
 TEST(Settings, ReadsEveryVariable) {
   const Settings s = read_settings(env({{"KFORGE_CXX", "/opt/gcc/bin/g++"},
                                         {"KFORGE_TOOLCHAIN_DIRS", "/opt/gcc::/opt/binutils:"},
