@@ -16,6 +16,7 @@
 #include "kforge/core/dtype_tolerance.h"
 #include "kforge/core/fs.h"
 #include "kforge/core/task_python.h"
+#include "kforge/eval/cpu_choice.h"
 #include "kforge/eval/dump.h"
 #include "kforge/eval/executor.h"
 #include "kforge/eval/machine.h"
@@ -154,6 +155,7 @@ KernelProcessSpec process_spec(const core::ResolvedTask& task, std::vector<Share
   KernelProcessSpec s;
   s.task = &task;
   s.threads = e.threads;
+  s.cpus = e.cpus;
   for (auto& o : outputs) s.output_sets.push_back(&o);
   s.memory_bytes = memory_budget(task, opt.memory_bytes);
   s.cpu_seconds = static_cast<long>(
@@ -350,6 +352,8 @@ class EvaluationRun {
   }
 
   std::optional<Judgement> start_processes() {
+    // One set of CPUs for both sides: each pins its threads to them alike.
+    e_.cpus = choose_cpus_now(e_.threads);
     KernelProcessSpec cand = process_spec(task_, output_sets_, e_, opt_);
     cand.who = "the kernel";
     cand.trusted = is_trusted(opt_.role);

@@ -9,11 +9,16 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sched.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <thread>
 
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/task_loader.h"
+#include "kforge/eval/cpu_choice.h"
 #include "kforge/toolchain/cpp_compiler.h"
 
 namespace kforge::eval {
@@ -121,6 +126,47 @@ TEST_F(EvaluateTest, ContendedOrOversubscribedTimingIsMarkedBusy) {
   EXPECT_THAT(e.busy_reason, HasSubstr("oversubscribed OpenMP"));
   EXPECT_THAT(to_json(e)["machine_load"]["reason"].get<std::string>(),
               HasSubstr("another kforge process"));
+}
+
+// Both kernel processes of an evaluation run on the CPUs chosen for it (cpu_choice.h), which it
+// reports; with one CPU kept busy here, the choice is usually another (the choice itself is
+// unit-tested in cpu_choice_test.cpp), and the kernel must then run there, not on the first CPU.
+TEST_F(EvaluateTest, TheKernelRunsOnTheEvaluationsChosenCpus) {
+  auto allowed = allowed_cpus();
+  if (allowed.size() < 2) GTEST_SKIP() << "one CPU: there is nothing to choose";
+  std::atomic<bool> stop{false};
+  std::thread spinner([&] {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(allowed[0], &one);
+    sched_setaffinity(0, sizeof one, &one);
+    while (!stop.load(std::memory_order_relaxed)) {
+    }
+  });
+  const std::string printing = std::string(kNaiveGemm) + R"(
+#include <sched.h>
+#include <cstdio>
+__attribute__((constructor)) static void say_cpus() {
+  cpu_set_t s;
+  sched_getaffinity(0, sizeof s, &s);
+  std::printf("cpus:");
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &s)) std::printf(" %d", c);
+  std::printf(";\n");
+  std::fflush(stdout);
+}
+)";
+  auto o = quick();
+  o.threads = 1;
+  o.partner = EvalOptions::Partner::reference;
+  auto e = evaluate(*ctx_, printing, "gemm.cpp", o);
+  stop = true;
+  spinner.join();
+  ASSERT_EQ(e.verdict, Verdict::correct) << e.reason;
+  ASSERT_EQ(e.cpus.size(), 1u);
+  EXPECT_NE(std::find(allowed.begin(), allowed.end(), e.cpus[0]), allowed.end());
+  EXPECT_THAT(e.kernel_output, HasSubstr("cpus: " + std::to_string(e.cpus[0]) + ";"));
+  EXPECT_EQ(to_json(e)["cpus"], nlohmann::json(e.cpus));
 }
 
 TEST_F(EvaluateTest, CompileErrorCarriesDiagnostics) {

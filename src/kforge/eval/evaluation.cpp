@@ -22,6 +22,7 @@ nlohmann::json to_json(const Evaluation& e) {
   j["size"] = e.size;
   j["role"] = e.role;
   j["threads"] = e.threads;
+  j["cpus"] = e.cpus;
   j["speedup"] = e.speedup ? nlohmann::json(e.speedup->median) : nlohmann::json(nullptr);
   j["speedup_p10"] = e.speedup ? nlohmann::json(e.speedup->p10) : nlohmann::json(nullptr);
   j["speedup_p90"] = e.speedup ? nlohmann::json(e.speedup->p90) : nlohmann::json(nullptr);

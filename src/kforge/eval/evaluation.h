@@ -32,6 +32,7 @@ struct Evaluation {
   std::string size;
   std::string role = "candidate";
   int threads = 0;
+  std::vector<int> cpus;  // the CPUs both kernel processes ran on (cpu_choice.h)
 
   toolchain::CompileResult compile;
   std::optional<MismatchReport> mismatch;

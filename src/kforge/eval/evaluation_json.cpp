@@ -103,6 +103,7 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
   e.size = j.value("size", "");
   e.role = j.value("role", "candidate");
   e.threads = j.value("threads", 0);
+  e.cpus = j.value("cpus", std::vector<int>{});
   e.partner = j.value("partner", "");
   e.partner_failed = j.value("partner_failed", false);
   e.partner_note = j.value("partner_note", "");

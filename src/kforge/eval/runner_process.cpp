@@ -2,6 +2,7 @@
 #include "kforge/eval/runner_process.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
@@ -101,6 +102,10 @@ Result<RunnerProcess> RunnerProcess::start(int threads, const std::filesystem::p
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
 
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  for (int c : launch.cpus) CPU_SET(c, &cpus);
+
   const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) return Error{fmt::format("fork: {}", std::strerror(errno))};
@@ -109,6 +114,8 @@ Result<RunnerProcess> RunnerProcess::start(int threads, const std::filesystem::p
     // Dies with kforge (Ctrl-C, a crash): no orphan keeps a kernel running.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(125);
+    // Before exec: every thread the child starts, and every process it spawns, inherits the mask.
+    if (!launch.cpus.empty() && sched_setaffinity(0, sizeof cpus, &cpus) != 0) _exit(123);
     dup2(sv[1], runner::kChannelFd);  // dup2 clears close-on-exec on the copy
     int devnull = open("/dev/null", O_RDONLY);
     dup2(devnull, 0);

@@ -31,6 +31,8 @@ struct RunnerLaunch {
   // Applied in the child between fork and exec (kforge-run confines itself instead): the whole
   // program, every thread it will start and every process it may spawn, stays inside.
   const core::LandlockRuleset* landlock = nullptr;
+  // The CPUs the child may run on, set between fork and exec (cpu_choice.h); empty: kforge's own.
+  std::vector<int> cpus;
 };
 
 class RunnerProcess {
