@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <chrono>
@@ -51,7 +52,8 @@ std::optional<std::vector<std::uint64_t>> parse_per_cpu_busy(std::string_view te
     int cpu = 0;
     auto [end, ec] = std::from_chars(line.data() + 3, line.data() + line.size(), cpu);
     if (ec != std::errc{} || cpu < 0 || cpu >= CPU_SETSIZE) return std::nullopt;
-    if (busy.size() <= static_cast<std::size_t>(cpu)) busy.resize(static_cast<std::size_t>(cpu) + 1);
+    if (busy.size() <= static_cast<std::size_t>(cpu))
+      busy.resize(static_cast<std::size_t>(cpu) + 1);
     busy[static_cast<std::size_t>(cpu)] =
         busy_of(line.substr(static_cast<std::size_t>(end - line.data())));
     any = true;
@@ -104,9 +106,8 @@ std::vector<int> choose_cpus_now(int threads, double sample_s) {
   std::vector<std::uint64_t> delta;
   if (before && after)
     for (std::size_t c = 0; c < after->size(); ++c)
-      delta.push_back(c < before->size() && (*after)[c] >= (*before)[c]
-                          ? (*after)[c] - (*before)[c]
-                          : 0);
+      delta.push_back(c < before->size() && (*after)[c] >= (*before)[c] ? (*after)[c] - (*before)[c]
+                                                                        : 0);
   return choose_cpus(allowed, threads, delta, rotation);
 }
 

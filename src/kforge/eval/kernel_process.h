@@ -52,7 +52,8 @@ struct KernelProcessSpec {
   // before each call, and reads every process's CPU clock between its calls.
   std::vector<SharedSet*> output_sets;
   int threads = 1;
-  std::vector<int> cpus;  // the evaluation's CPUs (cpu_choice.h), the same for both sides; empty: all
+  std::vector<int>
+      cpus;  // the evaluation's CPUs (cpu_choice.h), the same for both sides; empty: all
   std::size_t memory_bytes = 0;
   long cpu_seconds = 600;
 };

@@ -2,9 +2,9 @@
 #include "kforge/eval/runner_process.h"
 
 #include <fcntl.h>
-#include <sched.h>
 #include <fmt/format.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
