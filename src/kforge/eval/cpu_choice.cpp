@@ -32,6 +32,29 @@ std::uint64_t busy_of(std::string_view fields) {
   return sum;
 }
 
+std::uint64_t busy_at(const std::vector<std::uint64_t>& busy, int cpu) {
+  return static_cast<std::size_t>(cpu) < busy.size() ? busy[static_cast<std::size_t>(cpu)] : 0;
+}
+
+// The window turned so that its least busy CPU comes first (ties: the first at or after the
+// rotation): thread 0, which also runs the kernel's serial code and the runner's own work, goes
+// there. Neighbours stay neighbours, in a circle.
+std::vector<int> least_busy_first(std::vector<int> cpus, const std::vector<std::uint64_t>& busy,
+                                  unsigned rotation) {
+  if (cpus.size() < 2) return cpus;
+  std::size_t first = 0;
+  std::uint64_t least = std::numeric_limits<std::uint64_t>::max();
+  for (std::size_t k = 0; k < cpus.size(); ++k) {
+    const std::size_t i = (rotation + k) % cpus.size();
+    if (busy_at(busy, cpus[i]) < least) {
+      least = busy_at(busy, cpus[i]);
+      first = i;
+    }
+  }
+  std::rotate(cpus.begin(), cpus.begin() + static_cast<std::ptrdiff_t>(first), cpus.end());
+  return cpus;
+}
+
 std::optional<std::vector<std::uint64_t>> sample_busy() {
   auto text = core::read_text("/proc/stat");
   if (!text) return std::nullopt;
@@ -65,24 +88,22 @@ std::optional<std::vector<std::uint64_t>> parse_per_cpu_busy(std::string_view te
 std::vector<int> choose_cpus(const std::vector<int>& allowed, int threads,
                              const std::vector<std::uint64_t>& busy, unsigned rotation) {
   const std::size_t width = threads > 0 ? static_cast<std::size_t>(threads) : 1;
-  if (width >= allowed.size()) return allowed;
-  auto busy_at = [&](int cpu) {
-    return static_cast<std::size_t>(cpu) < busy.size() ? busy[static_cast<std::size_t>(cpu)] : 0;
-  };
+  if (width >= allowed.size()) return least_busy_first(allowed, busy, rotation);
   const std::size_t windows = allowed.size() - width + 1;
   std::size_t best = 0;
   std::uint64_t best_busy = std::numeric_limits<std::uint64_t>::max();
   for (std::size_t k = 0; k < windows; ++k) {
     const std::size_t start = (rotation + k) % windows;
     std::uint64_t sum = 0;
-    for (std::size_t i = start; i < start + width; ++i) sum += busy_at(allowed[i]);
+    for (std::size_t i = start; i < start + width; ++i) sum += busy_at(busy, allowed[i]);
     if (sum < best_busy) {  // strict: the first of equals, counting from the rotation, wins
       best_busy = sum;
       best = start;
     }
   }
-  return {allowed.begin() + static_cast<std::ptrdiff_t>(best),
-          allowed.begin() + static_cast<std::ptrdiff_t>(best + width)};
+  std::vector<int> window(allowed.begin() + static_cast<std::ptrdiff_t>(best),
+                          allowed.begin() + static_cast<std::ptrdiff_t>(best + width));
+  return least_busy_first(std::move(window), busy, rotation);
 }
 
 std::vector<int> allowed_cpus() {
@@ -98,8 +119,7 @@ std::vector<int> choose_cpus_now(int threads, double sample_s) {
   static std::atomic<unsigned> evaluations{0};
   const unsigned rotation = static_cast<unsigned>(getpid()) + evaluations.fetch_add(1);
   auto allowed = allowed_cpus();
-  if (allowed.empty() || static_cast<std::size_t>(std::max(threads, 1)) >= allowed.size())
-    return allowed;
+  if (allowed.size() < 2) return allowed;
   auto before = sample_busy();
   std::this_thread::sleep_for(std::chrono::duration<double>(sample_s));
   auto after = sample_busy();

@@ -1,7 +1,7 @@
 #pragma once
-// Which CPUs an evaluation's kernel processes run on. Each process pins its threads to the CPUs it
-// is allowed (thread i to the i-th), so both sides of a pair run alike; the choice of those CPUs is
-// made here, once per evaluation, and both processes get the same set.
+// Which CPUs an evaluation's kernel processes run on. Each process pins its threads to them (thread
+// i to the i-th), so both sides of a pair run alike; the choice of those CPUs and of their order
+// is made here, once per evaluation, and both processes get the same.
 //
 // Taking the first CPUs kforge may use (as the processes did by themselves) stacked every kernel
 // of every concurrent evaluation on CPU 0: a parallel search's checks and warm-ups, a Python
@@ -25,7 +25,9 @@ std::optional<std::vector<std::uint64_t>> parse_per_cpu_busy(std::string_view pr
 
 // The window of `threads` consecutive entries of `allowed` with the fewest busy ticks in `busy`
 // (indexed by CPU number; missing CPUs count as idle), ties going to the first window at or
-// after `rotation` (modulo the window count). All of `allowed` when `threads` covers it.
+// after `rotation` (modulo the window count); all of `allowed` when `threads` covers it. The
+// window is turned so that its least busy CPU comes first: the runner pins thread i to the i-th,
+// and thread 0 also runs the kernel's serial code.
 std::vector<int> choose_cpus(const std::vector<int>& allowed, int threads,
                              const std::vector<std::uint64_t>& busy, unsigned rotation);
 

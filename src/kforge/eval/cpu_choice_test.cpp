@@ -46,9 +46,17 @@ TEST(CpuChoice, EquallyIdleWindowsAreSpreadByTheRotation) {
   EXPECT_EQ(choose_cpus(allowed, 1, {0, 3, 3, 3}, 2), (std::vector<int>{0}));
 }
 
-TEST(CpuChoice, AsManyThreadsAsCpusTakesThemAll) {
-  EXPECT_EQ(choose_cpus({0, 1}, 2, {9, 9}, 1), (std::vector<int>{0, 1}));
+TEST(CpuChoice, AsManyThreadsAsCpusTakesThemAllTheLeastBusyFirst) {
   EXPECT_EQ(choose_cpus({0, 1}, 8, {}, 0), (std::vector<int>{0, 1}));
+  // Thread 0 (which also runs the serial code) goes to the idle CPU; the others follow in a circle.
+  EXPECT_EQ(choose_cpus({0, 1}, 2, {9, 0}, 0), (std::vector<int>{1, 0}));
+  EXPECT_EQ(choose_cpus({0, 1, 2, 3}, 4, {3, 3, 0, 3}, 0), (std::vector<int>{2, 3, 0, 1}));
+  // Equally busy: the rotation decides which comes first.
+  EXPECT_EQ(choose_cpus({0, 1}, 2, {9, 9}, 1), (std::vector<int>{1, 0}));
+}
+
+TEST(CpuChoice, AWindowStartsAtItsLeastBusyCpu) {
+  EXPECT_EQ(choose_cpus({0, 1, 2, 3}, 2, {9, 2, 0, 9}, 0), (std::vector<int>{2, 1}));
 }
 
 TEST(CpuChoice, NowChoosesAllowedCpus) {
@@ -57,7 +65,9 @@ TEST(CpuChoice, NowChoosesAllowedCpus) {
   auto c = choose_cpus_now(1, 0.01);
   ASSERT_EQ(c.size(), 1u);
   EXPECT_NE(std::find(allowed.begin(), allowed.end(), c[0]), allowed.end());
-  EXPECT_EQ(choose_cpus_now(static_cast<int>(allowed.size())), allowed);
+  auto all = choose_cpus_now(static_cast<int>(allowed.size()));
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(all, allowed);
 }
 
 }  // namespace

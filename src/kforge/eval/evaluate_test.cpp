@@ -129,20 +129,29 @@ TEST_F(EvaluateTest, ContendedOrOversubscribedTimingIsMarkedBusy) {
 }
 
 // Both kernel processes of an evaluation run on the CPUs chosen for it (cpu_choice.h), which it
-// reports; with one CPU kept busy here, the choice is usually another (the choice itself is
-// unit-tested in cpu_choice_test.cpp), and the kernel must then run there, not on the first CPU.
+// reports, its main thread on the first of them; with one CPU kept busy here, that is usually
+// another (the choice itself is unit-tested in cpu_choice_test.cpp), and the kernel must then run
+// there, not on the first CPU, whether it has one thread or all of them.
 TEST_F(EvaluateTest, TheKernelRunsOnTheEvaluationsChosenCpus) {
   auto allowed = allowed_cpus();
   if (allowed.size() < 2) GTEST_SKIP() << "one CPU: there is nothing to choose";
-  std::atomic<bool> stop{false};
-  std::thread spinner([&] {
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(allowed[0], &one);
-    sched_setaffinity(0, sizeof one, &one);
-    while (!stop.load(std::memory_order_relaxed)) {
+  struct Spinner {  // keeps the first CPU busy until the test ends, however it ends
+    std::atomic<bool> stop{false};
+    std::thread thread;
+    explicit Spinner(int cpu)
+        : thread([this, cpu] {
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(cpu, &one);
+            sched_setaffinity(0, sizeof one, &one);
+            while (!stop.load(std::memory_order_relaxed)) {
+            }
+          }) {}
+    ~Spinner() {
+      stop = true;
+      thread.join();
     }
-  });
+  } spinner(allowed[0]);
   const std::string printing = std::string(kNaiveGemm) + R"(
 #include <sched.h>
 #include <cstdio>
@@ -156,17 +165,19 @@ __attribute__((constructor)) static void say_cpus() {
   std::fflush(stdout);
 }
 )";
-  auto o = quick();
-  o.threads = 1;
-  o.partner = EvalOptions::Partner::reference;
-  auto e = evaluate(*ctx_, printing, "gemm.cpp", o);
-  stop = true;
-  spinner.join();
-  ASSERT_EQ(e.verdict, Verdict::correct) << e.reason;
-  ASSERT_EQ(e.cpus.size(), 1u);
-  EXPECT_NE(std::find(allowed.begin(), allowed.end(), e.cpus[0]), allowed.end());
-  EXPECT_THAT(e.kernel_output, HasSubstr("cpus: " + std::to_string(e.cpus[0]) + ";"));
-  EXPECT_EQ(to_json(e)["cpus"], nlohmann::json(e.cpus));
+  for (int threads : {1, static_cast<int>(allowed.size())}) {
+    auto o = quick();
+    o.threads = threads;
+    o.partner = EvalOptions::Partner::reference;
+    auto e = evaluate(*ctx_, printing, "gemm.cpp", o);
+    ASSERT_EQ(e.verdict, Verdict::correct) << e.reason;
+    ASSERT_EQ(e.cpus.size(), static_cast<std::size_t>(threads));
+    for (int c : e.cpus) EXPECT_NE(std::find(allowed.begin(), allowed.end(), c), allowed.end());
+    // The library's constructor runs on the main thread, pinned by then.
+    EXPECT_THAT(e.kernel_output, HasSubstr("cpus: " + std::to_string(e.cpus[0]) + ";"))
+        << threads << " threads";
+    EXPECT_EQ(to_json(e)["cpus"], nlohmann::json(e.cpus));
+  }
 }
 
 TEST_F(EvaluateTest, CompileErrorCarriesDiagnostics) {

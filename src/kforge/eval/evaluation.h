@@ -32,7 +32,8 @@ struct Evaluation {
   std::string size;
   std::string role = "candidate";
   int threads = 0;
-  std::vector<int> cpus;  // the CPUs both kernel processes ran on (cpu_choice.h)
+  std::vector<int>
+      cpus;  // the CPUs both kernel processes ran on, thread i on the i-th (cpu_choice.h)
 
   toolchain::CompileResult compile;
   std::optional<MismatchReport> mismatch;

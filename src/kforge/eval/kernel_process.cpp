@@ -122,6 +122,7 @@ Result<KernelProcess> KernelProcess::start(const KernelProcessSpec& spec) {
   setup.input_sets = static_cast<int>(spec.input_sets.size());
   setup.output_sets = static_cast<int>(spec.output_sets.size());
   setup.threads = spec.threads;
+  setup.cpus = spec.cpus;
   setup.readable = {spec.folder.string()};
   setup.preload = spec.preload;
   setup.memory_bytes = spec.memory_bytes;

@@ -2,6 +2,7 @@
 #include "kforge/runner/job.h"
 
 #include <fmt/format.h>
+#include <sched.h>
 
 namespace kforge::runner {
 namespace {
@@ -115,6 +116,7 @@ nlohmann::json to_json(const KernelSetup& s) {
           {"input_sets", s.input_sets},
           {"output_sets", s.output_sets},
           {"threads", s.threads},
+          {"cpus", s.cpus},
           {"readable", s.readable},
           {"preload", s.preload},
           {"memory_bytes", s.memory_bytes},
@@ -136,12 +138,15 @@ Result<KernelSetup> parse_setup(const nlohmann::json& j) {
     s.output_sets = j.at("output_sets");
     if (s.output_sets < 1 || s.output_sets > 2) return Error{"output_sets out of range"};
     s.threads = j.at("threads");
+    s.cpus = j.value("cpus", std::vector<int>{});
     s.readable = j.at("readable").get<std::vector<std::string>>();
     s.preload = j.at("preload").get<std::vector<std::string>>();
     s.memory_bytes = j.at("memory_bytes");
     s.cpu_seconds = j.at("cpu_seconds");
     if (s.input_sets < 1 || s.input_sets > 16) return Error{"input_sets out of range"};
     if (s.threads < 1 || s.threads > 1024) return Error{"threads out of range"};
+    for (int c : s.cpus)
+      if (c < 0 || c >= CPU_SETSIZE) return Error{"cpus out of range"};
     return s;
   });
 }

@@ -35,6 +35,9 @@ struct KernelSetup {
                         // then the control page
   int output_sets = 2;  // two sets that the candidate and its partner trade every pair
   int threads = 1;
+  // Thread i is pinned to cpus[i % size] (kforge's choice, cpu_choice.h: the least busy first, for
+  // the thread that also runs the kernel's serial code); empty: the allowed CPUs in order.
+  std::vector<int> cpus;
   std::vector<std::string> readable;  // extra readable paths (the scratch folder)
   std::vector<std::string> preload;   // sonames the kernel needs, loaded before the sandbox closes
   std::size_t memory_bytes = 0;  // address-space budget above what the runner holds after setup

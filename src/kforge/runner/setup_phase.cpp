@@ -85,19 +85,23 @@ std::size_t current_vm_bytes() {
 }
 
 // Starts the OpenMP pool now, while sigaltstack is still allowed, gives each worker a fault stack,
-// and pins thread i to the i-th CPU kforge may use. Between two timed calls kforge's own process
-// runs (copies, comparisons, perturbation); unpinned, the scheduler then often stacked a kernel's
-// two threads on one CPU of two until the next balancing tick: a 2.4 ms call read 6 or 8 ms at
-// random, A/A ratios 0.3-2.2 per pair. Pinned, calls read 2.3-2.6 ms and A/A 0.98-1.00 (libtorch
-// 12p and 8p too). Both sides of a pair are pinned alike. A user's OMP_PROC_BIND or OMP_PLACES
-// replaces this with OpenMP's own binding.
-void warm_up_threads(int threads) {
+// and pins thread i to the i-th CPU of kforge's order (cpu_choice.h; else the i-th it may use).
+// Between two timed calls kforge's own process runs (copies, comparisons, perturbation); unpinned,
+// the scheduler then often stacked a kernel's two threads on one CPU of two until the next
+// balancing tick: a 2.4 ms call read 6 or 8 ms at random, A/A ratios 0.3-2.2 per pair. Pinned,
+// calls read 2.3-2.6 ms and A/A 0.98-1.00 (libtorch 12p and 8p too). Both sides of a pair are
+// pinned alike. A user's OMP_PROC_BIND or OMP_PLACES replaces this with OpenMP's own binding.
+void warm_up_threads(int threads, const std::vector<int>& order) {
   omp_set_num_threads(threads);
   cpu_set_t allowed;
   sched_getaffinity(0, sizeof allowed, &allowed);
   std::vector<int> cpus;
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+  for (int c : order)  // kforge's order, where every CPU in it is one this process may use
+    if (c >= 0 && c < CPU_SETSIZE && CPU_ISSET(c, &allowed)) cpus.push_back(c);
+  if (cpus.size() != order.size()) cpus.clear();
+  if (cpus.empty())
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
   // The runner is a child process: the environment kforge gave it is its only configuration.
   const bool pin = !std::getenv("OMP_PROC_BIND") && !std::getenv("OMP_PLACES");
 #pragma omp parallel num_threads(threads)
@@ -136,7 +140,7 @@ Status setup_phase(RunState& s, Message& message) {
   forbid_file_growth();
 
   prepare_thread_for_faults();
-  warm_up_threads(s.setup.threads);
+  warm_up_threads(s.setup.threads, s.setup.cpus);
   sched_getaffinity(0, sizeof s.start_affinity, &s.start_affinity);
   fegetenv(&s.start_fp);
   if (s.setup.trusted) {
