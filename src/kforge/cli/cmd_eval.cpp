@@ -1,6 +1,7 @@
 // kforge eval TASK KERNEL.cpp [--size S] [--threads N] [--against B.cpp] [--json]
 // Exit status: 0 correct, 1 not correct, 2 usage error.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -41,10 +42,16 @@ toolchain::Role parse_role(const std::string& r) {
       fmt::format("--role must be candidate, expert, baseline or reference, not '{}'", r));
 }
 
+// " on CPU 1", " on CPUs 1,0" (thread i on the i-th): where the evaluation ran its kernels.
+std::string on_cpus(const std::vector<int>& cpus) {
+  if (cpus.empty()) return "";
+  return fmt::format(" on CPU{} {}", cpus.size() == 1 ? "" : "s", fmt::join(cpus, ","));
+}
+
 std::string print_human(const eval::Evaluation& e) {
   std::vector<std::pair<std::string, std::string>> rows = {
-      {"task", fmt::format("{} (size {}, {} thread{})", e.task_id, e.size, e.threads,
-                           e.threads == 1 ? "" : "s")},
+      {"task", fmt::format("{} (size {}, {} thread{}{})", e.task_id, e.size, e.threads,
+                           e.threads == 1 ? "" : "s", on_cpus(e.cpus))},
       {"verdict", paint_verdict(eval::verdict_name(e.verdict))},
       {"reason", e.reason},
   };

@@ -116,6 +116,9 @@ TEST_F(CliErrors, ProgressShowsInAPipeAndQuietSilencesIt) {
   ASSERT_TRUE(loud.success()) << loud.err;
   EXPECT_THAT(loud.err, ::testing::ContainsRegex(
                             "… \\[ *[0-9]+\\.[0-9] s\\] checking on 3 secret input sets"));
+  // The table says where the kernel ran (the evaluation's CPUs, cpu_choice.h).
+  EXPECT_THAT(loud.out,
+              ::testing::ContainsRegex("\\(size ci, [0-9]+ threads? on CPUs? [0-9]+(,[0-9]+)*\\)"));
   for (auto args : {std::vector<std::string>{kforge(), "eval", "12p_rmsnorm", kernel, "--size",
                                              "ci", "--no-time", "--quiet"},
                     std::vector<std::string>{kforge(), "--quiet", "eval", "12p_rmsnorm", kernel,
