@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "kforge/core/fs.h"
+#include "kforge/eval/cpu_choice.h"
 #include "kforge/eval/machine_lock.h"
 
 namespace kforge::eval {
@@ -72,8 +73,7 @@ int running_threads(pid_t pid) {
 }
 
 int usable_cpus() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  if (auto cpus = allowed_cpus(); !cpus.empty()) return static_cast<int>(cpus.size());
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
