@@ -3,6 +3,7 @@
 // immediate binding (no writable GOT, nothing bound late).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,6 +74,27 @@ TEST(KernelProcessHardening, RunnerDiesWithKforge) {
   EXPECT_FALSE(running(runner)) << "kforge-run outlived the process that started it";
   close(p[0]);
   close(p[1]);
+}
+
+// A step of the child's before exec that fails is kforge's failure, said as such when the start
+// returns (an error naming the step), never a silent death for the verdict to blame on a kernel.
+TEST(KernelProcessHardening, AFailureBeforeExecIsAnErrorNamingTheStep) {
+  RunnerLaunch on_no_cpu;
+  on_no_cpu.cpus = {CPU_SETSIZE - 1};  // no machine here has it
+  auto placed = RunnerProcess::start(1, std::filesystem::temp_directory_path(), on_no_cpu);
+  ASSERT_FALSE(placed);
+  EXPECT_THAT(placed.error().message, HasSubstr("sched_setaffinity (its CPUs) failed"));
+  EXPECT_THAT(placed.error().message, HasSubstr("kforge-run"));
+
+  auto entered = RunnerProcess::start(1, "/nonexistent/kforge-folder");
+  ASSERT_FALSE(entered);
+  EXPECT_THAT(entered.error().message, HasSubstr("chdir failed: No such file or directory"));
+
+  // A good start still starts: the runner waits for its first message, and is stopped here.
+  auto fine = RunnerProcess::start(1, std::filesystem::temp_directory_path());
+  ASSERT_TRUE(fine) << fine.error().message;
+  EXPECT_TRUE(running(fine->pid()));
+  fine->kill();
 }
 
 TEST(KernelProcessHardening, RunnerHasFullRelroAndImmediateBinding) {

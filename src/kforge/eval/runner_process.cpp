@@ -104,30 +104,65 @@ Result<RunnerProcess> RunnerProcess::start(int threads, const std::filesystem::p
 
   cpu_set_t cpus;
   CPU_ZERO(&cpus);
-  for (int c : launch.cpus) CPU_SET(c, &cpus);
+  for (int c : launch.cpus)
+    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &cpus);
+
+  // The child's steps before exec, for the message when one fails: a failure there is kforge's
+  // (an internal error), not the kernel's, and is reported through this pipe, which exec closes.
+  static constexpr const char* kSteps[] = {"kforge ended", "sched_setaffinity (its CPUs)",
+                                           "Landlock", "chdir", "execve"};
+  struct PreExecFailure {
+    int step = 0, err = 0;
+  };
+  int status[2];
+  if (pipe2(status, O_CLOEXEC) != 0) return Error{fmt::format("pipe: {}", std::strerror(errno))};
 
   const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) return Error{fmt::format("fork: {}", std::strerror(errno))};
   if (pid == 0) {
+    // Above the descriptors the child is given (0-3), so the dup2s below leave it alone.
+    const int status_fd = fcntl(status[1], F_DUPFD_CLOEXEC, runner::kChannelFd + 1);
+    auto fail = [status_fd](int step, int code) {
+      PreExecFailure f{step, errno};
+      (void)!write(status_fd, &f, sizeof f);  // the parent reads it; nothing to do if it cannot
+      _exit(code);
+    };
     setsid();
     // Dies with kforge (Ctrl-C, a crash): no orphan keeps a kernel running.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(125);
+    if (getppid() != parent) fail(0, 125);
     // Before exec: every thread the child starts, and every process it spawns, inherits the mask.
-    if (!launch.cpus.empty() && sched_setaffinity(0, sizeof cpus, &cpus) != 0) _exit(123);
+    if (!launch.cpus.empty() && sched_setaffinity(0, sizeof cpus, &cpus) != 0) fail(1, 123);
     dup2(sv[1], runner::kChannelFd);  // dup2 clears close-on-exec on the copy
     int devnull = open("/dev/null", O_RDONLY);
     dup2(devnull, 0);
     dup2(out[1], 1);
     dup2(out[1], 2);
-    if (launch.landlock && launch.landlock->apply() != 0) _exit(124);
+    if (launch.landlock && launch.landlock->apply() != 0) fail(2, 124);
     // Nothing else of kforge's reaches the kernel: not the store, not a socket, not a key file
-    // some library opened without O_CLOEXEC.
-    syscall(SYS_close_range, runner::kChannelFd + 1, ~0U, 0);
-    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
+    // some library opened without O_CLOEXEC (the status pipe closes at exec).
+    syscall(SYS_close_range, runner::kChannelFd + 1, status_fd - 1, 0);
+    syscall(SYS_close_range, status_fd + 1, ~0U, 0);
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) fail(3, 126);
     execve(argv[0], argv.data(), envp.data());
-    _exit(127);
+    fail(4, 127);
+  }
+  close(status[1]);
+  PreExecFailure failed;
+  ssize_t got;
+  do got = read(status[0], &failed, sizeof failed);
+  while (got < 0 && errno == EINTR);
+  close(status[0]);
+  if (got == static_cast<ssize_t>(sizeof failed)) {
+    close(sv[0]);
+    close(sv[1]);
+    close(out[0]);
+    close(out[1]);
+    waitpid(pid, nullptr, 0);
+    const int step = failed.step >= 0 && failed.step < 5 ? failed.step : 4;
+    return Error{fmt::format("starting {}: {} failed: {}", exe.string(), kSteps[step],
+                             std::strerror(failed.err))};
   }
   close(sv[1]);
   close(out[1]);
