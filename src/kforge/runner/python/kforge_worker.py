@@ -172,7 +172,8 @@ class ControlPage:
 # --- the process ------------------------------------------------------------------------------
 
 def pin_threads(threads):
-    """The first `threads` CPUs kforge allows: the same CPUs a C++ kernel's threads get."""
+    """The first `threads` CPUs kforge allows (the evaluation's CPUs, set before exec): the same
+    CPUs a C++ kernel's threads get."""
     allowed = sorted(os.sched_getaffinity(0))
     os.sched_setaffinity(0, allowed[:threads] or allowed)
 
