@@ -107,9 +107,8 @@ Result<KernelProcess> KernelProcess::start(const KernelProcessSpec& spec) {
     return Error{fmt::format("mapping the control page: {}", std::strerror(errno))};
   s->control.page = new (page) runner::ControlPage();
 
-  auto proc = spec.python
-                  ? start_python(spec, s->landlock_abi)
-                  : RunnerProcess::start(spec.threads, spec.folder, {{}, {}, nullptr, spec.cpus});
+  auto proc = spec.python ? start_python(spec, s->landlock_abi)
+                          : RunnerProcess::start(spec.threads, spec.folder, {.cpus = spec.cpus});
   if (!proc) return proc.error();
   s->proc.emplace(std::move(*proc));
   s->has_cpu_clock = clock_getcpuclockid(s->proc->pid(), &s->cpu_clock) == 0;

@@ -104,10 +104,6 @@ Judgement judge_runner_silence(const std::string& why, const RunnerExit& exit,
     return {Verdict::runtime_error,
             with_output(fmt::format("{} during {}", exit.describe(), phase), output)};
   }
-  if (exit.code == 127 && phase == "the runner's setup")
-    return {Verdict::runtime_error,
-            "kforge-run could not be started (missing or not executable: rebuild kforge with "
-            "scripts/setup)"};
   return {Verdict::runtime_error,
           with_output(
               fmt::format(
