@@ -1,7 +1,7 @@
 #pragma once
-// Test helpers: a compile cache shared by all test processes (ctest runs each test in its own
-// process; without sharing, each would rebuild the precompiled ATen header), and a private
-// state folder per process for secrets, references and scratch.
+// Test helpers: the compile cache shared by all test processes (test_compile_cache.h), the user
+// cache of the tests that run the binary, and a private state folder per process for secrets,
+// references and scratch.
 #include <unistd.h>
 
 #include <cstdlib>
@@ -10,18 +10,11 @@
 
 #include "kforge/core/paths.h"
 #include "kforge/toolchain/cpp_compiler.h"
+#include "kforge/toolchain/test_compile_cache.h"
 
 namespace kforge::eval {
 
-// KFORGE_TEST_CACHE when set; else beside the binaries under test (ctest gives every test
-// KFORGE_BIN_DIR; a second variable in the same ENVIRONMENT property never arrived, so every test
-// used to build its own ATen header and measure its own peaks); else one folder in /tmp.
-inline std::filesystem::path test_compile_cache() {
-  if (const char* d = std::getenv("KFORGE_TEST_CACHE"); d && *d) return d;
-  if (const char* bin = std::getenv("KFORGE_BIN_DIR"); bin && *bin)
-    return std::filesystem::path(bin).parent_path() / "test-cache";
-  return std::filesystem::temp_directory_path() / "kforge-test-cache";
-}
+using toolchain::test_compile_cache;
 
 // The per-user cache (KFORGE_CACHE_DIR) that tests running the kforge binary share: peaks, the
 // compiled artifacts and the ATen header, measured and built once per build tree.
