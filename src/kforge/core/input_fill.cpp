@@ -21,14 +21,18 @@ inline std::uint64_t counter_bits(std::uint64_t seed, std::uint64_t stream, std:
 
 inline double to_unit(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
 
-// Box–Muller over element pairs: elements 2k and 2k+1 share (u1, u2).
-inline double normal_at(std::uint64_t seed, std::uint64_t stream, std::int64_t i) {
-  std::uint64_t pair = static_cast<std::uint64_t>(i) / 2;
+// Box–Muller over element pairs: elements 2k and 2k+1 share (u1, u2), 2k taking r·cos θ and 2k+1
+// r·sin θ. Computed a pair at a time: half the hashing and logarithms of one element at a time, and
+// the same bits (the reference cache is keyed by seed: input_fill_test.cpp holds the definition).
+struct NormalPair {
+  double even, odd;
+};
+inline NormalPair normal_pair(std::uint64_t seed, std::uint64_t stream, std::uint64_t pair) {
   double u1 = to_unit(counter_bits(seed, stream, 2 * pair));
   double u2 = to_unit(counter_bits(seed, stream, 2 * pair + 1));
   double r = std::sqrt(-2.0 * std::log(1.0 - u1));  // 1-u1 is in (0, 1]
   double theta = 2.0 * M_PI * u2;
-  return (i % 2 == 0) ? r * std::cos(theta) : r * std::sin(theta);
+  return {r * std::cos(theta), r * std::sin(theta)};
 }
 
 template <typename T>
@@ -40,8 +44,11 @@ void fill_typed(const ResolvedTensor& t, std::uint64_t seed, std::uint64_t strea
   switch (init.dist) {
     case Dist::normal:  // NOLINT(bugprone-branch-clone)
 #pragma omp parallel for schedule(static) if (n > 65536)
-      for (std::int64_t i = 0; i < n; ++i)
-        out[i] = static_cast<T>(init.a + init.b * normal_at(seed, stream, i));
+      for (std::int64_t k = 0; k < (n + 1) / 2; ++k) {
+        const auto z = normal_pair(seed, stream, static_cast<std::uint64_t>(k));
+        out[2 * k] = static_cast<T>(init.a + init.b * z.even);
+        if (2 * k + 1 < n) out[2 * k + 1] = static_cast<T>(init.a + init.b * z.odd);
+      }
       break;
     case Dist::uniform:
 #pragma omp parallel for schedule(static) if (n > 65536)

@@ -36,6 +36,42 @@ TEST(InputFill, DeterministicPerSeedAndDifferentAcrossSeeds) {
   EXPECT_NE(a, other_tensor);
 }
 
+// The values are part of kforge's contract: references computed on them are cached by seed
+// (task_context.cpp), so a generator that changed its numbers would pair new inputs with old
+// outputs. This is its definition, written out element by element: splitmix64 counters, Box-Muller
+// over element pairs (2k takes r·cos θ, 2k+1 takes r·sin θ).
+std::uint64_t mix(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+double unit_at(std::uint64_t seed, std::uint64_t stream, std::uint64_t index) {
+  std::uint64_t bits =
+      mix(mix(seed ^ mix(stream + 0x9e3779b97f4a7c15ULL)) + index * 0x9e3779b97f4a7c15ULL);
+  return static_cast<double>(bits >> 11) * 0x1.0p-53;
+}
+
+double normal_by_definition(std::uint64_t seed, std::uint64_t stream, std::int64_t i) {
+  const auto pair = static_cast<std::uint64_t>(i) / 2;
+  double r = std::sqrt(-2.0 * std::log(1.0 - unit_at(seed, stream, 2 * pair)));
+  double theta = 2.0 * M_PI * unit_at(seed, stream, 2 * pair + 1);
+  return (i % 2 == 0) ? r * std::cos(theta) : r * std::sin(theta);
+}
+
+TEST(InputFill, NormalValuesAreTheDefinitionsBitForBit) {
+  for (std::int64_t n : {1, 2, 7, 100001}) {  // odd lengths end on half a pair
+    auto t = tensor(Dist::normal, 0.25, 1.5, DType::f32, n);
+    std::vector<float> got(static_cast<std::size_t>(n));
+    fill_input(t, 42, 3, got.data());
+    const std::uint64_t stream = 3;  // the tensor index
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto want = static_cast<float>(0.25 + 1.5 * normal_by_definition(42, stream, i));
+      ASSERT_EQ(got[static_cast<std::size_t>(i)], want) << "n " << n << ", element " << i;
+    }
+  }
+}
+
 TEST(InputFill, DistributionsHaveTheirMoments) {
   auto t = tensor(Dist::normal, 2.0, 0.5);
   std::vector<float> v(t.numel);
