@@ -37,7 +37,7 @@ TEST_F(HwCli, PeaksAreMeasuredOnceForEveryFolderAndRemeasuredOnRequest) {
   // The two measuring calls skip the Python probe (importing JAX and PyTorch takes seconds); the
   // second call probes the project's venv for real.
   const std::string no_venv = (dir_ / "no-venv").string();
-  auto first = hw({"--remeasure", "--budget", "3", "--json"}, dir_ / "project-a", no_venv);
+  auto first = hw({"--remeasure", "--budget", "2", "--json"}, dir_ / "project-a", no_venv);
   ASSERT_TRUE(first.success()) << first.err;
   auto a = nlohmann::json::parse(first.out);
   EXPECT_GT(a["peaks"]["fma_gflops_1"].get<double>(), 0);
@@ -56,7 +56,7 @@ TEST_F(HwCli, PeaksAreMeasuredOnceForEveryFolderAndRemeasuredOnRequest) {
     EXPECT_FALSE(b["python"]["torch"].get<std::string>().empty()) << b["python"].dump();
   }
 
-  auto again = hw({"--remeasure", "--budget", "3"}, dir_ / "project-b", no_venv);
+  auto again = hw({"--remeasure", "--budget", "2"}, dir_ / "project-b", no_venv);
   ASSERT_TRUE(again.success()) << again.err;
   EXPECT_THAT(again.out, HasSubstr("run 1: FMA"));
   EXPECT_THAT(again.out, HasSubstr("spread (max−min)/max"));
