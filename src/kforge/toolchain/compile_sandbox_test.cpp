@@ -280,8 +280,9 @@ TEST(PrivateScratchRoot, RefusesASymlinkAndTightensItsMode) {
 // precompiled header built (sandboxed) into this test's own cache, libtorch linked.
 // The baseline compiles in its sandbox with the precompiled ATen header read from the cache. The
 // header itself comes from the build tree's shared test cache (built there, in the same sandbox, by
-// the first test that needs it: a minute of CPU that every run of this test used to repeat), seen
-// through this state folder's cache; the object cache stays this test's own, so the compile runs.
+// the first test that needs it: 12-18 s of CPU here that every run of this test used to repeat),
+// seen through this state folder's cache; the object cache stays this test's own, so the compile
+// runs.
 TEST_F(CompileSandboxTest, BaselineCompilesWithTheAtenPch) {
   std::filesystem::create_directories(test_compile_cache() / "pch");
   std::filesystem::create_directories(state_ / "cache");
