@@ -14,6 +14,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <mutex>
 #include <thread>
 
@@ -109,8 +110,9 @@ Result<RunnerProcess> RunnerProcess::start(int threads, const std::filesystem::p
 
   // The child's steps before exec, for the message when one fails: a failure there is kforge's
   // (an internal error), not the kernel's, and is reported through this pipe, which exec closes.
+  enum PreExecStep { kParentGone, kAffinity, kLandlock, kChdir, kExec };
   static constexpr const char* kSteps[] = {"kforge ended", "sched_setaffinity (its CPUs)",
-                                           "Landlock", "chdir", "execve"};
+                                           "Landlock", "chdir", "execve"};  // by PreExecStep
   struct PreExecFailure {
     int step = 0, err = 0;
   };
@@ -123,7 +125,7 @@ Result<RunnerProcess> RunnerProcess::start(int threads, const std::filesystem::p
   if (pid == 0) {
     // Above the descriptors the child is given (0-3), so the dup2s below leave it alone.
     const int status_fd = fcntl(status[1], F_DUPFD_CLOEXEC, runner::kChannelFd + 1);
-    auto fail = [status_fd](int step, int code) {
+    auto fail = [status_fd](PreExecStep step, int code) {
       PreExecFailure f{step, errno};
       (void)!write(status_fd, &f, sizeof f);  // the parent reads it; nothing to do if it cannot
       _exit(code);
@@ -131,22 +133,22 @@ Result<RunnerProcess> RunnerProcess::start(int threads, const std::filesystem::p
     setsid();
     // Dies with kforge (Ctrl-C, a crash): no orphan keeps a kernel running.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) fail(0, 125);
+    if (getppid() != parent) fail(kParentGone, 125);
     // Before exec: every thread the child starts, and every process it spawns, inherits the mask.
-    if (!launch.cpus.empty() && sched_setaffinity(0, sizeof cpus, &cpus) != 0) fail(1, 123);
+    if (!launch.cpus.empty() && sched_setaffinity(0, sizeof cpus, &cpus) != 0) fail(kAffinity, 123);
     dup2(sv[1], runner::kChannelFd);  // dup2 clears close-on-exec on the copy
     int devnull = open("/dev/null", O_RDONLY);
     dup2(devnull, 0);
     dup2(out[1], 1);
     dup2(out[1], 2);
-    if (launch.landlock && launch.landlock->apply() != 0) fail(2, 124);
+    if (launch.landlock && launch.landlock->apply() != 0) fail(kLandlock, 124);
     // Nothing else of kforge's reaches the kernel: not the store, not a socket, not a key file
     // some library opened without O_CLOEXEC (the status pipe closes at exec).
     syscall(SYS_close_range, runner::kChannelFd + 1, status_fd - 1, 0);
     syscall(SYS_close_range, status_fd + 1, ~0U, 0);
-    if (!cwd.empty() && chdir(cwd.c_str()) != 0) fail(3, 126);
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) fail(kChdir, 126);
     execve(argv[0], argv.data(), envp.data());
-    fail(4, 127);
+    fail(kExec, 127);
   }
   close(status[1]);
   PreExecFailure failed;
@@ -160,7 +162,8 @@ Result<RunnerProcess> RunnerProcess::start(int threads, const std::filesystem::p
     close(out[0]);
     close(out[1]);
     waitpid(pid, nullptr, 0);
-    const int step = failed.step >= 0 && failed.step < 5 ? failed.step : 4;
+    const int step =
+        failed.step >= 0 && failed.step < static_cast<int>(std::size(kSteps)) ? failed.step : kExec;
     return Error{fmt::format("starting {}: {} failed: {}", exe.string(), kSteps[step],
                              std::strerror(failed.err))};
   }
