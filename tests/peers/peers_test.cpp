@@ -310,12 +310,17 @@ TEST_F(PeersTest, TorchCompilePartnersAKernelAndCompilesEverySetsShapesInItsWarm
 }
 
 // The XLA port of 11p runs megablox's tiled loop, not ragged_dot's dense M x G x K intermediate.
+// Its compiled code is kept in the per-user cache, as Inductor's is.
 TEST_F(PeersTest, XlaRunsTheGroupedMatmul) {
   auto e =
       run(suite("11p_megablox_gmm"), expert("11p_megablox_gmm"), toolchain::Role::expert, "xla");
   ASSERT_EQ(e.verdict, Verdict::correct) << e.reason;
   EXPECT_FALSE(e.partner_failed);
   EXPECT_TRUE(e.speedup);
+  const auto jax_cache = test_user_cache() / "python" / "jax";
+  EXPECT_TRUE(std::filesystem::is_directory(jax_cache) &&
+              !std::filesystem::is_empty(jax_cache))
+      << "no XLA compile cache in " << jax_cache;
 }
 
 // A peer cannot take the kernel's CPU: XLA's pool spins a few ms after a call before it sleeps

@@ -123,8 +123,11 @@ class PortCheck {
   void check_framework(const std::string& framework) {
     core::ProcessOptions po;
     po.timeout = std::chrono::minutes(10);
-    po.extra_env = {"PYTHONDONTWRITEBYTECODE=1",
-                    "TF_CPP_MIN_LOG_LEVEL=3"};  // no __pycache__ in bench/
+    // No __pycache__ in bench/. XLA's compiles are kept in the tests' shared cache, as an
+    // evaluation keeps them (python_kernel.cpp): a port that changed is a new key.
+    po.extra_env = {"PYTHONDONTWRITEBYTECODE=1", "TF_CPP_MIN_LOG_LEVEL=3",
+                    "JAX_COMPILATION_CACHE_DIR=" + (test_user_cache() / "python" / "jax").string(),
+                    "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0"};
     auto r =
         core::run_process({core::python_executable().string(),
                            (core::source_dir() / "bench" / "python" / "run_ports.py").string(),

@@ -153,4 +153,33 @@ TEST_F(JaxBackendTest, TheWorkersViewGrantsExactlyTheBackendsNodes) {
   EXPECT_THAT(on_cpu->view.write_files, ElementsAre(std::filesystem::path("/dev/null")));
 }
 
+// XLA's persistent compile cache is shared by trusted code only: the XLA baseline and the peers
+// name it and may write it; a Pallas candidate names none and can neither read nor write the
+// per-user cache (an entry it wrote could be the next XLA baseline's code).
+TEST_F(JaxBackendTest, OnlyTrustedWorkersShareTheXlaCompileCache) {
+  if (!std::filesystem::exists(python_worker_script()))
+    GTEST_SKIP() << "the Python worker is not built";
+  auto scratch = root_ / "scratch";
+  touch(scratch / "kernel.py");
+  const auto cache = core::user_cache_dir() / "python";
+  const std::string cache_env = "JAX_COMPILATION_CACHE_DIR=" + (cache / "jax").string();
+  auto names_a_jax_cache = [](const std::vector<std::string>& env) {
+    return std::any_of(env.begin(), env.end(), [](const std::string& v) {
+      return v.rfind("JAX_COMPILATION_CACHE_DIR=", 0) == 0;
+    });
+  };
+  for (const char* framework : {"jax", "torch", "torch-compile"}) {
+    auto trusted = python_launch({scratch / "kernel.py", "workload", framework}, scratch, 1,
+                                 JaxBackend{});
+    if (!trusted) GTEST_SKIP() << trusted.error().message;  // no venv here
+    EXPECT_THAT(trusted->env, Contains(cache_env)) << framework;
+    EXPECT_THAT(trusted->view.write_dirs, Contains(cache)) << framework;
+  }
+  auto pallas = python_launch({scratch / "kernel.py", "kernel", "pallas"}, scratch, 1, JaxBackend{});
+  ASSERT_TRUE(pallas) << pallas.error().message;
+  EXPECT_FALSE(names_a_jax_cache(pallas->env));
+  EXPECT_THAT(pallas->view.write_dirs, Not(Contains(cache)));
+  EXPECT_THAT(pallas->view.read_dirs, Not(Contains(cache)));
+}
+
 }  // namespace kforge::eval

@@ -119,11 +119,13 @@ Result<PythonLaunch> python_launch(const PythonKernel& kernel, const std::filesy
   auto worker = python_worker_script();
   if (!std::filesystem::exists(worker))
     return Error{fmt::format("the Python worker {} is missing (rebuild kforge)", worker.string())};
-  // Inductor's compiled code is kept per user and machine: a task compiled once (minutes of C++
-  // compiles on a busy machine) is a cache hit in every later evaluation.
+  // Inductor's and XLA's compiled code is kept per user and machine: a task compiled once
+  // (minutes of C++ compiles on a busy machine, seconds of XLA) is a cache hit in every later
+  // evaluation. Only trusted code (the peers, XLA's baseline) may read or write it: a Pallas
+  // candidate that could write a cache entry could hand its own code to the next XLA baseline.
   const auto cache = core::user_cache_dir() / "python";
   std::error_code ec;
-  std::filesystem::create_directories(cache / "inductor", ec);
+  for (const char* dir : {"inductor", "jax"}) std::filesystem::create_directories(cache / dir, ec);
   if (ec)
     return Error{fmt::format("cannot make the Python cache {}: {}", cache.string(), ec.message())};
   PythonLaunch l;
@@ -149,6 +151,11 @@ Result<PythonLaunch> python_launch(const PythonKernel& kernel, const std::filesy
            // XLA sizes its CPU thread pool from the CPUs the process may run on, which the worker
            // pins to `threads` before JAX is imported; XLA has no flag for the count itself.
            "XLA_FLAGS=--xla_cpu_multi_thread_eigen=true", "KFORGE_WORKER_THREADS=" + n};
+  if (kernel.framework != "pallas")
+    // Every compile is kept, however short (a ci-size task compiles in well under JAX's default
+    // threshold of a second): what is saved is the check and warm-up time of every later run.
+    l.env.insert(l.env.end(), {"JAX_COMPILATION_CACHE_DIR=" + (cache / "jax").string(),
+                               "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0"});
   l.view = python_view(kernel, scratch, cache, backend);
   return l;
 }
