@@ -156,6 +156,7 @@ KernelProcessSpec process_spec(const core::ResolvedTask& task, std::vector<Share
   s.task = &task;
   s.threads = e.threads;
   s.cpus = e.cpus;
+  s.timed = opt.time;
   for (auto& o : outputs) s.output_sets.push_back(&o);
   s.memory_bytes = memory_budget(task, opt.memory_bytes);
   s.cpu_seconds = static_cast<long>(

@@ -180,6 +180,40 @@ __attribute__((constructor)) static void say_cpus() {
   }
 }
 
+// A check-only evaluation's kernel process runs with OpenMP's workers sleeping as soon as a region
+// ends, the user's spin settings dropped: the judge waits for them after every call and times
+// nothing. A timed one keeps the user's settings, which are part of what a kernel's time is.
+TEST_F(EvaluateTest, OnlyACheckOnlyEvaluationMakesOpenMpWaitPassively) {
+  const std::string printing = std::string(kNaiveGemm) + R"(
+#include <cstdio>
+#include <cstdlib>
+__attribute__((constructor)) static void say_wait_policy() {
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  const char* spin = std::getenv("GOMP_SPINCOUNT");
+  std::printf("policy=%s spin=%s;\n", policy ? policy : "unset", spin ? spin : "unset");
+  std::fflush(stdout);
+}
+)";
+  const char* user_policy = std::getenv("OMP_WAIT_POLICY");
+  const std::string saved_policy = user_policy ? user_policy : "";
+  setenv("OMP_WAIT_POLICY", "active", 1);  // as a user may have it
+  setenv("GOMP_SPINCOUNT", "123456", 1);
+  auto o = quick();
+  o.time = false;
+  auto checked = evaluate(*ctx_, printing, "gemm.cpp", o);
+  o.time = true;
+  auto timed = evaluate(*ctx_, printing, "gemm.cpp", o);
+  unsetenv("GOMP_SPINCOUNT");
+  if (user_policy)
+    setenv("OMP_WAIT_POLICY", saved_policy.c_str(), 1);
+  else
+    unsetenv("OMP_WAIT_POLICY");
+  ASSERT_EQ(checked.verdict, Verdict::correct) << checked.reason;
+  EXPECT_THAT(checked.kernel_output, HasSubstr("policy=passive spin=unset;"));
+  ASSERT_EQ(timed.verdict, Verdict::correct) << timed.reason;
+  EXPECT_THAT(timed.kernel_output, HasSubstr("policy=active spin=123456;"));
+}
+
 TEST_F(EvaluateTest, CompileErrorCarriesDiagnostics) {
   auto e = evaluate(*ctx_,
                     "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* a, const "

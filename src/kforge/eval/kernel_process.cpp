@@ -79,7 +79,7 @@ Result<RunnerProcess> start_python(const KernelProcessSpec& spec, int& landlock_
   auto ruleset = core::LandlockRuleset::prepare(launch->view);
   if (!ruleset) return Error{"the Python worker's Landlock view: " + ruleset.error().message};
   landlock_abi = ruleset->abi();
-  RunnerLaunch how{launch->argv, launch->env, &*ruleset, spec.cpus};
+  RunnerLaunch how{launch->argv, launch->env, &*ruleset, spec.cpus, !spec.timed};
   return RunnerProcess::start(spec.threads, spec.folder, how);
 }
 
@@ -108,7 +108,8 @@ Result<KernelProcess> KernelProcess::start(const KernelProcessSpec& spec) {
   s->control.page = new (page) runner::ControlPage();
 
   auto proc = spec.python ? start_python(spec, s->landlock_abi)
-                          : RunnerProcess::start(spec.threads, spec.folder, {.cpus = spec.cpus});
+                          : RunnerProcess::start(spec.threads, spec.folder,
+                                                 {.cpus = spec.cpus, .passive_wait = !spec.timed});
   if (!proc) return proc.error();
   s->proc.emplace(std::move(*proc));
   s->has_cpu_clock = clock_getcpuclockid(s->proc->pid(), &s->cpu_clock) == 0;

@@ -56,6 +56,7 @@ struct KernelProcessSpec {
       cpus;  // the evaluation's CPUs (cpu_choice.h), the same for both sides; empty: all
   std::size_t memory_bytes = 0;
   long cpu_seconds = 600;
+  bool timed = true;  // false: a check only, whose OpenMP workers sleep at once (runner_process.h)
 };
 
 struct CallOutcome {

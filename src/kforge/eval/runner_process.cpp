@@ -52,7 +52,7 @@ std::string openmp_openblas_dir() {
   return std::filesystem::exists(std::filesystem::path(dir) / "libblas.so.3") ? dir : "";
 }
 
-std::vector<std::string> runner_environment(int threads) {
+std::vector<std::string> runner_environment(int threads, bool passive_wait) {
   std::vector<std::string> env = {"PATH=/usr/bin:/bin", "LANG=C"};
   for (const char* name : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"})
     env.push_back(fmt::format("{}={}", name, threads));
@@ -66,8 +66,13 @@ std::vector<std::string> runner_environment(int threads) {
     library_path += (library_path.empty() ? "" : ":") + std::string(v);
   if (!library_path.empty()) env.push_back("LD_LIBRARY_PATH=" + library_path);
   // Passed through because they change what the baseline's libraries do, and are reported.
-  for (const char* name :
-       {"OPENBLAS_CORETYPE", "OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT"})
+  for (const char* name : {"OPENBLAS_CORETYPE", "OMP_PROC_BIND", "OMP_PLACES"})
+    if (const char* v = std::getenv(name)) env.push_back(fmt::format("{}={}", name, v));
+  if (passive_wait) {
+    env.emplace_back("OMP_WAIT_POLICY=passive");
+    return env;
+  }
+  for (const char* name : {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT"})
     if (const char* v = std::getenv(name)) env.push_back(fmt::format("{}={}", name, v));
   return env;
 }
@@ -91,7 +96,7 @@ Result<RunnerProcess> RunnerProcess::start(int threads, const std::filesystem::p
   setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
   setsockopt(sv[0], SOL_SOCKET, SO_RCVBUF, &sndbuf, sizeof sndbuf);
 
-  std::vector<std::string> env = runner_environment(threads);
+  std::vector<std::string> env = runner_environment(threads, launch.passive_wait);
   env.insert(env.end(), launch.extra_env.begin(), launch.extra_env.end());
   std::vector<char*> envp;
   envp.reserve(env.size() + 1);

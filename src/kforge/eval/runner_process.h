@@ -33,6 +33,8 @@ struct RunnerLaunch {
   const core::LandlockRuleset* landlock = nullptr;
   // The CPUs the child may run on, set between fork and exec (cpu_choice.h); empty: kforge's own.
   std::vector<int> cpus;
+  // A process that is never timed (a check only): see runner_environment.
+  bool passive_wait = false;
 };
 
 class RunnerProcess {
@@ -67,7 +69,13 @@ std::filesystem::path runner_executable();
 
 // The environment kforge-run (and kforge-peak) get: thread counts, no keys, and the OpenMP build
 // of OpenBLAS first on the library path when it is installed (see openmp_openblas_dir()).
-std::vector<std::string> runner_environment(int threads);
+// `passive_wait`, for a process that is never timed: OpenMP's workers sleep as soon as a region
+// ends (OMP_WAIT_POLICY=passive, the user's spin settings dropped). After every call the judge
+// waits until each thread of the process sleeps, so their spin (4-8 ms of a core per call at two
+// threads, libgomp's default) would only be waited out, and there is no time it could change. A
+// timed process keeps the user's settings: spinning between the regions of one call is part of
+// what a kernel's time is.
+std::vector<std::string> runner_environment(int threads, bool passive_wait = false);
 // "/usr/lib/x86_64-linux-gnu/openblas-openmp" when installed, else "".
 std::string openmp_openblas_dir();
 
