@@ -318,8 +318,7 @@ TEST_F(PeersTest, XlaRunsTheGroupedMatmul) {
   EXPECT_FALSE(e.partner_failed);
   EXPECT_TRUE(e.speedup);
   const auto jax_cache = test_user_cache() / "python" / "jax";
-  EXPECT_TRUE(std::filesystem::is_directory(jax_cache) &&
-              !std::filesystem::is_empty(jax_cache))
+  EXPECT_TRUE(std::filesystem::is_directory(jax_cache) && !std::filesystem::is_empty(jax_cache))
       << "no XLA compile cache in " << jax_cache;
 }
 

@@ -84,7 +84,8 @@ std::string print_human(const eval::Evaluation& e) {
     if (!e.partner_version.empty())
       rows.push_back(
           {"peer", fmt::format("{}: compiled (or loaded from the compile cache) and warmed up in "
-                               "{:.2f} + {:.2f} s (untimed); its times include copying its outputs into kforge's buffers ({} ms)",
+                               "{:.2f} + {:.2f} s (untimed); its times include copying its outputs "
+                               "into kforge's buffers ({} ms)",
                                e.partner_version, e.partner_compile_s, e.partner_warmup_s,
                                format_ms(e.partner_copy_ms))});
     if (e.speedup && !e.timing_is_performance())

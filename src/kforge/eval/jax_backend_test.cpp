@@ -169,13 +169,14 @@ TEST_F(JaxBackendTest, OnlyTrustedWorkersShareTheXlaCompileCache) {
     });
   };
   for (const char* framework : {"jax", "torch", "torch-compile"}) {
-    auto trusted = python_launch({scratch / "kernel.py", "workload", framework}, scratch, 1,
-                                 JaxBackend{});
+    auto trusted =
+        python_launch({scratch / "kernel.py", "workload", framework}, scratch, 1, JaxBackend{});
     if (!trusted) GTEST_SKIP() << trusted.error().message;  // no venv here
     EXPECT_THAT(trusted->env, Contains(cache_env)) << framework;
     EXPECT_THAT(trusted->view.write_dirs, Contains(cache)) << framework;
   }
-  auto pallas = python_launch({scratch / "kernel.py", "kernel", "pallas"}, scratch, 1, JaxBackend{});
+  auto pallas =
+      python_launch({scratch / "kernel.py", "kernel", "pallas"}, scratch, 1, JaxBackend{});
   ASSERT_TRUE(pallas) << pallas.error().message;
   EXPECT_FALSE(names_a_jax_cache(pallas->env));
   EXPECT_THAT(pallas->view.write_dirs, Not(Contains(cache)));
