@@ -23,14 +23,17 @@ std::string sql_excerpt(std::string_view sql) {
 // Switching a new database to WAL takes an exclusive lock and SQLite answers SQLITE_BUSY at once,
 // without calling the busy handler, while another connection is switching it too (seen when
 // several processes open a fresh store together). So the switch is retried here, within the same
-// bound the busy handler has for everything else.
+// bound the busy handler has for everything else. A disk I/O error is retried a few times too:
+// one was seen once, a search opening a fresh store while `kforge serve` opened and closed it for
+// every request (a stress test of concurrent opens did not reproduce it); a real one persists.
 int set_wal_mode(sqlite3* db, std::chrono::milliseconds bound) {
   const auto deadline = std::chrono::steady_clock::now() + bound;
-  for (;;) {
+  for (int io_errors = 0;;) {
     int rc = sqlite3_exec(db, "PRAGMA journal_mode = WAL", nullptr, nullptr, nullptr);
-    if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || std::chrono::steady_clock::now() >= deadline)
-      return rc;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const bool retry =
+        rc == SQLITE_BUSY || rc == SQLITE_LOCKED || (rc == SQLITE_IOERR && ++io_errors < 4);
+    if (!retry || std::chrono::steady_clock::now() >= deadline) return rc;
+    std::this_thread::sleep_for(std::chrono::milliseconds(rc == SQLITE_IOERR ? 20 : 5));
   }
 }
 
@@ -141,8 +144,8 @@ Result<std::unique_ptr<Database>> Database::open(const std::filesystem::path& pa
   std::unique_ptr<Database> db(new Database(raw, path));
   sqlite3_busy_timeout(raw, static_cast<int>(busy_timeout.count()));
   if (int wal = set_wal_mode(raw, busy_timeout); wal != SQLITE_OK)
-    return Error{fmt::format("{}: cannot switch the database to WAL: {}", path.string(),
-                             sqlite3_errmsg(raw))};
+    return Error{fmt::format("{}: cannot switch the database to WAL: {} (SQLite code {})",
+                             path.string(), sqlite3_errmsg(raw), sqlite3_extended_errcode(raw))};
   if (auto s = db->exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;"); !s)
     return s.error();
   return db;
