@@ -159,8 +159,13 @@ std::vector<SuiteTaskResult> run_suite(
 void remeasure_busy(std::vector<SuiteTaskResult>& results, int retries,
                     const std::function<SuiteTaskResult(const SuiteTaskResult&)>& remeasure,
                     const std::function<void(const SuiteTaskResult&, int)>& on_retry) {
+  // An interpreter's time is no performance figure, busy or quiet: measuring it again on a quieter
+  // machine would give none either (a Pallas kernel on the CPU backend, each try a new worker).
+  auto worth_it = [](const SuiteTaskResult& r) {
+    return r.busy() && r.evaluation->timing_is_performance();
+  };
   for (auto& r : results)
-    for (int attempt = 1; attempt <= retries && r.busy(); ++attempt) {
+    for (int attempt = 1; attempt <= retries && worth_it(r); ++attempt) {
       SuiteTaskResult again = remeasure(r);
       again.remeasured = attempt;
       if (again.evaluation)

@@ -199,12 +199,15 @@ TEST(SuiteSummary, BusyRowsAreLeftOutOfTheSharesAndTheMean) {
 }
 
 // bench re-measures busy rows: a quiet re-measurement replaces the row; one still busy after the
-// retries stays busy and says how often it was measured again; quiet rows are never re-run; a
-// re-measurement that could not evaluate the task keeps the busy one.
+// retries stays busy and says how often it was measured again; quiet rows are never re-run, nor
+// are busy ones timed in an interpreter (no performance figure either way); a re-measurement that
+// could not evaluate the task keeps the busy one.
 TEST(SuiteRemeasure, BusyRowsAreMeasuredAgainBoundedly) {
+  auto interpreted = timed_row("interpreted", 9.0, true);
+  interpreted.evaluation->timing_basis = "interpret (cpu)";
   std::vector<SuiteTaskResult> results = {
       timed_row("quiet", 2.0, false), timed_row("calms", 9.0, true), timed_row("stays", 9.0, true),
-      timed_row("fails", 9.0, true)};
+      timed_row("fails", 9.0, true), interpreted};
   std::map<std::string, int> calls;
   remeasure_busy(results, 2, [&](const SuiteTaskResult& r) {
     ++calls[r.id];
@@ -214,6 +217,9 @@ TEST(SuiteRemeasure, BusyRowsAreMeasuredAgainBoundedly) {
     return timed_row(r.id, 8.0, true);
   });
   EXPECT_EQ(calls.count("quiet"), 0u);
+  EXPECT_EQ(calls.count("interpreted"), 0u);
+  EXPECT_TRUE(results[4].busy());
+  EXPECT_EQ(results[4].remeasured, 0);
   EXPECT_EQ(calls["calms"], 1);
   EXPECT_FALSE(results[1].busy());
   EXPECT_EQ(results[1].remeasured, 1);
