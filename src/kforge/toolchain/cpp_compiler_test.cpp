@@ -13,6 +13,7 @@
 #include <set>
 #include <thread>
 
+#include "kforge/core/fs.h"
 #include "kforge/core/utf8.h"
 #include "kforge/toolchain/toolchain_test_util.h"
 
@@ -226,10 +227,18 @@ TEST_F(CppCompilerTest, TimeoutIsReportedNotCached) {
   EXPECT_FALSE(c.compile({Role::candidate, "int x;", "kernel.cpp", kHeader, {}}).cached);
 }
 
+// A file under /proc/PID, "" once the process has gone. Not through std::istreambuf_iterator: a
+// read of a process that exits meanwhile fails (ESRCH), and the iterator throws that as an
+// exception ("basic_filebuf::underflow error reading the file: No such process", seen in a
+// suite run); core::read_text ends the read instead.
+std::string proc_file(const std::filesystem::path& path) {
+  auto text = core::read_text(path);
+  return text ? *text : "";
+}
+
 // The parent of process `pid`, from /proc/PID/stat (0 once it has gone).
 pid_t parent_of(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string stat = proc_file("/proc/" + std::to_string(pid) + "/stat");
   auto after_name = stat.rfind(')');  // the name may hold spaces and parentheses
   if (after_name == std::string::npos) return 0;
   char state = 0;
@@ -248,8 +257,7 @@ std::set<pid_t> processes_with(const std::string& cxx, const std::string& arg) {
        it.increment(ec)) {
     const auto name = it->path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(it->path() / "cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string cmdline = proc_file(it->path() / "cmdline");
     if (cmdline.find(cxx) != std::string::npos && cmdline.find(arg) != std::string::npos)
       out.insert(static_cast<pid_t>(std::stol(name)));
   }
