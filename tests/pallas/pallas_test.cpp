@@ -10,6 +10,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <future>
+#include <latch>
+#include <thread>
 
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
@@ -17,6 +21,7 @@
 #include "kforge/core/task_loader.h"
 #include "kforge/eval/eval_test_util.h"
 #include "kforge/eval/evaluate.h"
+#include "kforge/eval/machine_lock.h"
 #include "kforge/target/pallas_target.h"
 #include "kforge/toolchain/cpp_compiler.h"
 #include "pallas_kernels.h"
@@ -53,7 +58,7 @@ class PallasTest : public ::testing::Test {
 
   // Evaluates kernel.py `source` on 12p_rmsnorm at the ci size; timed (against XLA) when `time`.
   Evaluation run(const std::string& source, bool time = false, const std::string& dtype = "f32",
-                 double ready_timeout_s = 0) {
+                 double ready_timeout_s = 0, MachineLock* machine_lock = nullptr) {
     auto ctx = TaskContext::create(*spec_, "ci", *compiler_, *state_);
     EXPECT_TRUE(ctx.ok());
     if (!ctx.ok()) return {};
@@ -65,6 +70,7 @@ class PallasTest : public ::testing::Test {
     o.call_timeout_s = 20;
     o.dtype = dtype;
     o.ready_timeout_s = ready_timeout_s;
+    o.machine_lock = machine_lock;
     return target_.evaluate(*ctx, *pallas_, source, "kernel.py", o);
   }
 
@@ -99,6 +105,29 @@ TEST_F(PallasTest, CorrectKernelIsCheckedInInterpretModeAndTimedAgainstXla) {
   EXPECT_EQ(j["timing_basis"], "interpret (cpu)");
   EXPECT_EQ(j["timing_is_performance"], false);
   EXPECT_EQ(j["pallas_mode"], "tpu-interpret");
+}
+
+// An interpreter's timing decides nothing, so it does not take the machine alone: it runs while
+// another evaluation of this process holds the machine shared (compiling, checking) and records no
+// measurement window. Before, it waited for every shared hold to end, as a timing that is a
+// performance figure must (EvaluateTest), and Pallas evaluations queued behind each other.
+TEST_F(PallasTest, AnInterpretersTimingSharesTheMachine) {
+  MachineLock lock;
+  std::latch held(1);
+  std::promise<void> evaluated;
+  std::jthread other([&] {  // another evaluation compiling: holds the machine shared, at most 60 s
+    auto hold = lock.share();
+    held.count_down();
+    evaluated.get_future().wait_for(std::chrono::seconds(60));
+  });
+  held.wait();
+  auto e = run(kernel_with("", "    pass"), /*time=*/true, "f32", 0, &lock);
+  evaluated.set_value();
+  ASSERT_EQ(e.verdict, Verdict::correct) << e.reason << "\n" << e.kernel_output;
+  EXPECT_FALSE(e.timing_is_performance());
+  ASSERT_TRUE(e.candidate && e.baseline);
+  EXPECT_TRUE(lock.windows().empty()) << "the interpreted timing took the machine alone";
+  EXPECT_EQ(e.lock_wait_s, 0);
 }
 
 // bf16: the kernel and XLA get bfloat16 inputs; both are compared with the cached f32 reference

@@ -445,10 +445,14 @@ class EvaluationRun {
   }
 
   // With the machine to itself (this process's other evaluations and other kforge processes
-  // wait), sampling the load outside kforge before and between pairs.
+  // wait), sampling the load outside kforge before and between pairs. An interpreter's time
+  // decides nothing (timing_basis): it keeps the shared hold, as a compile does, so it never runs
+  // during another's measurement and no measurement starts during it, but it need not wait for
+  // other compiles and interpreted timings to end, nor they for it.
   std::optional<Judgement> time() {
-    if (shared_.owns_lock()) shared_.unlock();
-    if (opt_.time && opt_.machine_lock) {
+    const bool alone = opt_.time && opt_.machine_lock && e_.timing_is_performance();
+    if (shared_.owns_lock() && (alone || !opt_.time)) shared_.unlock();
+    if (alone) {
       double wait_start = monotonic_seconds();
       measuring_ = opt_.machine_lock->measure();
       e_.lock_wait_s = monotonic_seconds() - wait_start;
@@ -501,6 +505,7 @@ class EvaluationRun {
       opt_.machine_lock->record({e_.timing_start, e_.timing_end});
       measuring_.unlock();
     }
+    if (shared_.owns_lock()) shared_.unlock();
     return std::nullopt;
   }
 
