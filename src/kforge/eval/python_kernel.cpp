@@ -125,9 +125,10 @@ Result<PythonLaunch> python_launch(const PythonKernel& kernel, const std::filesy
   // candidate that could write a cache entry could hand its own code to the next XLA baseline.
   const auto cache = core::user_cache_dir() / "python";
   std::error_code ec;
-  for (const char* dir : {"inductor", "jax"}) std::filesystem::create_directories(cache / dir, ec);
-  if (ec)
-    return Error{fmt::format("cannot make the Python cache {}: {}", cache.string(), ec.message())};
+  for (const char* dir : {"inductor", "jax"})
+    if (std::filesystem::create_directories(cache / dir, ec); ec)
+      return Error{fmt::format("cannot make the Python cache {}: {}", (cache / dir).string(),
+                               ec.message())};
   PythonLaunch l;
   if (kernel.framework == "pallas") {
     // The kernel may read its own scratch folder only: the worker runs from a copy there.
