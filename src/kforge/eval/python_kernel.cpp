@@ -127,8 +127,8 @@ Result<PythonLaunch> python_launch(const PythonKernel& kernel, const std::filesy
   std::error_code ec;
   for (const char* dir : {"inductor", "jax"})
     if (std::filesystem::create_directories(cache / dir, ec); ec)
-      return Error{fmt::format("cannot make the Python cache {}: {}", (cache / dir).string(),
-                               ec.message())};
+      return Error{
+          fmt::format("cannot make the Python cache {}: {}", (cache / dir).string(), ec.message())};
   PythonLaunch l;
   if (kernel.framework == "pallas") {
     // The kernel may read its own scratch folder only: the worker runs from a copy there.
