@@ -28,6 +28,7 @@
 #include "kforge/core/task_loader.h"
 #include "kforge/core/task_python.h"
 #include "kforge/eval/eval_test_util.h"
+#include "kforge/eval/python_kernel.h"
 #include "kforge/eval/secret_seeds.h"
 #include "kforge/eval/task_context.h"
 #include "kforge/toolchain/cpp_compiler.h"
@@ -125,9 +126,9 @@ class PortCheck {
     po.timeout = std::chrono::minutes(10);
     // No __pycache__ in bench/. XLA's compiles are kept in the tests' shared cache, as an
     // evaluation keeps them (python_kernel.cpp): a port that changed is a new key.
-    po.extra_env = {"PYTHONDONTWRITEBYTECODE=1", "TF_CPP_MIN_LOG_LEVEL=3",
-                    "JAX_COMPILATION_CACHE_DIR=" + (test_user_cache() / "python" / "jax").string(),
-                    "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0"};
+    po.extra_env = xla_compile_cache_env(test_user_cache() / "python" / "jax");
+    po.extra_env.insert(po.extra_env.end(),
+                        {"PYTHONDONTWRITEBYTECODE=1", "TF_CPP_MIN_LOG_LEVEL=3"});
     auto r =
         core::run_process({core::python_executable().string(),
                            (core::source_dir() / "bench" / "python" / "run_ports.py").string(),

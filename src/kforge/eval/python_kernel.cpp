@@ -152,13 +152,19 @@ Result<PythonLaunch> python_launch(const PythonKernel& kernel, const std::filesy
            // XLA sizes its CPU thread pool from the CPUs the process may run on, which the worker
            // pins to `threads` before JAX is imported; XLA has no flag for the count itself.
            "XLA_FLAGS=--xla_cpu_multi_thread_eigen=true", "KFORGE_WORKER_THREADS=" + n};
-  if (kernel.framework != "pallas")
-    // Every compile is kept, however short (a ci-size task compiles in well under JAX's default
-    // threshold of a second): what is saved is the check and warm-up time of every later run.
-    l.env.insert(l.env.end(), {"JAX_COMPILATION_CACHE_DIR=" + (cache / "jax").string(),
-                               "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0"});
+  if (kernel.framework != "pallas") {
+    auto xla = xla_compile_cache_env(cache / "jax");
+    l.env.insert(l.env.end(), xla.begin(), xla.end());
+  }
   l.view = python_view(kernel, scratch, cache, backend);
   return l;
+}
+
+std::vector<std::string> xla_compile_cache_env(const std::filesystem::path& dir) {
+  // Every compile is kept, however short (a ci-size task compiles in well under JAX's default
+  // threshold of a second): what is saved is the check and warm-up time of every later run.
+  return {"JAX_COMPILATION_CACHE_DIR=" + dir.string(),
+          "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0"};
 }
 
 std::string jax_platform() { return this_jax_backend().platform; }

@@ -58,6 +58,10 @@ Result<PythonLaunch> python_launch(const PythonKernel& kernel, const std::filesy
 // /proc; nothing on the CPU backend.
 void grant_backend_devices(core::LandlockView& view, const JaxBackend& backend);
 
+// The environment that makes JAX keep every compile, however short, in `dir` (XLA's persistent
+// compilation cache): for trusted code only (python_launch), and the tests' port checks.
+std::vector<std::string> xla_compile_cache_env(const std::filesystem::path& dir);
+
 // The peers a user would pick instead of a generated kernel, by --partner name.
 inline constexpr const char* kPeerNames[] = {"torch", "torch-compile", "torch-compile-max", "xla"};
 bool is_peer(const std::string& name);
