@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <optional>
 #include <thread>
 
 #include "kforge/core/fs.h"
@@ -194,20 +195,25 @@ __attribute__((constructor)) static void say_wait_policy() {
   std::fflush(stdout);
 }
 )";
-  const char* user_policy = std::getenv("OMP_WAIT_POLICY");
-  const std::string saved_policy = user_policy ? user_policy : "";
-  setenv("OMP_WAIT_POLICY", "active", 1);  // as a user may have it
-  setenv("GOMP_SPINCOUNT", "123456", 1);
+  // Set as a user may have them; this process's own values are put back afterwards.
+  const std::pair<const char*, const char*> settings[] = {{"OMP_WAIT_POLICY", "active"},
+                                                          {"GOMP_SPINCOUNT", "123456"}};
+  std::vector<std::optional<std::string>> saved;
+  for (const auto& [name, value] : settings) {
+    const char* was = std::getenv(name);
+    saved.push_back(was ? std::optional<std::string>(was) : std::nullopt);
+    setenv(name, value, 1);
+  }
   auto o = quick();
   o.time = false;
   auto checked = evaluate(*ctx_, printing, "gemm.cpp", o);
   o.time = true;
   auto timed = evaluate(*ctx_, printing, "gemm.cpp", o);
-  unsetenv("GOMP_SPINCOUNT");
-  if (user_policy)
-    setenv("OMP_WAIT_POLICY", saved_policy.c_str(), 1);
-  else
-    unsetenv("OMP_WAIT_POLICY");
+  for (std::size_t i = 0; i < saved.size(); ++i)
+    if (saved[i])
+      setenv(settings[i].first, saved[i]->c_str(), 1);
+    else
+      unsetenv(settings[i].first);
   ASSERT_EQ(checked.verdict, Verdict::correct) << checked.reason;
   EXPECT_THAT(checked.kernel_output, HasSubstr("policy=passive spin=unset;"));
   ASSERT_EQ(timed.verdict, Verdict::correct) << timed.reason;
