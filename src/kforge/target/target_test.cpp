@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <fstream>
@@ -23,6 +24,7 @@
 #include "kforge/target/cpp_target.h"
 #include "kforge/target/cuda_target.h"
 #include "kforge/toolchain/cuda_compiler.h"
+#include "kforge/toolchain/elf_symbols.h"
 
 namespace kforge::target {
 namespace {
@@ -117,8 +119,26 @@ TEST_F(CudaTargetTest, EveryCudaExpertCompilesAndPassesTheExpertLinkCheck) {
   for (const auto& f : failures) EXPECT_EQ(f, "");
 }
 
+// A speedup over PyTorch on the GPU needs PyTorch on the GPU: every task with a CUDA expert has
+// a CUDA baseline (PyTorch eager on the device) to be timed against.
+TEST(Targets, EveryTaskWithACudaExpertHasACudaBaseline) {
+  const Target& cuda = *find_target("cuda");
+  int experts = 0;
+  for (const auto& dir : core::list_task_dirs(core::source_dir() / "bench" / "jaxbench")) {
+    auto spec = load(dir.filename().string());
+    if (!std::filesystem::exists(cuda.expert_path(spec))) continue;
+    ++experts;
+    EXPECT_TRUE(std::filesystem::exists(cuda.baseline_path(spec)))
+        << spec.id << " has " << cuda.expert_path(spec).filename() << " but no "
+        << cuda.baseline_path(spec).filename();
+  }
+  EXPECT_GE(experts, 6);
+}
+
 // The CUDA baselines: PyTorch eager on the device through the C++ API of the project's torch
-// wheel (build/pyenv), compiled as baselines (host code linking libtorch_cuda).
+// wheel (build/pyenv), compiled as baselines (host code linking libtorch_cuda), each with
+// libtorch_cuda.so among its NEEDED libraries: without it PyTorch has no CUDA backend at run time
+// ("Cannot initialize CUDA without ATen_cuda library").
 TEST_F(CudaTargetTest, TheCudaBaselinesCompileAgainstTheWheelsTorch) {
   if (wheel_torch_dir().empty()) GTEST_SKIP() << "no torch wheel with CUDA in build/pyenv";
   const Target& cuda = *find_target("cuda");
@@ -126,14 +146,23 @@ TEST_F(CudaTargetTest, TheCudaBaselinesCompileAgainstTheWheelsTorch) {
   for (const auto& dir : core::list_task_dirs(core::source_dir() / "bench" / "jaxbench"))
     if (std::filesystem::exists(dir / "baseline.cu"))
       specs.push_back(load(dir.filename().string()));
-  ASSERT_GE(specs.size(), 2u);
+  ASSERT_GE(specs.size(), 6u);
   std::vector<std::string> failures(specs.size());
   two_at_a_time(specs.size(), [&](std::size_t i) {
     auto task = core::resolve_task_shapes(specs[i], "ci");
     auto text = core::read_text(cuda.baseline_path(specs[i]));
     auto c = compiler_->compile(
         {toolchain::Role::baseline, *text, "baseline.cu", cuda.task_header(*task), {}});
-    if (!c.ok) failures[i] = specs[i].id + ":\n" + c.log.substr(0, 3000);
+    if (!c.ok) {
+      failures[i] = specs[i].id + ":\n" + c.log.substr(0, 3000);
+      return;
+    }
+    auto elf = toolchain::read_elf_dynamic(c.artifact);
+    if (!elf)
+      failures[i] = specs[i].id + ": " + elf.error().message;
+    else if (std::find(elf->needed.begin(), elf->needed.end(), "libtorch_cuda.so") ==
+             elf->needed.end())
+      failures[i] = specs[i].id + ": libtorch_cuda.so is not NEEDED: " + c.command;
   });
   for (const auto& f : failures) EXPECT_EQ(f, "");
 }

@@ -71,9 +71,13 @@ std::vector<std::string> CudaCompiler::link_flags(Role role) const {
   if (role == Role::baseline && !options_.torch_dir.empty()) {
     const auto lib = options_.torch_dir / "lib";
     // No -lcudart: PyTorch loads the CUDA runtime its wheel ships (through its own run path),
-    // which may be newer than the toolkit's.
-    f.insert(f.end(), {"-L" + lib.string(), "-Wl,-rpath," + lib.string(), "-ltorch_cuda",
-                       "-lc10_cuda", "-ltorch_cpu", "-lc10"});
+    // which may be newer than the toolkit's. libtorch_cuda registers PyTorch's CUDA backend from
+    // its static initializers and no baseline names a symbol of it, so a linker that drops
+    // unreferenced libraries (--as-needed: the default of Ubuntu's GCC) leaves it out and the
+    // first CUDA tensor aborts ("Cannot initialize CUDA without ATen_cuda library"): it is
+    // linked --no-as-needed, whatever the distribution's default.
+    f.insert(f.end(), {"-L" + lib.string(), "-Wl,-rpath," + lib.string(), "-Wl,--no-as-needed",
+                       "-ltorch_cuda", "-Wl,--as-needed", "-lc10_cuda", "-ltorch_cpu", "-lc10"});
     return f;
   }
   f.insert(f.end(), {"-Xlinker", "--as-needed"});

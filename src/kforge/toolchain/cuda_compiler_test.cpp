@@ -4,11 +4,14 @@
 // and the cuda link policy: cuBLAS refused for a candidate, allowed for an expert.
 #include "kforge/toolchain/cuda_compiler.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <fstream>
 
+#include "kforge/core/subprocess.h"
+#include "kforge/toolchain/elf_symbols.h"
 #include "kforge/toolchain/link_check.h"
 #include "kforge/toolchain/toolchain_test_util.h"
 
@@ -108,6 +111,38 @@ TEST_F(CudaCompilerTest, CublasIsRefusedForCandidatesAndAllowedForExperts) {
   ASSERT_TRUE(expert.ok) << expert.log;
   EXPECT_TRUE(check_link(expert.artifact, compiler().link_policy(Role::expert)).ok());
   EXPECT_FALSE(check_link(expert.artifact, compiler().link_policy(Role::candidate)).ok());
+}
+
+// A CUDA baseline names no symbol of libtorch_cuda (its CUDA kernels register themselves from
+// the library's static initializers), so where GCC links --as-needed by default (Ubuntu: the
+// H200 machine, where the baseline aborted with "Cannot initialize CUDA without ATen_cuda
+// library") the library fell out of the artifact. Built here against stand-in libraries of
+// PyTorch's names, with --as-needed put first as such a distribution does: libtorch_cuda.so must
+// still be NEEDED, while an unreferenced libtorch_cpu.so is dropped (the linker did drop what it
+// could, so the test reads the distribution's behaviour, not Debian's default).
+TEST_F(CudaCompilerTest, TheBaselineNeedsLibtorchCudaWhereTheLinkerDropsUnusedLibraries) {
+  const auto torch = *cache_ / "stand-in-torch";
+  std::filesystem::create_directories(torch / "lib");
+  { std::ofstream(torch / "empty.cpp") << "extern \"C\" int kforge_stand_in() { return 0; }\n"; }
+  for (const char* lib : {"torch_cuda", "c10_cuda", "torch_cpu", "c10"}) {
+    auto so = torch / "lib" / (std::string("lib") + lib + ".so");
+    auto r = core::run_process(
+        {"g++", "-shared", "-fPIC", (torch / "empty.cpp").string(), "-o", so.string()},
+        {.timeout = std::chrono::seconds(60)});
+    ASSERT_TRUE(r.success()) << r.err;
+  }
+  CudaCompiler c({.arch = "sm_90", .cache_dir = *cache_, .torch_dir = torch});
+  const std::string source =
+      "#include \"kforge_task.h\"\n"
+      "extern \"C\" void kernel(const float*, float*, cudaStream_t) {}\n";
+  auto r = c.compile({Role::baseline, source, "baseline.cu", kHeader, {"-Wl,--as-needed"}});
+  ASSERT_TRUE(r.ok) << r.log;
+  EXPECT_NE(r.command.find("-Wl,--no-as-needed -ltorch_cuda -Wl,--as-needed"), std::string::npos)
+      << r.command;
+  auto elf = read_elf_dynamic(r.artifact);
+  ASSERT_TRUE(elf.ok()) << elf.error().message;
+  EXPECT_THAT(elf->needed, ::testing::Contains("libtorch_cuda.so"));
+  EXPECT_THAT(elf->needed, ::testing::Not(::testing::Contains("libtorch_cpu.so")));
 }
 
 TEST(CudaCompilerFlags, CandidatesGetTheArchPtxasReportAndNoVendorLibraries) {
