@@ -40,15 +40,32 @@ std::filesystem::path user_cache_dir() {
   return state_dir() / "cache";
 }
 
+std::filesystem::path resolve_source_dir(const std::string& override,
+                                         const std::filesystem::path& exe_dir,
+                                         const std::filesystem::path& built_from) {
+  if (!override.empty()) return override;
+  // A release's layout (scripts/release): bin/ beside share/kforge. The build tree's bin/ has no
+  // ../share/kforge, so a build keeps reading its own source tree.
+  std::error_code ec;
+  auto shared = exe_dir.parent_path() / "share" / "kforge";
+  if (std::filesystem::is_directory(shared, ec)) return shared;
+  return built_from;
+}
+
 std::filesystem::path source_dir() {
-  if (const char* d = std::getenv("KFORGE_SOURCE_DIR"); d && *d) return d;
-  return KFORGE_SOURCE_DIR;
+  const char* d = std::getenv("KFORGE_SOURCE_DIR");
+  return resolve_source_dir(d ? d : "", executable_dir(), KFORGE_SOURCE_DIR);
 }
 
 std::filesystem::path executable_dir() {
   std::error_code ec;
   auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   return ec ? std::filesystem::current_path() : exe.parent_path();
+}
+
+std::filesystem::path helper_dir() {
+  if (const char* d = std::getenv("KFORGE_BIN_DIR"); d && *d) return d;
+  return executable_dir();
 }
 
 std::filesystem::path default_suite_dir() {

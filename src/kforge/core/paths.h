@@ -17,10 +17,21 @@ std::filesystem::path state_dir();
 // else $XDG_CACHE_HOME/kforge, else ~/.cache/kforge (the state folder's cache/ when there is no
 // home).
 std::filesystem::path user_cache_dir();
-// $KFORGE_SOURCE_DIR, or the source tree this binary was built from.
+// Where kforge reads its data (bench/, prompts/, knowledge/, strategies/, the GPU sources):
+// $KFORGE_SOURCE_DIR; else share/kforge beside the executable's folder, where a release puts it
+// (bin/kforge → share/kforge), so an unpacked tarball runs from anywhere with no variable; else
+// the source tree this binary was built from (a build tree has no share/kforge).
 std::filesystem::path source_dir();
+// The same rule with its inputs given: `override` is $KFORGE_SOURCE_DIR's value (empty: unset).
+std::filesystem::path resolve_source_dir(const std::string& override,
+                                         const std::filesystem::path& exe_dir,
+                                         const std::filesystem::path& built_from);
 // The folder holding the running executable (kforge-run and kforge-peak live beside kforge).
 std::filesystem::path executable_dir();
+// Where kforge finds its helper programs (kforge-run, kforge-run-cuda, kforge-peak) and the Python
+// workers: $KFORGE_BIN_DIR (tests, a sanitizer tree), else executable_dir(), in a build tree and
+// in a release alike.
+std::filesystem::path helper_dir();
 // The default suite: bench/jaxbench under the working directory if present, else under
 // source_dir().
 std::filesystem::path default_suite_dir();

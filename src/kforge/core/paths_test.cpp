@@ -1,5 +1,6 @@
 // Task lookup by id: an exact id, an unambiguous prefix, and for an unknown id an error that
-// suggests the closest one ("rmsnorm" → "did you mean '12p_rmsnorm'?").
+// suggests the closest one ("rmsnorm" → "did you mean '12p_rmsnorm'?"). Where kforge finds its
+// data and helpers: a release's share/kforge beside its bin/, the variables that override it.
 #include "kforge/core/paths.h"
 
 #include <gtest/gtest.h>
@@ -100,6 +101,68 @@ TEST_F(UserCacheDir, OverrideThenXdgThenHome) {
   ::setenv("KFORGE_CACHE_DIR", "/tmp/kforge-test-cache", 1);
   EXPECT_EQ(user_cache_dir(), std::filesystem::path("/tmp/kforge-test-cache"));
   EXPECT_NE(user_cache_dir().parent_path(), state_dir().parent_path());
+}
+
+// A release (scripts/release) is bin/ beside share/kforge: its kforge reads share/kforge wherever
+// the tarball was unpacked; a build tree (no share/kforge beside bin/) reads the tree it was built
+// from; KFORGE_SOURCE_DIR overrides both.
+class SourceDirLookup : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = std::filesystem::temp_directory_path() /
+            ("kforge-source-dir-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(root_ / "release" / "bin");
+    std::filesystem::create_directories(root_ / "release" / "share" / "kforge");
+    std::filesystem::create_directories(root_ / "build" / "bin");
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+  std::filesystem::path root_;
+  const std::filesystem::path built_from_ = "/src/of/the/build";
+};
+
+TEST_F(SourceDirLookup, AReleaseReadsTheShareBesideItsBin) {
+  EXPECT_EQ(resolve_source_dir("", root_ / "release" / "bin", built_from_),
+            root_ / "release" / "share" / "kforge");
+}
+
+TEST_F(SourceDirLookup, ABuildTreeReadsTheTreeItWasBuiltFrom) {
+  EXPECT_EQ(resolve_source_dir("", root_ / "build" / "bin", built_from_), built_from_);
+  // A share/ holding something else is not a release's.
+  std::filesystem::create_directories(root_ / "build" / "share" / "other");
+  EXPECT_EQ(resolve_source_dir("", root_ / "build" / "bin", built_from_), built_from_);
+}
+
+TEST_F(SourceDirLookup, TheVariableOverridesBoth) {
+  EXPECT_EQ(resolve_source_dir("/elsewhere", root_ / "release" / "bin", built_from_),
+            std::filesystem::path("/elsewhere"));
+  EXPECT_EQ(resolve_source_dir("/elsewhere", root_ / "build" / "bin", built_from_),
+            std::filesystem::path("/elsewhere"));
+}
+
+// This test binary lives in the build tree: with the variable unset it reads the source tree
+// (the one holding bench/jaxbench), not a share/ folder.
+TEST(SourceDir, ThisBuildReadsItsSourceTree) {
+  const char* old = std::getenv("KFORGE_SOURCE_DIR");
+  std::optional<std::string> saved = old ? std::optional<std::string>(old) : std::nullopt;
+  ::unsetenv("KFORGE_SOURCE_DIR");
+  auto dir = source_dir();
+  if (saved) ::setenv("KFORGE_SOURCE_DIR", saved->c_str(), 1);
+  EXPECT_TRUE(std::filesystem::exists(dir / "bench" / "jaxbench" / "12p_rmsnorm" / "task.toml"))
+      << dir;
+  EXPECT_NE(dir.filename(), "kforge") << dir;
+}
+
+// The helper programs: KFORGE_BIN_DIR, else the running executable's folder.
+TEST(HelperDir, TheVariableElseTheExecutablesFolder) {
+  const char* old = std::getenv("KFORGE_BIN_DIR");
+  std::optional<std::string> saved = old ? std::optional<std::string>(old) : std::nullopt;
+  ::setenv("KFORGE_BIN_DIR", "/opt/kforge/bin", 1);
+  EXPECT_EQ(helper_dir(), std::filesystem::path("/opt/kforge/bin"));
+  ::setenv("KFORGE_BIN_DIR", "", 1);
+  EXPECT_EQ(helper_dir(), executable_dir());
+  ::unsetenv("KFORGE_BIN_DIR");
+  EXPECT_EQ(helper_dir(), executable_dir());
+  if (saved) ::setenv("KFORGE_BIN_DIR", saved->c_str(), 1);
 }
 
 }  // namespace
