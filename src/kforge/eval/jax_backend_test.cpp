@@ -2,16 +2,20 @@
 // empty files standing in for device nodes): which backend for which facts, the timing basis and
 // interpret mode that follow, and exactly which device nodes the worker's Landlock view grants.
 // No GPU or TPU was used: this is the host logic only.
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
 
 #include "kforge/core/fs.h"
+#include "kforge/core/landlock.h"
 #include "kforge/eval/eval_test_util.h"
 #include "kforge/eval/jax_backend.h"
 #include "kforge/eval/python_kernel.h"
+#include "kforge/eval/runner_process.h"
 
 namespace kforge::eval {
 namespace {
@@ -151,6 +155,60 @@ TEST_F(JaxBackendTest, TheWorkersViewGrantsExactlyTheBackendsNodes) {
   ASSERT_TRUE(on_cpu) << on_cpu.error().message;
   EXPECT_THAT(on_cpu->env, Contains("JAX_PLATFORMS=cpu"));
   EXPECT_THAT(on_cpu->view.write_files, ElementsAre(std::filesystem::path("/dev/null")));
+}
+
+// A worker asked for a backend the machine lacks (CUDA here, which has no GPU) fails before it
+// loads the kernel, saying which backend it was asked for, which JAX found and what may be the
+// cause; it never runs the kernel on the CPU in its place. For the XLA baseline and a Pallas
+// kernel alike. (On the H200 the worker's address space hid the GPU from JAX; that message named
+// no cause.)
+TEST_F(JaxBackendTest, AWorkerWithoutTheBackendItWasAskedForSaysWhichAndWhy) {
+  if (!std::filesystem::exists(python_worker_script()))
+    GTEST_SKIP() << "the Python worker is not built";
+  if (this_jax_backend().platform == "cuda") GTEST_SKIP() << "this machine has the CUDA backend";
+  auto scratch = root_ / "scratch";
+  std::filesystem::create_directories(scratch);
+  touch(scratch / "kernel.py");
+  JaxBackend gpu;
+  gpu.platform = "cuda";
+  gpu.timing_basis = "gpu";
+  gpu.interpret = false;
+  for (const char* framework : {"pallas", "jax"}) {
+    PythonKernel kernel{scratch / "kernel.py", "kernel", framework};
+    auto launch = python_launch(kernel, scratch, 1, gpu);
+    if (!launch) GTEST_SKIP() << launch.error().message;  // no venv here
+    // The ruleset's descriptor must not be one the child's dup2s take (0-3): RunnerProcess
+    // applies it after them. kforge's own launches hold lower descriptors already.
+    const int placeholder = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    auto ruleset = core::LandlockRuleset::prepare(launch->view);
+    ::close(placeholder);
+    ASSERT_TRUE(ruleset) << ruleset.error().message;
+    auto proc = RunnerProcess::start(1, scratch, {launch->argv, launch->env, &*ruleset, {}, true});
+    ASSERT_TRUE(proc) << proc.error().message;
+    // The setup alone, with no buffers: the backend is checked before anything else.
+    ASSERT_TRUE(proc->send({{"op", "kernel"},
+                            {"input_sets", 1},
+                            {"output_sets", 1},
+                            {"threads", 1},
+                            {"cpu_seconds", 120},
+                            {"memory_bytes", 1 << 30},
+                            {"python",
+                             {{"module", (scratch / "kernel.py").string()},
+                              {"callable", "kernel"},
+                              {"framework", framework},
+                              {"task_dir", scratch.string()}}}}));
+    auto reply = proc->receive(std::chrono::steady_clock::now() + std::chrono::seconds(120));
+    ASSERT_TRUE(reply) << reply.error().message << "\n" << proc->output();
+    EXPECT_EQ(reply->body.value("op", ""), "error") << reply->body.dump();
+    const auto message = reply->body.value("message", "");
+    EXPECT_THAT(message, ::testing::HasSubstr("asked for the 'cuda' backend; JAX found ['cpu"))
+        << framework;
+    // This machine has no NVIDIA driver: the message says what is missing.
+    if (!std::filesystem::exists("/dev/nvidiactl")) {
+      EXPECT_THAT(message, ::testing::HasSubstr("/dev/nvidiactl cannot be seen")) << message;
+    }
+    proc->wait(std::chrono::steady_clock::now() + std::chrono::seconds(30));
+  }
 }
 
 // XLA's persistent compile cache is shared by trusted code only: the XLA baseline and the peers

@@ -22,8 +22,13 @@ Before "ready": the module is imported and the callable compiled (jit / Inductor
 timing inputs until its time settles; "ready" reports that time (compile_s, warmup_s, never timed
 by the parent), the per-call cost of copying the outputs (copy_ms: part of every timed call) and
 the framework's version. After the warm-up: no file may grow (a peer's files up to 1 GiB, as
-Inductor's cache needs), the address space and CPU time are capped, a seccomp filter (on every thread) refuses processes, exec, sockets and executable memory,
-and the worker only serves the control page.
+Inductor's cache needs), memory (RLIMIT_AS on the CPU, RLIMIT_DATA on an accelerator: see
+memory_limit()) and CPU time are capped, a seccomp filter (on every thread) refuses processes,
+exec, sockets and executable memory, and the worker only serves the control page.
+
+A JAX worker (XLA, Pallas) first makes sure it has the backend kforge asked for (JAX_PLATFORMS):
+when JAX cannot start it, the worker fails saying which backend was asked, which JAX found and
+what here may be the cause (require_backend()), before any kernel code is loaded.
 
 A Pallas kernel (framework "pallas", kforge_pallas.py) is untrusted: it is imported only after
 its interpret mode is forced and a first seccomp filter holds (no processes, exec or sockets; JAX
@@ -192,15 +197,132 @@ def file_size_limit(framework):
     return PEER_FILE_BYTES if framework in PEERS else 0
 
 
-def close_walls(setup, framework):
-    """After the warm-up: file growth bounded (none for a candidate), address space and CPU time
-    capped (runner/sandbox.h)."""
+def memory_limit(accelerator):
+    """The rlimit that bounds the worker's memory, and what it counts now (bytes).
+
+    On the CPU: RLIMIT_AS over the whole address space. On an accelerator RLIMIT_AS would hide the
+    device: the CUDA driver reserves virtual ranges far beyond what it backs (unified addressing
+    maps the device's memory into the process), and JAX drops a backend whose plugin cannot map
+    them without a word (on an H200, under 8 GiB of address space `jax.devices()` was the CPU
+    alone; under 32 GiB or none, the GPU). There RLIMIT_DATA bounds memory instead: it counts the
+    private writable mappings (the heap, NumPy's and the frameworks' host buffers), not the
+    driver's reservations or its shared mappings of the device, as for kforge-run-cuda's device
+    process (eval/cuda_process_device.cpp)."""
+    if not accelerator:
+        with open("/proc/self/statm") as f:
+            return resource.RLIMIT_AS, int(f.read().split()[0]) * PAGE
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmData:"):
+                return resource.RLIMIT_DATA, int(line.split()[1]) * 1024
+    raise Failure("/proc/self/status has no VmData line: the worker's memory cannot be bounded")
+
+
+def close_walls(setup, framework, accelerator=False):
+    """After the warm-up: file growth bounded (none for a candidate), memory and CPU time capped
+    (runner/sandbox.h): memory_limit() says by which limit."""
     limit = file_size_limit(framework)
     resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-    with open("/proc/self/statm") as f:
-        vm = int(f.read().split()[0]) * PAGE
-    cap = vm + setup["memory_bytes"] + (192 << 20) * (setup["threads"] + 2)
-    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    which, used = memory_limit(accelerator)
+    cap = used + setup["memory_bytes"] + (192 << 20) * (setup["threads"] + 2)
+    resource.setrlimit(which, (cap, cap))
+
+
+# --- the backend -------------------------------------------------------------------------------
+
+JAX_FRAMEWORKS = ("jax", "pallas")
+
+
+def asked_backend(framework):
+    """The JAX platform kforge chose for this process (eval/jax_backend.h sets JAX_PLATFORMS);
+    None for a PyTorch worker, which asks JAX for nothing."""
+    if framework not in JAX_FRAMEWORKS:
+        return None
+    # The first platform named: a list ("cuda,cpu") would let JAX fall back to the next.
+    return (os.environ.get("JAX_PLATFORMS") or "cpu").split(",")[0]
+
+
+def lift_address_space_limit():
+    """An accelerator's worker drops an inherited soft RLIMIT_AS (a shell's `ulimit -v`, a batch
+    system's default) to its hard limit: below what the driver reserves it hides the device."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != hard:
+        resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+
+
+def gib(n):
+    return f"{n / (1 << 30):.1f} GiB"
+
+
+def module_found(name):
+    import importlib.util
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ImportError:  # its parent package is missing
+        return False
+
+
+def backend_hints(asked):
+    """Why a JAX backend may be missing here: what the process can see of its causes."""
+    hints = []
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if asked != "cpu" and hard != resource.RLIM_INFINITY:
+        hints.append(f"the address space is limited to {gib(hard)} (RLIMIT_AS, a hard limit "
+                     "kforge inherited: `ulimit -v`?), and the CUDA driver reserves more than "
+                     "that, so JAX drops the backend")
+    if asked in ("cuda", "gpu"):
+        if not any(module_found(m) for m in ("jax_plugins.xla_cuda13", "jax_plugins.xla_cuda12",
+                                             "jax_cuda13_plugin", "jax_cuda12_plugin")):
+            hints.append("the Python environment has no JAX CUDA plugin (pip install "
+                         "'jax[cuda13]')")
+        if not os.path.exists("/dev/nvidiactl"):
+            hints.append("/dev/nvidiactl cannot be seen (no NVIDIA driver, or the process's view "
+                         "lacks the device nodes)")
+    elif asked == "tpu":
+        try:
+            accel = any(n.startswith("accel") for n in os.listdir("/dev"))
+        except OSError:  # the worker's Landlock view lists no folder of /dev
+            accel = any(os.path.exists(f"/dev/accel{i}") for i in range(8))
+        if not accel:
+            hints.append("no /dev/accel* TPU device can be seen")
+    return hints
+
+
+def jax_backends_found():
+    """The platforms JAX can start in this process when none is forced (best effort: JAX's
+    private API; a list of what failed to start otherwise)."""
+    try:
+        import jax
+        from jax._src import xla_bridge
+        jax.config.update("jax_platforms", None)
+        xla_bridge._clear_backends()
+        return sorted(xla_bridge.backends())
+    except Exception as e:  # noqa: BLE001  (any failure: say so, never hide the first error)
+        return [f"none could be listed ({type(e).__name__}: {str(e)[:200]})"]
+
+
+def same_platform(asked, got):
+    """JAX names the CUDA and ROCm backends' platform "gpu"."""
+    return got == asked or (asked in ("cuda", "rocm", "gpu") and got == "gpu")
+
+
+def require_backend(asked):
+    """The backend kforge asked for, or a Failure saying which was asked, which JAX found and why
+    that may be: a kernel meant for the GPU is never run on the CPU by a silent fall back."""
+    import jax
+    try:
+        got = jax.default_backend()
+        problem = "" if same_platform(asked, got) else f"JAX chose '{got}'"
+    except Exception as e:  # noqa: BLE001  (JAX raises RuntimeError or its own errors)
+        # JAX 0.10 skips a CUDA platform with no visible GPU and then fails an assertion with no
+        # message: say what that means.
+        problem = (f"{type(e).__name__}: {str(e)[:400]}" if str(e) else
+                   f"JAX started no '{asked}' backend (an empty {type(e).__name__} inside JAX)")
+    if not problem:
+        return got
+    hints = backend_hints(asked)
+    raise Failure(f"asked for the '{asked}' backend; JAX found {jax_backends_found()}: {problem}"
+                  + (". Likely: " + "; ".join(hints) if hints else ""))
 
 
 # The running-stage filter of runner/sandbox.h, as far as a Python process allows: installed with
@@ -460,7 +582,15 @@ def main():
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_CPU, (setup["cpu_seconds"], setup["cpu_seconds"]))
         threads = setup["threads"]
-        pin_threads(threads)
+        pin_threads(threads)  # before JAX starts: XLA sizes its thread pool from these CPUs
+        # The backend before anything else: a worker without the device it was asked for is of
+        # no use, and says why rather than run a GPU kernel on the CPU.
+        asked = asked_backend(python["framework"])
+        accelerator = asked not in (None, "cpu")
+        if accelerator:
+            lift_address_space_limit()
+        if asked is not None:
+            require_backend(asked)
         expected = setup["input_sets"] + setup["output_sets"] + 1
         if len(fds) != expected:
             raise Failure(f"setup: expected {expected} descriptors, got {len(fds)}")
@@ -499,7 +629,7 @@ def main():
                      "primitives": primitives, "loading_seccomp": loading_filter or "on"}
         compile_s, warmup_s = warm_up(call, len(inputs), len(outputs), framework)
         copy_ms = median_ms(lambda: copy_only(0))
-        close_walls(setup, framework)
+        close_walls(setup, framework, accelerator)
         filter_problem = install_filter()
     except BaseException as e:  # a module that fails to import or run is the kernel's error
         if is_refusal(e):
