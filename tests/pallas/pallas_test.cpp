@@ -157,6 +157,26 @@ TEST_F(PallasTest, CheckerReportsSyntaxErrorsAndForbiddenImports) {
   EXPECT_NE(none.compile.log.find("no top-level function 'kernel'"), std::string::npos);
 }
 
+// The rule against naming the task's own files is a candidate's: the task's 19k expert, whose
+// docstring names 8p_gemm's expert ("... 8p_gemm's expert ... M/bm ..."), passes the checker as
+// the expert it is, while the same text submitted as a candidate is still refused.
+TEST_F(PallasTest, TheTrustedFilesRuleHoldsCandidatesNotTheTasksExpert) {
+  auto spec = core::load_task(core::source_dir() / "bench" / "jaxbench" /
+                              "19k_matmul_subtract_multiply_relu");
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  auto task = core::resolve_task(*spec, "ci");
+  ASSERT_TRUE(task.ok()) << task.error().message;
+  auto source = core::read_text(target_.expert_path(*spec));
+  ASSERT_TRUE(source.ok()) << source.error().message;
+  const auto header = target_.task_header(*task);
+  auto expert = pallas_->compile({toolchain::Role::expert, *source, "kernel.py", header, {}});
+  EXPECT_TRUE(expert.ok) << expert.log;
+  auto candidate = pallas_->compile({toolchain::Role::candidate, *source, "kernel.py", header, {}});
+  EXPECT_FALSE(candidate.ok);
+  EXPECT_NE(candidate.log.find("names kforge's or the task's own files"), std::string::npos)
+      << candidate.log;
+}
+
 // The whole computation in plain jnp (XLA's kernels, not a Pallas one) is refused by the trace.
 TEST_F(PallasTest, JnpOnlyKernelIsRefused) {
   auto e = run(R"(import jax

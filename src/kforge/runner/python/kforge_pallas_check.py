@@ -14,7 +14,9 @@ The checks are a first fence that gives the model a precise message early; the w
   - no file or process access through builtins (open, exec, eval, __import__) or NumPy's file
     functions, no dunder attributes that reach interpreter internals, no module attributes that
     lead to sys.modules (typing.sys);
-  - no literal path to the task's trusted files (workload.py, the reference) or kforge's state.
+  - no literal path to the task's trusted files (workload.py, the reference) or kforge's state:
+    a candidate's rule only (--trusted, for the task's own expert, lifts it: the expert is one of
+    those files, and its docstring may name the others).
 """
 import ast
 import sys
@@ -37,8 +39,9 @@ TRUSTED_PATHS = ("workload.py", "reference.cpp", "baseline.py", "baseline.cpp", 
 
 
 class Checker(ast.NodeVisitor):
-    def __init__(self, file_name):
+    def __init__(self, file_name, trusted=False):
         self.file_name = file_name
+        self.trusted = trusted
         self.findings = []
         self.numpy_aliases = set()
 
@@ -94,7 +97,7 @@ class Checker(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Constant(self, node):
-        if isinstance(node.value, str):
+        if isinstance(node.value, str) and not self.trusted:
             for p in TRUSTED_PATHS:
                 if p in node.value and ("/" in node.value or node.value.endswith(p)):
                     self.error(node, f"the string {node.value[:60]!r} names kforge's or the "
@@ -113,7 +116,7 @@ def defines_kernel(tree):
     return False
 
 
-def check(path, display):
+def check(path, display, trusted=False):
     with open(path, encoding="utf-8", errors="replace") as f:
         source = f.read()
     try:
@@ -121,7 +124,7 @@ def check(path, display):
         compile(tree, display, "exec")
     except SyntaxError as e:
         return [(e.lineno or 1, e.offset or 1, f"{type(e).__name__}: {e.msg}")]
-    checker = Checker(display)
+    checker = Checker(display, trusted)
     checker.visit(tree)
     if not defines_kernel(tree):
         checker.findings.append((1, 1, "the file defines no top-level function 'kernel': the "
@@ -130,11 +133,15 @@ def check(path, display):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.stderr.write("usage: kforge_pallas_check.py KERNEL.py\n")
+    args = sys.argv[1:]
+    trusted = args[:1] == ["--trusted"]
+    if trusted:
+        args = args[1:]
+    if len(args) != 1:
+        sys.stderr.write("usage: kforge_pallas_check.py [--trusted] KERNEL.py\n")
         return 2
-    path = sys.argv[1]
-    findings = check(path, path)
+    path = args[0]
+    findings = check(path, path, trusted)
     for line, col, message in findings:
         print(f"{path}:{line}:{col}: error: {message}")
     return 1 if findings else 0
