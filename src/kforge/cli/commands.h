@@ -69,8 +69,8 @@ inline constexpr Command kCommands[] = {
     {"llm", "Talk to models: `ping` one, or report `usage` and cost by session, role and model",
      add_llm},
     {"completion",
-     "Print a shell completion script: kforge completion bash|zsh|fish (see the README to install "
-     "it)",
+     "Print a shell completion script: kforge completion bash|zsh|fish (docs/cli.md says how to "
+     "install it)",
      add_completion},
     {"eval-job",
      "Run one evaluation of a cluster job on this node (the Slurm executor submits it; not for "
