@@ -1,8 +1,9 @@
-// The root of kforge's command line: --version, --quiet and --color for every command, then the
-// table of commands. What the root's options mean is applied once the line is parsed.
+// The root of kforge's command line: --version, --quiet, --color and --pyenv for every command,
+// then the table of commands. What the root's options mean is applied once the line is parsed.
 #include "kforge/cli/app.h"
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
@@ -16,6 +17,7 @@ namespace {
 struct RootOptions {
   bool quiet = false;
   std::string colour = "auto";
+  std::string pyenv;  // KFORGE_PYENV
 };
 
 }  // namespace
@@ -33,6 +35,7 @@ KforgeApp make_app() {
   auto o = std::make_shared<RootOptions>();
   root.bind("quiet", o->quiet);
   root.bind("color", o->colour);
+  root.bind("pyenv", o->pyenv);
   for (const auto& command : kCommands) {
     CommandLine line = root.subcommand(command.name, command.help);
     command.add(line);
@@ -45,6 +48,8 @@ KforgeApp make_app() {
   app.parse_complete_callback([&app, o] {
     if (o->quiet) setenv("KFORGE_PROGRESS", "0", 1);
     setenv("KFORGE_COLOR", o->colour.c_str(), 1);
+    // Absolute: the workers and jobs that inherit it start in other folders.
+    if (!o->pyenv.empty()) setenv("KFORGE_PYENV", std::filesystem::absolute(o->pyenv).c_str(), 1);
     (void)current_settings();  // a malformed variable is refused now, before any work, not midway
     for (const char* read_only : {"list", "show", "compare", "completion"})
       if (app.got_subcommand(read_only)) return;

@@ -1,6 +1,7 @@
 // kforge hw [--json] [--remeasure [--budget S]]: this machine, and its measured peaks (kept once
 // per machine in the per-user cache; --remeasure measures again and shows how the runs spread),
-// and the project's Python environment (JAX and its backends, PyTorch), absent or not.
+// and the project's Python environment (JAX and its backends, PyTorch), absent or not, with what
+// it lacks of what kforge needs (a user's own environment, named by KFORGE_PYENV or --pyenv).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -11,6 +12,7 @@
 #include "kforge/cli/table.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/python_env.h"
+#include "kforge/core/python_needs.h"
 #include "kforge/eval/gpu_profile.h"
 #include "kforge/eval/jax_backend.h"
 #include "kforge/eval/machine.h"
@@ -68,6 +70,7 @@ nlohmann::json python_json(const core::PythonEnvInfo& p) {
   }
   j["python"] = p.python_version;
   j["numpy"] = p.numpy_version;
+  j["ml_dtypes"] = p.ml_dtypes_version;
   j["jax"] = p.jax_version;
   j["jaxlib"] = p.jaxlib_version;
   j["jax_backends"] = p.jax_backends;
@@ -77,6 +80,7 @@ nlohmann::json python_json(const core::PythonEnvInfo& p) {
   if (!p.jax_error.empty()) j["jax_error"] = p.jax_error;
   if (!p.pallas_error.empty()) j["pallas_error"] = p.pallas_error;
   if (!p.torch_error.empty()) j["torch_error"] = p.torch_error;
+  j["shortfalls"] = core::python_shortfalls(p);
   // The backend kforge gives a Pallas kernel's worker (jax_backend.h), and why.
   const auto& b = eval::this_jax_backend();
   nlohmann::json nodes = nlohmann::json::array();
@@ -106,6 +110,15 @@ std::string pallas_row(const core::PythonEnvInfo& p) {
                      p.jax_default_backend);
 }
 
+// "met (python >= 3.11, ...)", or every shortfall with the line that mends it.
+std::string python_needs_row(const core::PythonEnvInfo& p) {
+  const auto shortfalls = core::python_shortfalls(p);
+  if (!shortfalls.empty()) return fmt::format("{}", fmt::join(shortfalls, "; "));
+  std::vector<std::string> floors;
+  for (const auto& n : core::python_needs()) floors.push_back(n.package + " >= " + n.minimum);
+  return fmt::format("met ({})", fmt::join(floors, ", "));
+}
+
 std::vector<std::pair<std::string, std::string>> python_rows(const core::PythonEnvInfo& p) {
   if (!p.found) return {{"python env", "none: " + p.problem}};
   std::string jax = version_or_why("", p.jax_error);
@@ -114,14 +127,17 @@ std::vector<std::pair<std::string, std::string>> python_rows(const core::PythonE
                       fmt::join(p.jax_backends, ", "),
                       p.jax_default_backend.empty() ? "unknown" : p.jax_default_backend,
                       p.jaxlib_version.empty() ? "" : "; jaxlib " + p.jaxlib_version);
-  return {{"python env", fmt::format("{} (Python {}, NumPy {})", p.dir.string(), p.python_version,
-                                     p.numpy_version.empty() ? "missing" : p.numpy_version)},
+  return {{"python env",
+           fmt::format("{} (Python {}, NumPy {}, ml_dtypes {})", p.dir.string(), p.python_version,
+                       p.numpy_version.empty() ? "missing" : p.numpy_version,
+                       p.ml_dtypes_version.empty() ? "missing" : p.ml_dtypes_version)},
           {"jax", jax},
           {"pallas", pallas_row(p)},
           {"pallas backend",
            fmt::format("{} (timing basis {}): {}", eval::this_jax_backend().platform,
                        eval::this_jax_backend().timing_basis, eval::this_jax_backend().why)},
-          {"torch", version_or_why(p.torch_version, p.torch_error)}};
+          {"torch", version_or_why(p.torch_version, p.torch_error)},
+          {"python needs", python_needs_row(p)}};
 }
 
 // --target cuda: the first CUDA device and its measured peaks; exit 1 with the reason when there
@@ -151,31 +167,34 @@ int run_hw_cuda(const HwOptions& o) {
       fmt::print("{}", key_values({{"target", "cuda"}, {"device", "none: " + p.error().message}}));
     return 1;
   }
+  // The Python environment too: the cuda target's baseline and the torch peers run in it.
+  auto python = core::probe_python_env();
   if (o.json) {
     nlohmann::json j = *p;
     j["target"] = "cuda";
+    j["python"] = python_json(python);
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
   const auto& d = p->device;
   const auto& k = p->peaks;
-  fmt::print(
-      "{}",
-      key_values({
-          {"gpu", fmt::format("{} ({}, driver {}.{})", d.name, d.arch(), d.driver_version / 1000,
-                              d.driver_version % 1000 / 10)},
-          {"sms", std::to_string(d.sms)},
-          {"memory", fmt::format("{:.1f} GiB", d.memory_bytes / double(1ULL << 30))},
-          {"l2", fmt::format("{:.1f} MiB", d.l2_bytes / double(1 << 20))},
-          {"fma f32", fmt::format("{:.0f} GFLOP/s (measured)", k.fp32_fma_gflops)},
-          {"tensor", fmt::format("{:.0f} GFLOP/s FP16, {:.0f} GFLOP/s TF32 (mma.sync, measured)",
-                                 k.tensor_f16_gflops, k.tensor_tf32_gflops)},
-          {"memory bw", fmt::format("{:.0f} GB/s (measured copy)", k.hbm_gbps)},
-          {"roofline", fmt::format("FP32 ridge at {:.1f} FLOP/byte: kernels below it are bound by "
-                                   "memory, above it by FP32 throughput",
-                                   k.ridge_fp32())},
-          {"peaks", p->measured_now ? "measured now" : "from the per-user cache (--remeasure)"},
-      }));
+  std::vector<std::pair<std::string, std::string>> rows({
+      {"gpu", fmt::format("{} ({}, driver {}.{})", d.name, d.arch(), d.driver_version / 1000,
+                          d.driver_version % 1000 / 10)},
+      {"sms", std::to_string(d.sms)},
+      {"memory", fmt::format("{:.1f} GiB", d.memory_bytes / double(1ULL << 30))},
+      {"l2", fmt::format("{:.1f} MiB", d.l2_bytes / double(1 << 20))},
+      {"fma f32", fmt::format("{:.0f} GFLOP/s (measured)", k.fp32_fma_gflops)},
+      {"tensor", fmt::format("{:.0f} GFLOP/s FP16, {:.0f} GFLOP/s TF32 (mma.sync, measured)",
+                             k.tensor_f16_gflops, k.tensor_tf32_gflops)},
+      {"memory bw", fmt::format("{:.0f} GB/s (measured copy)", k.hbm_gbps)},
+      {"roofline", fmt::format("FP32 ridge at {:.1f} FLOP/byte: kernels below it are bound by "
+                               "memory, above it by FP32 throughput",
+                               k.ridge_fp32())},
+      {"peaks", p->measured_now ? "measured now" : "from the per-user cache (--remeasure)"},
+  });
+  for (auto& row : python_rows(python)) rows.push_back(std::move(row));
+  fmt::print("{}", key_values(rows));
   return 0;
 }
 

@@ -34,6 +34,13 @@ std::vector<OptionSpec> make_registry() {
        {kRootCommand},
        "KFORGE_COLOR"})
       .choices = {"auto", "always", "never"};
+  add({"pyenv",
+       "--pyenv",
+       "The Python environment with PyTorch and JAX that kforge's workers run in: a venv, a conda "
+       "environment or a prefix holding bin/python (default: pyenv/ beside kforge's folder); "
+       "`kforge hw` says what it lacks",
+       {kRootCommand},
+       "KFORGE_PYENV"});
 
   // What a task is and how it is timed.
   add({"task",

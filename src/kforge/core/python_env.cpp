@@ -22,6 +22,11 @@ try:
 except Exception as e:
     out["numpy_error"] = repr(e)
 try:
+    import ml_dtypes
+    out["ml_dtypes"] = ml_dtypes.__version__
+except Exception as e:
+    out["ml_dtypes_error"] = repr(e)
+try:
     import jax
     out["jax"] = jax.__version__
     import jaxlib
@@ -66,17 +71,24 @@ std::filesystem::path python_env_dir() {
   return executable_dir().parent_path() / "pyenv";
 }
 
-std::filesystem::path python_executable() { return python_env_dir() / "bin" / "python"; }
+std::filesystem::path python_executable(const std::filesystem::path& dir) {
+  const auto bin = (dir.empty() ? python_env_dir() : dir) / "bin";
+  std::error_code ec;
+  if (!std::filesystem::exists(bin / "python", ec) && std::filesystem::exists(bin / "python3", ec))
+    return bin / "python3";
+  return bin / "python";
+}
 
 PythonEnvInfo probe_python_env(std::chrono::milliseconds timeout,
                                const std::filesystem::path& dir) {
   PythonEnvInfo info;
   info.dir = dir.empty() ? python_env_dir() : dir;
-  const auto python = info.dir / "bin" / "python";
+  const auto python = python_executable(info.dir);
   if (!std::filesystem::exists(python)) {
     info.problem = "no Python environment at " + info.dir.string() +
-                   ": run scripts/setup (it makes the venv with JAX, NumPy and PyTorch), or point "
-                   "KFORGE_PYENV at one";
+                   ": point KFORGE_PYENV (or kforge --pyenv) at one with JAX, NumPy and PyTorch "
+                   "(a venv or conda environment of your own will do), or run scripts/setup in a "
+                   "source checkout (it makes build/pyenv)";
     return info;
   }
   ProcessOptions po;
@@ -97,6 +109,9 @@ PythonEnvInfo probe_python_env(std::chrono::milliseconds timeout,
   info.found = true;
   info.python_version = text(j, "python");
   info.numpy_version = text(j, "numpy");
+  info.numpy_error = text(j, "numpy_error");
+  info.ml_dtypes_version = text(j, "ml_dtypes");
+  info.ml_dtypes_error = text(j, "ml_dtypes_error");
   info.jax_version = text(j, "jax");
   info.jaxlib_version = text(j, "jaxlib");
   info.jax_default_backend = text(j, "jax_default_backend");

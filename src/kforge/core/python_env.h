@@ -10,10 +10,13 @@
 
 namespace kforge::core {
 
-// $KFORGE_PYENV, else pyenv/ beside the folder of the running executable (build/bin → build/pyenv).
+// $KFORGE_PYENV (which `kforge --pyenv DIR` sets), else pyenv/ beside the folder of the running
+// executable (build/bin → build/pyenv). Any environment with PyTorch and JAX will do: a venv, a
+// conda environment, a prefix such as /usr (core/python_needs.h says what it must hold).
 std::filesystem::path python_env_dir();
-// The venv's interpreter: python_env_dir()/bin/python.
-std::filesystem::path python_executable();
+// The environment's interpreter: bin/python under `dir` (default python_env_dir()), else
+// bin/python3 where only that exists (a prefix such as /usr).
+std::filesystem::path python_executable(const std::filesystem::path& dir = {});
 
 // What the environment holds, as its own interpreter reports it. Absence is a value, not an
 // error: `problem` says what is missing and how to make it.
@@ -22,11 +25,12 @@ struct PythonEnvInfo {
   bool found = false;  // the interpreter ran and reported
   std::string problem;
   std::string python_version, numpy_version, jax_version, torch_version;  // "" when not importable
-  std::string jaxlib_version;
+  std::string jaxlib_version, ml_dtypes_version;
   std::vector<std::string> jax_backends;  // "cpu (1 device)", "gpu (8 devices: NVIDIA H100)"
   std::string jax_default_backend;        // where jax.jit runs: "cpu", "gpu", "tpu"
   bool pallas = false;                    // jax.experimental.pallas (and .tpu) import
   std::string jax_error, torch_error, pallas_error;  // why an import failed
+  std::string numpy_error, ml_dtypes_error;
 };
 
 // Runs the venv's python once (imports numpy, jax, Pallas and torch) with a wall-clock limit;

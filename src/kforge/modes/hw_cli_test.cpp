@@ -1,8 +1,9 @@
 // `kforge hw`: the peaks live in the per-user cache, not in the working directory's state folder,
 // so a second folder reads them without measuring; --remeasure measures again and prints every run
 // and how far apart they were. The Python environment is reported as its interpreter describes
-// it (JAX, its backends and default, Pallas), its absence is a line of the report that says to
-// run scripts/setup, not a failure, and a probe that hangs is cut off.
+// it (JAX, its backends and default, Pallas) with what it lacks of kforge's needs, its absence is
+// a line of the report that says to name one (KFORGE_PYENV, --pyenv) or run scripts/setup, not a
+// failure, and a probe that hangs is cut off.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -99,11 +100,43 @@ TEST_F(HwCli, ReportsThePythonEnvironmentOrItsAbsence) {
   EXPECT_THAT(table.out, HasSubstr("not importable: ModuleNotFoundError"));
   EXPECT_EQ(b["pallas"], true);
   EXPECT_EQ(b["jax_default_backend"], "gpu");
+  // What it lacks of kforge's needs, with the pip line that mends each (core/python_needs.h).
+  ASSERT_EQ(b["shortfalls"].size(), 2u) << b.dump(2);
+  EXPECT_THAT(b["shortfalls"][0].get<std::string>(), HasSubstr("ml_dtypes is missing"));
+  EXPECT_THAT(b["shortfalls"][1].get<std::string>(),
+              HasSubstr("torch is missing (ModuleNotFoundError), needed by the torch peers"));
+  EXPECT_THAT(table.out, HasSubstr("python needs"));
+  EXPECT_THAT(table.out,
+              HasSubstr((venv / "bin" / "python").string() + " -m pip install 'torch>=2.11'"));
 
   auto absent = hw({}, dir_ / "project", (dir_ / "no-venv").string());
   ASSERT_TRUE(absent.success()) << absent.err;
   EXPECT_THAT(absent.out, HasSubstr("no Python environment at " + (dir_ / "no-venv").string() +
-                                    ": run scripts/setup"));
+                                    ": point KFORGE_PYENV (or kforge --pyenv) at one"));
+}
+
+// `kforge --pyenv DIR` names the environment as KFORGE_PYENV does, and wins over it; a relative
+// DIR is taken from the working folder.
+TEST_F(HwCli, ThePyenvOptionNamesTheEnvironment) {
+  auto venv = dir_ / "project" / "mine";
+  std::filesystem::create_directories(venv / "bin");
+  {
+    std::ofstream py(venv / "bin" / "python");
+    py << "#!/bin/sh\necho '{\"python\": \"3.12.3\", \"numpy\": \"2.3.4\", \"ml_dtypes\": "
+          "\"0.5.3\", \"jax\": \"0.11.2\", \"torch\": \"2.11.0+cu130\"}'\n";
+  }
+  std::filesystem::permissions(venv / "bin" / "python", std::filesystem::perms::owner_all);
+  auto e = env();
+  e.push_back("KFORGE_PYENV=" + (dir_ / "no-venv").string());
+  auto r = core::run_process(
+      {kforge(), "--pyenv", "mine", "hw", "--json"},
+      {.timeout = std::chrono::seconds(120), .cwd = dir_ / "project", .extra_env = e});
+  ASSERT_TRUE(r.success()) << r.err;
+  auto p = nlohmann::json::parse(r.out)["python"];
+  EXPECT_EQ(p["dir"], venv.string());
+  EXPECT_TRUE(p["found"].get<bool>()) << p.dump(2);
+  EXPECT_EQ(p["torch"], "2.11.0+cu130");
+  EXPECT_TRUE(p["shortfalls"].empty()) << p.dump(2);
 }
 
 // A probe that hangs (an import stuck on a lock, a plugin waiting for a device) is cut off by
