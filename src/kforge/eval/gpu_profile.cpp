@@ -11,6 +11,7 @@
 #include "kforge/core/hash.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/subprocess.h"
+#include "kforge/eval/gpu_peak_bounds.h"
 
 namespace kforge::eval {
 namespace {
@@ -44,8 +45,15 @@ Result<std::filesystem::path> build_peak_program(const GpuProfileOptions& o,
 }  // namespace
 
 GpuPeaks parse_gpu_peaks(const nlohmann::json& j) {
-  return {j.value("fp32_fma_gflops", 0.0), j.value("tensor_f16_gflops", 0.0),
-          j.value("tensor_tf32_gflops", 0.0), j.value("hbm_gbps", 0.0)};
+  GpuPeaks p{j.value("fp32_fma_gflops", 0.0),
+             j.value("tensor_f16_gflops", 0.0),
+             j.value("tensor_tf32_gflops", 0.0),
+             j.value("hbm_gbps", 0.0),
+             {}};
+  if (auto it = j.find("not_measured"); it != j.end() && it->is_object())
+    for (const auto& [name, why] : it->items())
+      if (why.is_string()) p.not_measured[name] = why.get<std::string>();
+  return p;
 }
 
 Result<GpuProfile> gpu_profile(const GpuProfileOptions& o) {
@@ -57,6 +65,9 @@ Result<GpuProfile> gpu_profile(const GpuProfileOptions& o) {
   if (!o.remeasure)
     if (auto text = core::read_text(record)) try {
         p.peaks = parse_gpu_peaks(nlohmann::json::parse(*text));
+        // Held to the part's bound again: a record kept before the bound existed may hold an
+        // unreachable figure.
+        refuse_unreachable_peaks(p.peaks, p.device);
         if (p.peaks.fp32_fma_gflops > 0) return p;
       } catch (const std::exception&) {
         // a damaged record is measured again
@@ -72,6 +83,7 @@ Result<GpuProfile> gpu_profile(const GpuProfileOptions& o) {
     if (!j.value("error", std::string{}).empty())
       return Error{"the GPU peak program: " + j.value("error", std::string{})};
     p.peaks = parse_gpu_peaks(j);
+    refuse_unreachable_peaks(p.peaks, p.device);
   } catch (const std::exception& e) {
     return Error{fmt::format("the GPU peak program printed no JSON ({}): {}", e.what(), r.out)};
   }
@@ -102,6 +114,7 @@ void to_json(nlohmann::json& j, const GpuProfile& p) {
        {"tensor_tf32_gflops", p.peaks.tensor_tf32_gflops},
        {"hbm_gbps", p.peaks.hbm_gbps},
        {"ridge_fp32_flop_per_byte", p.peaks.ridge_fp32()}};
+  if (!p.peaks.not_measured.empty()) j["not_measured"] = p.peaks.not_measured;
 }
 
 }  // namespace kforge::eval

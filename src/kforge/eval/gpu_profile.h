@@ -5,6 +5,7 @@
 // bandwidth. Kept per device in the per-user cache; measured again on request.
 
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
@@ -19,6 +20,10 @@ struct GpuPeaks {
   double tensor_f16_gflops = 0;
   double tensor_tf32_gflops = 0;
   double hbm_gbps = 0;
+  // A figure that is 0 because it was not believed, by its JSON name ("tensor_f16_gflops"):
+  // why. The peak program refuses a loop whose result is not the one due (elided work);
+  // gpu_peak_bounds.h a figure above what the part can reach.
+  std::map<std::string, std::string> not_measured;
   // FLOP per byte where the FP32 roofline turns from memory-bound to compute-bound.
   double ridge_fp32() const { return hbm_gbps > 0 ? fp32_fma_gflops / hbm_gbps : 0; }
 };
@@ -35,7 +40,8 @@ struct GpuProfileOptions {
   bool remeasure = false;
 };
 
-// The first device and its peaks; an error starting "no CUDA device" where there is none.
+// The first device and its peaks, each held to what the part can reach (gpu_peak_bounds.h), the
+// cached ones too; an error starting "no CUDA device" where there is none.
 Result<GpuProfile> gpu_profile(const GpuProfileOptions& options);
 
 // The fraction of the FP32 roofline a kernel reached: achieved FLOP/s over
