@@ -59,6 +59,7 @@ std::string print_human(const eval::Evaluation& e) {
     rows.push_back(
         {"partner", fmt::format("the {} failed, not the kernel: no speedup", e.partner)});
   if (e.mismatch) rows.push_back({"mismatch", e.mismatch->summary()});
+  if (!e.sanitizer_note.empty()) rows.push_back({"sanitizer", e.sanitizer_note});
   if (!e.pallas_mode.empty())
     rows.push_back({"pallas", fmt::format("{} ({} inputs)", e.pallas_mode, e.dtype)});
   if (e.candidate && !e.timing_is_performance())

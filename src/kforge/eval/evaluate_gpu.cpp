@@ -11,6 +11,7 @@
 
 #include "kforge/eval/cuda_process_device.h"
 #include "kforge/eval/gpu_judge.h"
+#include "kforge/eval/sanitizer_report.h"
 #include "kforge/eval/secret_seeds.h"
 #include "kforge/eval/steps.h"
 
@@ -136,32 +137,37 @@ class GpuEvaluationRun {
     return j;
   }
 
+  // Each tool's summary decides (sanitizer_report.h); what cannot be decided is a note, so a tool
+  // that could not run, or printed nothing kforge can read, never fails a kernel the plain check
+  // passed.
   std::optional<Judgement> sanitize() {
     if (!setup_.start_sanitized || opt_.role != toolchain::Role::candidate) return std::nullopt;
     for (const auto& tool : setup_.sanitizer_tools) {
       say("checking under compute-sanitizer " + tool);
       auto device = setup_.start_sanitized(e_.compile.artifact, tool);
-      if (!device) return Judgement{Verdict::runtime_error, device.error().message};
+      if (!device) {
+        add_sanitizer_note("compute-sanitizer " + tool + " could not start the kernel's process: " +
+                           device.error().message.substr(0, 500));
+        continue;
+      }
       auto buffers = allocate_set(**device, host_.task());
-      if (!buffers) return Judgement{Verdict::runtime_error, buffers.error().message};
       // A sanitized call runs tens of times slower: ten times the call's allowance.
       Evaluation scratch;
-      auto j = gpu_check(**device, *buffers, host_.task(), {inputs_.front()}, {references_.front()},
-                         10 * opt_.call_timeout_s, scratch);
+      std::optional<Judgement> j =
+          buffers ? gpu_check(**device, *buffers, host_.task(), {inputs_.front()},
+                              {references_.front()}, 10 * opt_.call_timeout_s, scratch)
+                  : Judgement{Verdict::runtime_error, buffers.error().message};
       auto report = (*device)->finish();
-      const std::string text = report ? *report : report.error().message;
-      const int errors = sanitizer_error_count(text);
-      if (errors > 0)
-        return Judgement{Verdict::runtime_error,
-                         fmt::format("compute-sanitizer {} found {} error{}:\n{}", tool, errors,
-                                     errors == 1 ? "" : "s", text.substr(0, 3000))};
-      if (j) return Judgement{j->verdict, "under compute-sanitizer " + tool + ": " + j->reason};
-      if (errors < 0)
-        return Judgement{
-            Verdict::runtime_error,
-            "compute-sanitizer " + tool + " ended without its summary:\n" + text.substr(0, 2000)};
+      auto pass = judge_sanitizer_pass(tool, report ? *report : report.error().message, j);
+      add_sanitizer_note(pass.note);
+      if (pass.verdict) return pass.verdict;
     }
     return std::nullopt;
+  }
+
+  void add_sanitizer_note(const std::string& note) {
+    if (note.empty()) return;
+    e_.sanitizer_note += (e_.sanitizer_note.empty() ? "" : "\n") + note;
   }
 
   // Never a verdict: counters that cannot be read are a note for the profiler.

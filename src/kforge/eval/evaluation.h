@@ -74,6 +74,9 @@ struct Evaluation {
   // them (one check call under ncu); counters_note says why there are none ("" when there are).
   std::vector<NcuKernel> counters;
   std::string counters_note;
+  // What a compute-sanitizer pass could not settle (a report without its summary, possible races
+  // of warning severity, a call that failed only under the tool): never a verdict. "" when none.
+  std::string sanitizer_note;
 
   std::string kernel_output;  // what the runner process printed (capped)
   int landlock_abi = 0;

@@ -157,6 +157,7 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
   if (j.contains("counters") && j["counters"].is_array())
     e.counters = j["counters"].get<std::vector<NcuKernel>>();
   e.counters_note = j.value("counters_note", "");
+  e.sanitizer_note = j.value("sanitizer_note", "");
   for (const auto& ms : j.value("check_ms", nlohmann::json::array()))
     e.check_ms.push_back(ms.get<double>());
   e.kernel_output = j.value("kernel_output", "");

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <regex>
 #include <thread>
 
@@ -300,6 +301,98 @@ TEST_F(CudaTargetTest, TheGpuEvaluationRunsCompileCheckTimeAndProfileInOrder) {
   EXPECT_EQ(plain.verdict, eval::Verdict::correct) << plain.reason;
   EXPECT_TRUE(plain.counters.empty());
   EXPECT_EQ(plain.counters_note, "Nsight Compute (ncu) is not installed in the CUDA toolkit");
+  std::filesystem::remove_all(state);
+}
+
+// The sanitizer pass inside the GPU evaluation, on fake devices whose processes print what
+// compute-sanitizer printed (tests/sanitizer): racecheck's clean summary from the H200 passes a
+// correct candidate (it was a runtime_error: "ended without its summary"), memcheck's
+// out-of-bounds write fails it naming the write, a race fails it naming both accesses, and a
+// report kforge cannot read leaves the verdict to the plain check and says so in a note.
+TEST_F(CudaTargetTest, TheSanitizerPassDecidesOnEachToolsSummary) {
+  auto spec = load("12p_rmsnorm");
+  auto host_compiler = make_cpp_compiler(settings_);
+  auto state = eval::test_state_dir("cuda-fake-sanitizer");
+  auto ctx = eval::TaskContext::create(spec, "ci", *host_compiler, state);
+  ASSERT_TRUE(ctx.ok()) << ctx.error().message;
+  const Target& cuda = *find_target("cuda");
+  const auto& t = ctx->task();
+  const std::int64_t rows = t.outputs[0].numel / 256, d = 256;
+  auto rmsnorm = [rows, d](std::vector<std::span<std::byte>>& a) {
+    auto* x = reinterpret_cast<const float*>(a[0].data());
+    auto* scale = reinterpret_cast<const float*>(a[1].data());
+    auto* y = reinterpret_cast<float*>(a[2].data());
+    for (std::int64_t r = 0; r < rows; ++r) {
+      double ss = 0;
+      for (std::int64_t i = 0; i < d; ++i) ss += double(x[r * d + i]) * x[r * d + i];
+      const double inv = 1.0 / std::sqrt(ss / d + 1e-5);
+      for (std::int64_t i = 0; i < d; ++i)
+        y[r * d + i] = static_cast<float>(x[r * d + i] * inv * scale[i]);
+    }
+    return eval::FakeLaunch{};
+  };
+  // A device whose process prints `report` when it ends, as the runner under a tool does.
+  struct ReportingDevice : eval::FakeGpuDevice {
+    ReportingDevice(Kernel k, double* clock, std::string report)
+        : FakeGpuDevice(std::move(k), clock), report_(std::move(report)) {}
+    Result<std::string> finish() override { return report_; }
+    std::string report_;
+  };
+  double clock = 0;
+  std::map<std::string, std::string> printed;  // tool -> what its process prints
+  eval::GpuEvalSetup setup;
+  setup.compiler = compiler_.get();
+  setup.header = cuda.task_header(t);
+  setup.link_policy = [&](toolchain::Role r) { return cuda.link_policy(*compiler_, r); };
+  setup.device_missing = [] { return std::string(); };
+  setup.start_device = [&](const std::filesystem::path&,
+                           bool) -> Result<std::unique_ptr<eval::GpuDevice>> {
+    return std::unique_ptr<eval::GpuDevice>(std::make_unique<eval::FakeGpuDevice>(rmsnorm, &clock));
+  };
+  setup.sanitizer_tools = {"memcheck", "racecheck"};
+  setup.start_sanitized = [&](const std::filesystem::path&,
+                              const std::string& tool) -> Result<std::unique_ptr<eval::GpuDevice>> {
+    return std::unique_ptr<eval::GpuDevice>(
+        std::make_unique<ReportingDevice>(rmsnorm, &clock, printed[tool]));
+  };
+  auto fixture = [](const std::string& name) {
+    return *core::read_text(core::source_dir() / "tests" / "sanitizer" / name);
+  };
+  auto source =
+      core::read_text(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm" / "expert.cu");
+  eval::EvalOptions opt;
+  opt.time = false;
+  auto judge = [&] { return eval::evaluate_gpu(*ctx, setup, *source, "kernel.cu", opt); };
+
+  printed = {{"memcheck", fixture("memcheck_clean.txt")},
+             {"racecheck", fixture("racecheck_clean_h200.txt")}};
+  auto clean = judge();
+  EXPECT_EQ(clean.verdict, eval::Verdict::correct) << clean.reason;
+  EXPECT_EQ(clean.sanitizer_note, "");
+
+  printed["memcheck"] = fixture("memcheck_out_of_bounds.txt");
+  auto oob = judge();
+  EXPECT_EQ(oob.verdict, eval::Verdict::runtime_error);
+  EXPECT_NE(oob.reason.find("compute-sanitizer memcheck found 2 errors: Invalid __global__ write "
+                            "of size 4 bytes at past_end(float *)+0x70"),
+            std::string::npos)
+      << oob.reason;
+
+  printed = {{"memcheck", fixture("memcheck_clean.txt")},
+             {"racecheck", fixture("racecheck_race.txt")}};
+  auto race = judge();
+  EXPECT_EQ(race.verdict, eval::Verdict::runtime_error);
+  EXPECT_NE(race.reason.find("compute-sanitizer racecheck found 1 error: Race reported between "
+                             "Write access at block_sum"),
+            std::string::npos)
+      << race.reason;
+
+  printed["racecheck"] = "========= COMPUTE-SANITIZER\n";
+  auto unread = judge();
+  EXPECT_EQ(unread.verdict, eval::Verdict::correct) << unread.reason;
+  EXPECT_NE(unread.sanitizer_note.find("compute-sanitizer racecheck: its output has no summary"),
+            std::string::npos)
+      << unread.sanitizer_note;
   std::filesystem::remove_all(state);
 }
 
