@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -18,10 +19,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <regex>
 #include <thread>
 
 #include "kforge/core/paths.h"
+#include "kforge/eval/load_probe.h"
 #include "kforge/runner/cuda_wire.h"
 
 namespace kforge::eval {
@@ -71,14 +72,7 @@ class CudaProcessDevice : public GpuDevice {
     return r ? ok_status() : Status(r.error());
   }
   Status download(const DeviceBuffer& from, std::span<std::byte> to) override {
-    auto r = request({wire::Op::download, static_cast<std::uint32_t>(from.id), to.size()}, nullptr,
-                     0, 60);
-    if (!r) return r.error();
-    if (payload_.size() != to.size())
-      return Error{fmt::format("kforge-run-cuda sent {} bytes where {} were asked for",
-                               payload_.size(), to.size())};
-    std::memcpy(to.data(), payload_.data(), to.size());
-    return ok_status();
+    return read_buffer(wire::Op::download, from, to);
   }
   DeviceCall call(const std::vector<DeviceBuffer>& args, double timeout_s) override {
     std::vector<std::uint32_t> ids;
@@ -90,6 +84,48 @@ class CudaProcessDevice : public GpuDevice {
     if (r) return {DeviceCall::Outcome::returned, {}};
     if (hung_) return {DeviceCall::Outcome::hung, {}};
     return {DeviceCall::Outcome::failed, r.error().message};
+  }
+  Status peek(const DeviceBuffer& from, std::span<std::byte> to) override {
+    return read_buffer(wire::Op::peek, from, to);
+  }
+  DeviceCall synchronize(double timeout_s) override {
+    auto r = request({wire::Op::synchronize, 0, 0}, nullptr, 0, timeout_s);
+    if (r) return {DeviceCall::Outcome::returned, {}};
+    if (hung_) return {DeviceCall::Outcome::hung, {}};
+    return {DeviceCall::Outcome::failed, r.error().message};
+  }
+  // Idle as the cpp target's judge sees a process idle (kernel_process.h, settle_state): every
+  // thread asleep and under a tenth of a core used over a quarter millisecond, after the window;
+  // left running once it used a second of CPU after the return without becoming idle. The wire
+  // is quiet meanwhile: the runner's main thread waits for the next request.
+  bool settle(double window_s) override {
+    if (pid_ <= 0) return true;  // gone: the next request says how it ended
+    constexpr double kQuietMs = 0.25, kBusyShare = 0.1, kMaxCpuS = 1.0;
+    clockid_t clock{};
+    const bool has_clock = ::clock_getcpuclockid(pid_, &clock) == 0;
+    auto cpu_ms = [&] {
+      timespec ts{};
+      if (!has_clock || ::clock_gettime(clock, &ts) != 0) return 0.0;
+      return static_cast<double>(ts.tv_sec) * 1e3 + ts.tv_nsec * 1e-6;
+    };
+    auto now_ms = [] {
+      return std::chrono::duration<double, std::milli>(
+                 std::chrono::steady_clock::now().time_since_epoch())
+          .count();
+    };
+    const double cpu0 = cpu_ms(), t0 = now_ms();
+    std::this_thread::sleep_for(std::chrono::duration<double>(window_s));
+    double before = cpu_ms(), t = now_ms();
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(kQuietMs));
+      const double cpu = cpu_ms(), t2 = now_ms();
+      if (cpu - before < kBusyShare * (t2 - t) && running_threads(pid_) == 0) return true;
+      // CPU, not wall time, bounds the wait (a loaded machine delays a thread going to sleep);
+      // the wall bound only ends a wait that cannot end.
+      if (cpu - cpu0 > kMaxCpuS * 1e3 || t2 - t0 > 30 * kMaxCpuS * 1e3) return false;
+      before = cpu;
+      t = t2;
+    }
   }
   Status flush_l2() override {
     auto r = request({wire::Op::flush_l2, 0, 0}, nullptr, 0, 60);
@@ -113,6 +149,16 @@ class CudaProcessDevice : public GpuDevice {
   }
 
  private:
+  Status read_buffer(wire::Op op, const DeviceBuffer& from, std::span<std::byte> to) {
+    auto r = request({op, static_cast<std::uint32_t>(from.id), to.size()}, nullptr, 0, 60);
+    if (!r) return r.error();
+    if (payload_.size() != to.size())
+      return Error{fmt::format("kforge-run-cuda sent {} bytes where {} were asked for",
+                               payload_.size(), to.size())};
+    std::memcpy(to.data(), payload_.data(), to.size());
+    return ok_status();
+  }
+
   Result<wire::Reply> request(const wire::Request& q, const void* payload, std::size_t n,
                               double timeout_s) {
     if (dead_) return Error{"the kernel's process is gone" + process_note()};
@@ -293,12 +339,6 @@ std::vector<std::string> sanitizer_wrapper(const std::filesystem::path& sanitize
                                            const std::string& tool) {
   return {sanitizer.string(),   "--tool", tool, "--error-exitcode", "99", "--print-limit", "20",
           "--target-processes", "all"};
-}
-
-int sanitizer_error_count(const std::string& output) {
-  static const std::regex summary(R"(ERROR SUMMARY: (\d+) error)");
-  std::smatch m;
-  return std::regex_search(output, m, summary) ? std::stoi(m[1]) : -1;
 }
 
 }  // namespace kforge::eval

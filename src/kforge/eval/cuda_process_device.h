@@ -33,7 +33,6 @@ std::vector<std::string> sanitizer_wrapper(const std::filesystem::path& sanitize
                                            const std::string& tool);
 // Nsight Compute's command line of the toolkit at `cuda_home`, or empty when it is not installed.
 std::filesystem::path find_ncu(const std::filesystem::path& cuda_home);
-// The error count of a sanitizer's "ERROR SUMMARY: N errors" line; -1 when there is none.
-int sanitizer_error_count(const std::string& output);
+// What the runner printed under a tool is read by sanitizer_report.h.
 
 }  // namespace kforge::eval

@@ -16,6 +16,7 @@
 #include "kforge/core/subprocess.h"
 #include "kforge/eval/gpu_judge.h"
 #include "kforge/eval/gpu_judge_test_util.h"
+#include "kforge/eval/sanitizer_report.h"
 
 namespace kforge::eval {
 namespace {
@@ -36,6 +37,7 @@ class CudaProcessDeviceTest : public ::testing::Test {
   std::filesystem::path build(const std::string& body) {
     auto src = dir_ / "kernel.cpp", so = dir_ / "kernel.so";
     std::ofstream(src) << "#include <fcntl.h>\n#include <sys/socket.h>\n#include <unistd.h>\n"
+                       << "#include <thread>\n"
                        << "extern \"C\" void kernel(const float* x, const float* y, float* z, "
                           "void* stream) {\n"
                        << body << "\n}\n";
@@ -77,6 +79,28 @@ TEST_F(CudaProcessDeviceTest, ASpinningKernelIsKilledByTheWatchdog) {
   ASSERT_TRUE(j);
   EXPECT_EQ(j->verdict, Verdict::timeout) << j->reason;
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(8));
+}
+
+// The H200's escape through the real process: the call returns at once and a thread of the
+// kernel's writes the right sum later. The outputs are peeked the instant the call returns, so the
+// late sum is never what the check reads (it was: the plain reads came after it). A write inside
+// the settle window is named as work after the return; a later one leaves the outputs poisoned.
+TEST_F(CudaProcessDeviceTest, WorkDoneByAThreadAfterTheCallReturnedIsNeverCounted) {
+  for (int delay_us : {1000, 20000}) {
+    auto j = check("std::thread([=] { usleep(" + std::to_string(delay_us) +
+                   "); for (int i = 0; i < 256; ++i) z[i] = x[i] + y[i]; }).detach();");
+    ASSERT_TRUE(j) << delay_us;
+    EXPECT_TRUE(j->verdict == Verdict::sandbox_violation || j->verdict == Verdict::incorrect)
+        << delay_us << " us: " << j->reason;
+  }
+}
+
+TEST_F(CudaProcessDeviceTest, AThreadComputingOnAfterTheCallReturnedIsCaught) {
+  auto j = check(std::string(kAdd) +
+                 " std::thread([] { for (volatile long i = 0;; ++i) {} }).detach();");
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->verdict, Verdict::sandbox_violation) << j->reason;
+  EXPECT_NE(j->reason.find("kept running after the call returned"), std::string::npos) << j->reason;
 }
 
 TEST_F(CudaProcessDeviceTest, AKernelWritingItsInputIsCaught) {
@@ -137,7 +161,7 @@ TEST_F(CudaProcessDeviceTest, AWrappersReportIsCollectedWhenTheProcessEnds) {
   ASSERT_TRUE(buffers.ok());
   auto report = (*device)->finish();
   ASSERT_TRUE(report.ok());
-  EXPECT_EQ(sanitizer_error_count(*report), 2) << *report;
+  EXPECT_EQ(read_sanitizer_report(*report).errors, 2) << *report;
 }
 
 // The attacks: each would pass the check (it computes the right sum) if the walls were down.
@@ -186,15 +210,6 @@ TEST_F(CudaProcessDeviceTest, ATrustedKernelIsNotFiltered) {
       check(std::string(kAdd) + " int s = socket(AF_INET, SOCK_STREAM, 0); if (s >= 0) close(s);",
             10, true);
   EXPECT_FALSE(j) << j->reason;
-}
-
-TEST(SanitizerSummary, CountsTheErrorsOrSaysThereWasNoSummary) {
-  EXPECT_EQ(
-      sanitizer_error_count("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n"), 0);
-  EXPECT_EQ(sanitizer_error_count("========= Invalid __global__ write of size 4 bytes\n"
-                                  "========= ERROR SUMMARY: 1 error\n"),
-            1);
-  EXPECT_EQ(sanitizer_error_count("Segmentation fault\n"), -1);
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 // The fake GpuDevice that gpu_device.h promises, for tests of the GPU judge without a GPU: device
 // memory is host memory, the "kernel" a function the test writes over views of its argument
 // buffers, and time a clock the test owns, advanced by each call's simulated duration. A kernel
-// can leave work pending (run at the device-wide synchronization), hang, or fail as CUDA would.
+// can leave work pending (run at the device-wide synchronization), hang, or fail as CUDA would;
+// it can also have work launched after its call returned (a host thread, a callback), work that
+// then never finishes, or a host thread that keeps computing.
 
 #include <algorithm>
 #include <cstring>
@@ -20,6 +22,12 @@ struct FakeLaunch {
   bool hang = false;              // never finishes: the watchdog fires
   std::string error;              // non-empty: a CUDA error at the synchronization
   std::function<void()> pending;  // work on another stream: runs at the device-wide sync
+  // Launched after the call returned (a host thread of the kernel's, ~0.3 ms later): not done
+  // when the outputs are peeked at the return; done by the next device-wide synchronization, or
+  // by a plain copy (which waits for the work on the legacy stream).
+  std::function<void()> late;
+  bool busy_after_return = false;   // work launched after the return never finishes
+  bool host_keeps_running = false;  // a host thread computes on after the return
 };
 
 class FakeGpuDevice : public GpuDevice {
@@ -37,9 +45,27 @@ class FakeGpuDevice : public GpuDevice {
     return ok_status();
   }
   Status download(const DeviceBuffer& from, std::span<std::byte> to) override {
+    run_late();  // a plain copy waits for work launched on the legacy stream
+    return peek(from, to);
+  }
+  Status peek(const DeviceBuffer& from, std::span<std::byte> to) override {
     if (dead_) return Error{"the device process is gone"};
     std::copy_n(memory_.at(from.id).begin(), to.size(), to.begin());
     return ok_status();
+  }
+  DeviceCall synchronize(double timeout_s) override {
+    if (dead_) return {DeviceCall::Outcome::failed, "the device process is gone"};
+    if (busy_after_return_) {
+      *clock_ += timeout_s * 1e3;
+      dead_ = true;  // the watchdog killed the process
+      return {DeviceCall::Outcome::hung, {}};
+    }
+    run_late();
+    return {DeviceCall::Outcome::returned, {}};
+  }
+  bool settle(double) override {
+    ++settles_;
+    return !host_keeps_running_;
   }
   DeviceCall call(const std::vector<DeviceBuffer>& args, double timeout_s) override {
     if (dead_) return {DeviceCall::Outcome::failed, "the device process is gone"};
@@ -47,6 +73,9 @@ class FakeGpuDevice : public GpuDevice {
     for (const auto& a : args) views.emplace_back(memory_.at(a.id));
     ++calls_;
     FakeLaunch launch = kernel_(views);
+    late_ = std::move(launch.late);
+    busy_after_return_ = launch.busy_after_return;
+    host_keeps_running_ = launch.host_keeps_running;
     if (launch.hang) {
       *clock_ += timeout_s * 1e3;
       dead_ = true;  // the watchdog killed the process
@@ -64,13 +93,23 @@ class FakeGpuDevice : public GpuDevice {
 
   int calls() const { return calls_; }
   int l2_flushes() const { return l2_flushes_; }
+  int settles() const { return settles_; }
 
  private:
+  void run_late() {
+    if (!late_) return;
+    auto work = std::move(late_);
+    late_ = nullptr;
+    work();
+  }
+
   Kernel kernel_;
   double* clock_;
   std::vector<std::vector<std::byte>> memory_;
+  std::function<void()> late_;
+  bool busy_after_return_ = false, host_keeps_running_ = false;
   bool dead_ = false;
-  int calls_ = 0, l2_flushes_ = 0;
+  int calls_ = 0, l2_flushes_ = 0, settles_ = 0;
 };
 
 }  // namespace kforge::eval

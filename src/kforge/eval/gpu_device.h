@@ -33,10 +33,31 @@ class GpuDevice {
   virtual Status upload(const DeviceBuffer& to, std::span<const std::byte> from) = 0;
   virtual Status download(const DeviceBuffer& from, std::span<std::byte> to) = 0;
   // Calls the kernel's host entry with `args` (inputs in order, then outputs) and the process's
-  // stream, then waits for the whole device (cudaDeviceSynchronize, not the stream): work the
-  // kernel left on another stream or in a graph is finished, or has failed, before this returns.
-  // After `timeout_s` the watchdog kills the process and the call is `hung`; the device is gone.
+  // stream, then waits for the whole device (cuCtxSynchronize, not the stream): work the kernel
+  // left on another stream or in a graph is finished, or has failed, before this returns. After
+  // `timeout_s` the watchdog kills the process and the call is `hung`; the device is gone. What
+  // the judge does after a return (gpu_judge.h): peek at the outputs at once, settle, synchronize
+  // again, and require the outputs unchanged.
   virtual DeviceCall call(const std::vector<DeviceBuffer>& args, double timeout_s) = 0;
+  // The bytes of `from` as they are at this moment, waiting for nothing the kernel launched (a
+  // copy on a non-blocking stream of the runner's own). Read the instant a call is claimed done,
+  // they are what the call produced: work launched after it (a host thread, a callback, another
+  // stream) cannot finish in time to be counted.
+  virtual Status peek(const DeviceBuffer& from, std::span<std::byte> to) = 0;
+  // Waits until the whole device is idle again (cuCtxSynchronize) for at most `timeout_s`: work
+  // launched after a call returned is finished, has failed, or overran (`hung`: the watchdog
+  // killed the process).
+  virtual DeviceCall synchronize(double timeout_s) = 0;
+  // Waits at least `window_s`, then until no thread of the device's process runs (every one
+  // asleep, its CPU quiet). False: a thread kept computing after the call returned.
+  virtual bool settle(double window_s) = 0;
+  // How the device's process ended, once it has: the signal that killed it (0: alive, or it
+  // exited) and what it printed last (the runner names a system call the filter trapped).
+  struct Death {
+    int signal = 0;
+    std::string output;
+  };
+  virtual Death death() const { return {}; }
   // Evicts the L2 cache (a write over a buffer larger than it), so a timed call reads its inputs
   // from memory as it would inside a model, not from the previous call's cache lines.
   virtual Status flush_l2() = 0;

@@ -19,6 +19,10 @@ namespace {
 // 0xFF in every byte: NaN for f32 and f64, -1 for the integer types, and what no correct kernel
 // leaves in an output it was meant to write.
 constexpr std::byte kPoison{0xFF};
+// How long the judge waits after a call returned before it synchronizes the device again and
+// rereads the outputs: the host thread seen on the H200 launched its work 0.3 ms after the return.
+// Work launched later still is no escape: the outputs peeked at the return lack it.
+constexpr double kSettleWindowS = 0.002;
 
 Status upload_all(GpuDevice& d, const std::vector<DeviceBuffer>& to, const HostSet& from) {
   for (std::size_t i = 0; i < to.size(); ++i)
@@ -80,6 +84,65 @@ std::optional<Judgement> inputs_unchanged(GpuDevice& d, const DeviceSet& b,
   return std::nullopt;
 }
 
+Result<HostSet> peek_all(GpuDevice& d, const std::vector<DeviceBuffer>& from) {
+  HostSet s;
+  for (const auto& b : from) {
+    s.tensors.emplace_back(b.bytes);
+    if (auto st = d.peek(b, s.tensors.back()); !st) return st.error();
+  }
+  return s;
+}
+
+// What a call left, read as the evaluation contract asks: the outputs the instant the call is
+// claimed done (a peek: nothing launched after the return is waited for), then the process
+// settled (no thread of it running), the whole device synchronized (work launched after the
+// return finishes, fails, or overruns the deadline: a timeout), and the outputs read again and
+// required unchanged. Work done after the return is caught either way: it was not there at the
+// peek (the check or the partner's comparison fails on it), or it changed the outputs later.
+struct AfterCall {
+  std::optional<Judgement> failure;
+  HostSet outputs;  // as peeked
+};
+AfterCall read_after_call(GpuDevice& d, const DeviceSet& b, const core::ResolvedTask& task,
+                          const std::string& when, double timeout_s) {
+  AfterCall a;
+  auto fail = [&](Verdict v, const std::string& m) {
+    a.failure = Judgement{v, when + ": " + m};
+    return std::move(a);
+  };
+  auto peeked = peek_all(d, b.outputs);
+  if (!peeked) return fail(Verdict::runtime_error, peeked.error().message);
+  a.outputs = std::move(*peeked);
+  if (!d.settle(kSettleWindowS))
+    return fail(Verdict::sandbox_violation,
+                "a thread of the kernel's process kept running after the call returned (a kernel "
+                "must finish its work, on the host and on the device, before it returns)");
+  auto sync = d.synchronize(timeout_s);
+  if (sync.outcome == DeviceCall::Outcome::hung)
+    return fail(Verdict::timeout,
+                fmt::format("the device was still busy {:g} s after the call returned: work the "
+                            "kernel launched never finished (the watchdog killed its process)",
+                            timeout_s));
+  if (sync.outcome == DeviceCall::Outcome::failed)
+    return fail(Verdict::runtime_error, "CUDA error after the call returned: " + sync.error);
+  auto again = download_all(d, b.outputs);
+  if (!again) return fail(Verdict::runtime_error, again.error().message);
+  for (std::size_t o = 0; o < b.outputs.size(); ++o) {
+    const auto& was = a.outputs.tensors[o];
+    const auto& is = again->tensors[o];
+    std::size_t differ = 0;
+    for (std::size_t k = 0; k < was.size(); ++k) differ += was[k] != is[k];
+    if (differ)
+      return fail(Verdict::sandbox_violation,
+                  fmt::format("output '{}' changed after the call had returned ({} of {} bytes): "
+                              "work launched after the return (a host thread, a callback, "
+                              "another stream) ran outside the call and its time; a kernel must "
+                              "finish before it returns",
+                              task.outputs[o].name, differ, was.size()));
+  }
+  return a;
+}
+
 void perturb_set(const core::ResolvedTask& task, const HostSet& pristine, HostSet& out,
                  std::uint64_t seed, double spread) {
   for (std::size_t i = 0; i < task.inputs.size(); ++i) {
@@ -115,10 +178,10 @@ TimedCall timed_call(GpuDevice& d, const DeviceSet& b, const core::ResolvedTask&
   auto call = d.call(b.args(), req.call_timeout_s);
   t.ms = clock() - start;
   if ((t.failure = judge_call(call, who, req.call_timeout_s))) return t;
+  auto after = read_after_call(d, b, task, who, req.call_timeout_s);
+  if ((t.failure = std::move(after.failure))) return t;
   if ((t.failure = inputs_unchanged(d, b, task, inputs, who))) return t;
-  auto out = download_all(d, b.outputs);
-  if (!out) return fail(out.error().message);
-  t.outputs = std::move(*out);
+  t.outputs = std::move(after.outputs);
   return t;
 }
 
@@ -158,12 +221,12 @@ std::optional<Judgement> gpu_check(GpuDevice& device, const DeviceSet& buffers,
     if (auto st = upload_all(device, buffers.inputs, inputs[s]); !st) return fail(st.error());
     if (auto st = poison(device, buffers.outputs); !st) return fail(st.error());
     if (auto j = judge_call(device.call(buffers.args(), timeout_s), when, timeout_s)) return j;
+    auto got = read_after_call(device, buffers, task, when, timeout_s);
+    if (got.failure) return got.failure;
     if (auto j = inputs_unchanged(device, buffers, task, inputs[s], when)) return j;
-    auto got = download_all(device, buffers.outputs);
-    if (!got) return fail(got.error());
     MismatchReport report{static_cast<int>(s + 1), task.rtol, task.atol, {}};
     for (std::size_t o = 0; o < task.outputs.size(); ++o) {
-      auto m = analyze_output(task.outputs[o], got->tensors[o].data(),
+      auto m = analyze_output(task.outputs[o], got.outputs.tensors[o].data(),
                               references[s].tensors[o].data(), task.rtol, task.atol);
       if (m.bad > 0) report.outputs.push_back(std::move(m));
     }

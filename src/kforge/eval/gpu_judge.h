@@ -2,8 +2,11 @@
 // The GPU side of the judge: the check and the paired timing of a kernel on a device, driven
 // from kforge's process through GpuDevice. The inputs come from the same generator and secret
 // seeds as on the CPU (host copies, uploaded to device buffers); outputs are poisoned with NaN
-// before every call; inputs are read back and compared byte for byte after it; every call ends
-// with a device-wide synchronization (GpuDevice::call) and a watchdog; L2 is flushed before
+// before every call; every call ends with a device-wide synchronization (GpuDevice::call) and a
+// watchdog; the outputs are peeked the instant the call returns, then the process must settle,
+// the device is synchronized again (a deadline: busy past it is a timeout) and the outputs must
+// read the same, so no work launched after the return escapes the check or the time; inputs are
+// read back and compared byte for byte after every call; L2 is flushed before
 // every timed call; the candidate and its partner are timed pair by pair on kforge's clock, on
 // the same freshly perturbed inputs, and every timed output is compared with the partner's.
 

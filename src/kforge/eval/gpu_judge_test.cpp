@@ -144,6 +144,75 @@ TEST_F(GpuJudgeTest, WorkOnAnotherStreamIsWaitedForBeforeOutputsAreRead) {
   }));
 }
 
+// Work launched after the call returned, as on the H200: the call returns at once and a host
+// thread launches the (correct) work ~0.3 ms later. It was judged correct there, because the
+// outputs were read with a plain copy that waited for it. The outputs peeked at the return lack
+// it, and the reread after the settle window shows it landed late.
+TEST_F(GpuJudgeTest, WorkLaunchedAfterTheCallReturnedIsCaughtInTheCheck) {
+  auto j = check([](auto& a) {
+    FakeLaunch l{.ms = 0.086};
+    l.late = [a]() mutable { add(a); };
+    return l;
+  });
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->verdict, Verdict::sandbox_violation) << j->reason;
+  EXPECT_NE(j->reason.find("output 'z' changed after the call had returned"), std::string::npos)
+      << j->reason;
+}
+
+// The same kernel when timed: right when checked (its late work done inside the call), then on
+// timed calls 0.086 ms with the 1.27 ms of work launched after the return. It was timed 15x too
+// fast on the H200; here the timed pair that does it fails.
+TEST_F(GpuJudgeTest, WorkLaunchedAfterATimedCallReturnedIsNeverTimedAsTheKernels) {
+  int calls = 0;
+  FakeGpuDevice cand(
+      [&](auto& a) {
+        if (++calls <= 2) return add(a, 1.27);
+        FakeLaunch l{.ms = 0.086};
+        l.late = [a]() mutable { add(a); };
+        return l;
+      },
+      &clock_);
+  FakeGpuDevice partner([](auto& a) { return add(a, 1.3); }, &clock_);
+  auto t = time(cand, partner);
+  ASSERT_TRUE(t.failure);
+  EXPECT_EQ(t.failure->verdict, Verdict::sandbox_violation) << t.failure->reason;
+  EXPECT_NE(t.failure->reason.find("timed pair 3, the kernel"), std::string::npos)
+      << t.failure->reason;
+  for (double ms : t.candidate_ms) EXPECT_DOUBLE_EQ(ms, 1.27);
+}
+
+// A kernel whose device work never finishes, though the call returned (its spinner launched on a
+// stream the call's plain copies do not wait for): on the H200 the outputs were read while it ran
+// and the kernel was `incorrect` after 0.1 s. The device must be idle by the deadline: a timeout.
+TEST_F(GpuJudgeTest, ADeviceStillBusyAfterTheCallIsATimeoutNotIncorrect) {
+  auto j = check([](auto& a) {
+    as_floats(a[2])[0] = 0.0f;  // one element written, the spinner still running
+    return FakeLaunch{.ms = 0.05, .busy_after_return = true};
+  });
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->verdict, Verdict::timeout) << j->reason;
+  EXPECT_NE(j->reason.find("still busy"), std::string::npos) << j->reason;
+}
+
+// A host thread that goes on computing after the return: the process must settle first.
+TEST_F(GpuJudgeTest, AHostThreadStillRunningAfterTheCallIsCaught) {
+  FakeGpuDevice device(
+      [](auto& a) {
+        auto l = add(a);
+        l.host_keeps_running = true;
+        return l;
+      },
+      &clock_);
+  auto buffers = allocate_set(device, task_);
+  auto sets = check_sets(3);
+  auto j = gpu_check(device, *buffers, task_, sets.inputs, sets.references, 5.0, e_);
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->verdict, Verdict::sandbox_violation) << j->reason;
+  EXPECT_NE(j->reason.find("kept running after the call returned"), std::string::npos);
+  EXPECT_EQ(device.settles(), 1);
+}
+
 TEST_F(GpuJudgeTest, TimingIsPairedOnKforgesClockWithAColdL2BeforeEveryCall) {
   FakeGpuDevice cand([](auto& a) { return add(a, 1.0); }, &clock_);
   FakeGpuDevice partner([](auto& a) { return add(a, 3.0); }, &clock_);

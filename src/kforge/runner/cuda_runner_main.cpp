@@ -4,7 +4,9 @@
 // default) buffers are device memory from the driver API (libcuda, opened at run time), the
 // kernel's entry is called with them and a stream of this process, and every call ends with
 // cuCtxSynchronize: the whole context, so work the kernel put on another stream, or launched from
-// a graph, is finished (or has failed) before the reply. --host-memory runs the same protocol
+// a graph, is finished (or has failed) before the reply; kforge then peeks at the outputs on a
+// stream that waits for nothing (work launched after the reply is not in them), synchronizes the
+// context again and reads them once more (gpu_judge.h). --host-memory runs the same protocol
 // with host buffers and no device: kforge's tests drive the process, the watchdog, the wire and
 // the walls with a host-compiled kernel on machines without a GPU.
 // The walls (cuda_sandbox.h) go up after the device is ready and before the kernel's library is
@@ -62,6 +64,8 @@ class Backend {
   virtual std::pair<void*, std::string> allocate(std::size_t bytes) = 0;
   virtual std::string upload(void* to, const void* from, std::size_t n) = 0;
   virtual std::string download(void* to, const void* from, std::size_t n) = 0;
+  // The bytes as they are now, ordered after nothing the kernel launched.
+  virtual std::string peek(void* to, const void* from, std::size_t n) = 0;
   virtual void* stream() = 0;
   virtual std::string synchronize() = 0;
   virtual std::string flush_l2() = 0;
@@ -82,6 +86,9 @@ class HostBackend : public Backend {
     std::memcpy(to, from, n);
     return {};
   }
+  std::string peek(void* to, const void* from, std::size_t n) override {
+    return download(to, from, n);
+  }
   void* stream() override { return nullptr; }
   std::string synchronize() override { return {}; }
   std::string flush_l2() override { return {}; }
@@ -99,7 +106,8 @@ class DeviceBackend : public Backend {
         !bind("cuMemAlloc_v2", alloc_) || !bind("cuMemcpyHtoD_v2", htod_) ||
         !bind("cuMemcpyDtoH_v2", dtoh_) || !bind("cuCtxSynchronize", sync_) ||
         !bind("cuStreamCreate", stream_create_) || !bind("cuMemsetD8_v2", memset_) ||
-        !bind("cuDeviceGetAttribute", attribute_))
+        !bind("cuDeviceGetAttribute", attribute_) || !bind("cuMemcpyDtoHAsync_v2", dtoh_async_) ||
+        !bind("cuStreamSynchronize", stream_sync_))
       return "libcuda.so.1 lacks the driver API kforge-run-cuda calls";
     bind("cuGetErrorString", error_string_);
     int device = 0;
@@ -110,6 +118,8 @@ class DeviceBackend : public Backend {
     if (int r = retain_(&ctx, device)) return error("cuDevicePrimaryCtxRetain", r);
     if (int r = set_current_(ctx)) return error("cuCtxSetCurrent", r);
     if (int r = stream_create_(&stream_, 0)) return error("cuStreamCreate", r);
+    // CU_STREAM_NON_BLOCKING: a copy here does not wait for the legacy stream, nor for any other.
+    if (int r = stream_create_(&peek_stream_, 1)) return error("cuStreamCreate (peek)", r);
     int l2 = 0;
     attribute_(&l2, 38 /* CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE */, device);
     // Twice the L2, written before every timed call, evicts whatever the last call left.
@@ -130,6 +140,11 @@ class DeviceBackend : public Backend {
   std::string download(void* to, const void* from, std::size_t n) override {
     int r = dtoh_(to, reinterpret_cast<unsigned long long>(from), n);
     return r ? error("cuMemcpyDtoH", r) : "";
+  }
+  std::string peek(void* to, const void* from, std::size_t n) override {
+    int r = dtoh_async_(to, reinterpret_cast<unsigned long long>(from), n, peek_stream_);
+    if (r == 0) r = stream_sync_(peek_stream_);
+    return r ? error("cuMemcpyDtoHAsync (peek)", r) : "";
   }
   void* stream() override { return stream_; }
   std::string synchronize() override {
@@ -165,8 +180,11 @@ class DeviceBackend : public Backend {
   int (*stream_create_)(void**, unsigned) = nullptr;
   int (*memset_)(unsigned long long, unsigned char, std::size_t) = nullptr;
   int (*attribute_)(int*, int, int) = nullptr;
+  int (*dtoh_async_)(void*, unsigned long long, std::size_t, void*) = nullptr;
+  int (*stream_sync_)(void*) = nullptr;
   int (*error_string_)(int, const char**) = nullptr;
   void* stream_ = nullptr;
+  void* peek_stream_ = nullptr;
   unsigned long long flush_ = 0;
   std::size_t flush_bytes_ = 0;
 };
@@ -202,11 +220,18 @@ int serve(Backend& b, void* entry) {
         ok = err.empty() ? reply(0, 0, nullptr, 0) : reply_error(err);
         break;
       }
-      case Op::download: {
+      case Op::download:
+      case Op::peek: {
         if (q.id >= buffers.size() || q.length > buffers[q.id].second) return 2;
         staging.resize(q.length);
-        auto err = b.download(staging.data(), buffers[q.id].first, q.length);
+        auto err = q.op == Op::peek ? b.peek(staging.data(), buffers[q.id].first, q.length)
+                                    : b.download(staging.data(), buffers[q.id].first, q.length);
         ok = err.empty() ? reply(0, 0, staging.data(), q.length) : reply_error(err);
+        break;
+      }
+      case Op::synchronize: {
+        auto err = b.synchronize();
+        ok = err.empty() ? reply(0, 0, nullptr, 0) : reply_error(err);
         break;
       }
       case Op::call: {

@@ -14,7 +14,17 @@
 
 namespace kforge::runner::cuda_wire {
 
-enum class Op : std::uint32_t { allocate = 1, upload = 2, download = 3, call = 4, flush_l2 = 5 };
+// download copies after the work on the legacy stream; peek copies on a non-blocking stream of its
+// own, waiting for nothing the kernel launched; synchronize waits for the whole context.
+enum class Op : std::uint32_t {
+  allocate = 1,
+  upload = 2,
+  download = 3,
+  call = 4,
+  flush_l2 = 5,
+  peek = 6,
+  synchronize = 7,
+};
 
 struct Request {
   Op op{};
