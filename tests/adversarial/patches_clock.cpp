@@ -1,7 +1,8 @@
-// Sleeps 5 ms in every call, after rewriting every GOT slot named clock_gettime in its process
-// (making the RELRO page writable first) to a clock that stands still, as a kernel did to an
-// older runner that timed calls itself. Caught: calls are timed on kforge's clock, in kforge's
-// process; the runner's GOT is read-only (full RELRO, bound at start) and no longer matters.
+// Sleeps 5 ms in every call, after rewriting every GOT slot named clock_gettime in the libraries
+// of its process (making the RELRO page writable first) to a clock that stands still, as a kernel
+// did to an older runner that timed calls itself. Caught: calls are timed on kforge's clock, in
+// kforge's process. (The runner's own GOT it leaves alone: that mprotect is refused outright, see
+// hijacks_runner_got.cpp.)
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
@@ -27,6 +28,7 @@ static void patch_relocations(ElfW(Addr) base, const ElfW(Rela) * rela, std::siz
   }
 }
 static int visit(dl_phdr_info* info, size_t, void*) {
+  if (!info->dlpi_name || !*info->dlpi_name) return 0;  // the program, kforge-run
   const ElfW(Dyn)* dyn = nullptr;
   for (int i = 0; i < info->dlpi_phnum; ++i)
     if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)

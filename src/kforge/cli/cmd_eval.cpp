@@ -60,6 +60,7 @@ std::string print_human(const eval::Evaluation& e) {
         {"partner", fmt::format("the {} failed, not the kernel: no speedup", e.partner)});
   if (e.mismatch) rows.push_back({"mismatch", e.mismatch->summary()});
   if (!e.sanitizer_note.empty()) rows.push_back({"sanitizer", e.sanitizer_note});
+  if (!e.walls.empty() && e.role == "candidate") rows.push_back({"walls", e.walls});
   if (!e.pallas_mode.empty())
     rows.push_back({"pallas", fmt::format("{} ({} inputs)", e.pallas_mode, e.dtype)});
   if (e.candidate && !e.timing_is_performance())
@@ -93,6 +94,10 @@ std::string print_human(const eval::Evaluation& e) {
       rows.push_back({"speedup", fmt::format("{} against the {} in interpret mode: not a "
                                              "performance figure",
                                              format_ratio(e.speedup->median), e.partner)});
+    else if (e.speedup && e.machine_busy)
+      rows.push_back({"speedup",
+                      "none: the machine was busy (see below), so the pairs measured "
+                      "the machine, not the kernel; run again on a quiet machine"});
     else if (e.speedup)
       rows.push_back(
           {"speedup", fmt::format("{}  (95% CI {}–{}; p10 {}, p90 {}; median of per-pair ratios)",
@@ -116,7 +121,7 @@ std::string print_human(const eval::Evaluation& e) {
                format_percent(e.call_overhead_ms / e.candidate->median_ms))});
     if (e.machine_busy)
       rows.push_back({"busy", fmt::format("the machine was busy: {} (load {:.1f}); absolute times "
-                                          "are unreliable, the paired speedup less so",
+                                          "are unreliable and no speedup is given",
                                           e.busy_reason, e.load_average)});
     if (e.quiet_wait.waited_s > 0)
       rows.push_back(
@@ -153,7 +158,7 @@ std::string print_human(const eval::Evaluation& e) {
 int run_eval(const EvalCliOptions& o) {
   auto spec = load_task_arg(o.task);
   // A folder or a binary is a usage error here, not a compile_error (or a crash) later.
-  auto source = core::read_source(o.kernel);
+  auto source = core::read_source(o.kernel, core::state_dir());
   if (!source) throw UsageError(source.error().message);
   const auto kt = kernel_target(o.target, o.dtype, o.partner);
   const target::Target& target = *kt.target;
@@ -175,7 +180,7 @@ int run_eval(const EvalCliOptions& o) {
   kt.configure(opt);
   if (o.profile) opt.profile_seconds = 1.0;
   if (!o.against.empty()) {
-    auto b = core::read_source(o.against);
+    auto b = core::read_source(o.against, core::state_dir());
     if (!b) throw UsageError(b.error().message);
     opt.against_source = *b;
     opt.against_name = std::filesystem::path(o.against).filename().string();

@@ -16,6 +16,7 @@
 #include "kforge/eval/gpu_profile.h"
 #include "kforge/eval/jax_backend.h"
 #include "kforge/eval/machine.h"
+#include "kforge/eval/walls.h"
 #include "kforge/runner/cuda_driver.h"
 
 namespace kforge::cli {
@@ -173,6 +174,7 @@ int run_hw_cuda(const HwOptions& o) {
     nlohmann::json j = *p;
     j["target"] = "cuda";
     j["python"] = python_json(python);
+    j["walls"] = eval::machine_walls().to_json();
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
@@ -194,6 +196,8 @@ int run_hw_cuda(const HwOptions& o) {
       {"peaks", p->measured_now ? "measured now" : "from the per-user cache (--remeasure)"},
   });
   for (auto& row : python_rows(python)) rows.push_back(std::move(row));
+  // The walls untrusted kernels are judged behind here (walls.h).
+  rows.push_back({"walls", eval::machine_walls().describe()});
   fmt::print("{}", key_values(rows));
   return 0;
 }
@@ -207,6 +211,7 @@ int run_hw(const HwOptions& o) {
   if (o.json) {
     auto j = eval::to_json(*m);
     j["python"] = python_json(python);
+    j["walls"] = eval::machine_walls().to_json();
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
@@ -241,6 +246,8 @@ int run_hw(const HwOptions& o) {
     rows.insert(at == rows.end() ? at : at + 1, {"openblas note", warning});
   }
   for (auto& row : python_rows(python)) rows.push_back(std::move(row));
+  // The walls untrusted kernels are judged behind here (walls.h).
+  rows.push_back({"walls", eval::machine_walls().describe()});
   fmt::print("{}", key_values(rows));
   if (o.remeasure) fmt::print("{}", describe_runs(*m));
   return 0;

@@ -223,7 +223,7 @@ SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec,
 int run_search_command(SearchCliOptions o) {
   // Mistakes in what was asked for are refused before the machine is profiled or locked.
   if (!o.start.empty()) {
-    auto text = core::read_source(o.start);
+    auto text = core::read_source(o.start, core::state_dir());
     if (!text) throw UsageError(text.error().message);
     o.search.start_source = *text;
   }

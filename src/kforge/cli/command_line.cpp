@@ -5,22 +5,34 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <stdexcept>
 #include <type_traits>
 
 #include "kforge/cli/option_registry.h"
+
+#include <cmath>
 
 namespace kforge::cli {
 namespace {
 
 // The registry's range, as CLI11 checks it; whole numbers for integer targets, so that --help
 // reads "[1 - 1024]", not "[1.000000 - 1024.000000]".
+// Floating-point values must also be numbers: CLI11's Range compares, and every comparison with
+// NaN is false, so `--budget nan` passed and an honest kernel became a `timeout`.
 template <typename T>
 CLI::Validator range_check(const ValueRange& r) {
   if constexpr (std::is_integral_v<T>)
     return CLI::Range(static_cast<long long>(r.low), static_cast<long long>(r.high));
   else
-    return CLI::Range(r.low, r.high);
+    return CLI::Validator(
+        [r](std::string& text) -> std::string {
+          double v = 0;
+          if (!CLI::detail::lexical_cast(text, v) || !std::isfinite(v) || v < r.low || v > r.high)
+            return fmt::format("Value {} not in range [{} - {}]", text, r.low, r.high);
+          return "";
+        },
+        fmt::format("[{} - {}]", r.low, r.high));
 }
 
 }  // namespace

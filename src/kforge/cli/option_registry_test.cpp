@@ -97,8 +97,12 @@ TEST(OptionRegistry, AKeyTheRegistryDoesNotListForTheCommandIsRefused) {
 // --threads was range-checked by eval, bench and auto only; search and hitl took --threads 0.
 TEST(OptionRegistry, ChecksApplyToEveryCommandThatTakesTheOption) {
   for (const auto* command : {"eval", "bench", "auto", "search", "hitl"}) {
-    for (const auto& bad : std::vector<std::vector<std::string>>{
-             {"--threads", "0"}, {"--budget", "0.01"}, {"--threads", "two"}}) {
+    for (const auto& bad : std::vector<std::vector<std::string>>{{"--threads", "0"},
+                                                                 {"--budget", "0.01"},
+                                                                 {"--threads", "two"},
+                                                                 {"--budget", "nan"},
+                                                                 {"--budget", "inf"},
+                                                                 {"--budget", "-nan"}}) {
       auto k = quiet_app();
       std::vector<std::string> words = {command};
       words.insert(words.end(), bad.begin(), bad.end());
@@ -109,6 +113,18 @@ TEST(OptionRegistry, ChecksApplyToEveryCommandThatTakesTheOption) {
     EXPECT_THROW(parse(*k.app, {command, "--size"}), CLI::ParseError)
         << command << ": --size needs a value";
   }
+}
+
+// NaN passed every range check (each comparison with it is false): an honest kernel then timed
+// out on `--timeout nan`.
+TEST(OptionRegistry, NotANumberIsOutOfEveryRange) {
+  for (const auto* value : {"nan", "NaN", "inf", "-inf"}) {
+    auto k = quiet_app();
+    EXPECT_THROW(parse(*k.app, {"eval", "t", "k.cpp", "--timeout", value}), CLI::ParseError)
+        << value;
+  }
+  auto k = quiet_app();
+  EXPECT_NO_THROW(parse(*k.app, {"eval", "t", "k.cpp", "--timeout", "2.5", "--budget", "1e-1"}));
 }
 
 // The environment variable declared with an option stands in for it, checked the same way.

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -43,6 +44,38 @@ Result<std::string> read_source(const std::filesystem::path& path) {
         fmt::format("{}: not UTF-8 text (an invalid byte at offset {}); save the source as UTF-8",
                     path.string(), bad)};
   return text;
+}
+
+namespace {
+
+// Whether `path` is the same file as one inside `dir` (a hard link, or the file itself).
+bool same_file_inside(const std::filesystem::path& path, const std::filesystem::path& dir) {
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(
+           dir, std::filesystem::directory_options::skip_permission_denied, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+    if (it->is_regular_file(ec) && std::filesystem::equivalent(path, it->path(), ec)) return true;
+  return false;
+}
+
+}  // namespace
+
+Result<std::string> read_source(const std::filesystem::path& path,
+                                const std::filesystem::path& private_dir) {
+  std::error_code ec;
+  const auto real = std::filesystem::canonical(path, ec);
+  const auto root = std::filesystem::weakly_canonical(private_dir, ec);
+  if (!real.empty() && !root.empty()) {
+    auto [r, p] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+    const bool inside = r == root.end();
+    const auto links = std::filesystem::hard_link_count(real, ec);
+    if (inside || (!ec && links > 1 && same_file_inside(real, root)))
+      return Error{
+          fmt::format("{}: is one of kforge's own files (in {}): a kernel source may not "
+                      "be kforge's secrets or reference outputs",
+                      path.string(), root.string())};
+  }
+  return read_source(path);
 }
 
 Status write_atomic(const std::filesystem::path& path, std::string_view content) {

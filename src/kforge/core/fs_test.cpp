@@ -99,5 +99,26 @@ TEST_F(ReadSource, RefusesWhatIsNotASourceFile) {
   EXPECT_NE(missing.find("nope.cpp: no such file"), std::string::npos) << missing;
 }
 
+// A kernel "source" that leads into the state folder, by a symlink, a path or a hard link, is
+// refused before its text can reach a compiler's diagnostic (it printed a secret seed).
+TEST_F(ReadSource, RefusesKforgesOwnFiles) {
+  const auto state = dir_ / ".kforge";
+  std::filesystem::create_directories(state / "secrets");
+  const auto seeds = state / "secrets" / "12p_rmsnorm.seeds";
+  std::ofstream(seeds) << "123456789\n";
+  std::filesystem::create_symlink(seeds, dir_ / "kernel.cpp");
+  std::filesystem::create_hard_link(seeds, dir_ / "linked.cpp");
+  for (const auto& p : {dir_ / "kernel.cpp", dir_ / "linked.cpp", seeds,
+                        dir_ / "x" / ".." / ".kforge" / "secrets" / "12p_rmsnorm.seeds"}) {
+    std::filesystem::create_directories(dir_ / "x");
+    auto r = read_source(p, state);
+    ASSERT_FALSE(r) << p;
+    EXPECT_NE(r.error().message.find("kforge's own files"), std::string::npos) << r.error().message;
+  }
+  auto ok = read_source(write("k.cpp", "int x;\n"), state);
+  EXPECT_TRUE(ok) << ok.error().message;
+  EXPECT_TRUE(read_source(write("k2.cpp", "int y;\n"), dir_ / "absent-state"));
+}
+
 }  // namespace
 }  // namespace kforge::core

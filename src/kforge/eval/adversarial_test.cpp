@@ -6,7 +6,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
 
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
@@ -51,6 +58,43 @@ class Adversarial : public CiTaskTest {
     EXPECT_TRUE(prelude.ok() && body.ok()) << name;
     return evaluate(*ctx_, *prelude + *body, name, options);
   }
+
+  static std::string correct_kernel() {
+    auto prelude = core::read_text(core::source_dir() / "tests" / "adversarial" / "prelude.h");
+    return *prelude +
+           "extern \"C\" void kernel(const float* x, const float* s, float* y) { "
+           "rmsnorm_correct(x, s, y); }\n";
+  }
+
+  // The pids of `parent`'s children, from /proc/<parent>/task/*/children.
+  static std::vector<int> children_of(int parent) {
+    std::vector<int> pids;
+    std::error_code ec;
+    for (const auto& t :
+         std::filesystem::directory_iterator(fmt::format("/proc/{}/task", parent), ec)) {
+      auto text = core::read_text(t.path() / "children");
+      if (!text) continue;
+      std::istringstream in(*text);
+      for (int pid; in >> pid;) pids.push_back(pid);
+    }
+    return pids;
+  }
+
+  // Sets an environment variable for a scope, and puts back what was there.
+  struct ScopedEnv {
+    std::string name;
+    std::optional<std::string> old;
+    ScopedEnv(std::string n, const char* value) : name(std::move(n)) {
+      if (const char* v = std::getenv(name.c_str())) old = v;
+      setenv(name.c_str(), value, 1);
+    }
+    ~ScopedEnv() {
+      if (old)
+        setenv(name.c_str(), old->c_str(), 1);
+      else
+        unsetenv(name.c_str());
+    }
+  };
 
   static std::string marker(const char* what) {
     return std::string("/tmp/kforge-adversarial-") + what + "-marker";
@@ -381,6 +425,129 @@ TEST_F(Adversarial, OutputThatIsNotUtf8IsRepairedNotFatal) {
   std::string json;
   EXPECT_NO_THROW(json = to_json(e).dump());
   EXPECT_THAT(json, HasSubstr("bytes \xEF\xBF\xBD\xEF\xBF\xBD cut"));
+}
+
+// --- Second round: nothing outside the timed call counts, nothing reaches another process ---
+
+TEST_F(Adversarial, RunnerImageCannotBeUnprotected) {
+  auto e = run("hijacks_runner_got.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::sandbox_violation) << e.reason;
+  EXPECT_THAT(e.reason, HasSubstr("mprotect"));
+  EXPECT_THAT(e.reason, HasSubstr("runner's own image"));
+  EXPECT_THAT(e.kernel_output, Not(HasSubstr("runner_got_writable=1")));
+}
+
+TEST_F(Adversarial, NoCommandLeavesWorkOutsideTheTime) {
+  auto o = timed();
+  o.min_pairs = 40;
+  auto e = run("works_before_its_call.cpp", o);
+  EXPECT_EQ(e.verdict, Verdict::correct) << e.reason;
+  EXPECT_THAT(e.kernel_output, Not(HasSubstr("used work done outside its call")));
+}
+
+TEST_F(Adversarial, ForgedFaultMarkIsAViolation) {
+  auto e = run("forges_fault_mark.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::sandbox_violation) << e.reason;
+  EXPECT_THAT(e.reason, HasSubstr("control page"));
+  EXPECT_THAT(e.reason, Not(HasSubstr("out-of-memory")));
+}
+
+TEST_F(Adversarial, SharedPagesCannotBeRemoved) {
+  auto e = run("removes_shared_pages.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::sandbox_violation) << e.reason;
+  EXPECT_THAT(e.reason, HasSubstr("madvise"));
+}
+
+// Each process maps only its own output sets: read from outside, while both are alive.
+TEST_F(Adversarial, OutputPagesAreNeverShared) {
+  auto o = timed();
+  std::vector<std::set<std::string>> seen;  // per child process: its kforge-outputs inodes
+  o.progress = [&](std::string_view m) {
+    if (m.rfind("timing", 0) != 0) return;
+    for (int child : children_of(::getpid())) {
+      auto maps = core::read_text(fmt::format("/proc/{}/maps", child));
+      if (!maps) continue;
+      std::set<std::string> inodes;
+      std::istringstream in(*maps);
+      for (std::string line; std::getline(in, line);)
+        if (line.find("kforge-outputs") != std::string::npos) {
+          std::istringstream fields(line);
+          std::string range, perms, offset, dev, inode;
+          fields >> range >> perms >> offset >> dev >> inode;
+          inodes.insert(inode);
+        }
+      if (!inodes.empty()) seen.push_back(inodes);
+    }
+  };
+  auto e = evaluate(*ctx_, correct_kernel(), "control.cpp", o);
+  EXPECT_EQ(e.verdict, Verdict::correct) << e.reason;
+  ASSERT_EQ(seen.size(), 2u) << "the kernel's process and its partner's";
+  EXPECT_EQ(seen[0].size(), 2u);
+  EXPECT_EQ(seen[1].size(), 2u);
+  for (const auto& inode : seen[0]) EXPECT_FALSE(seen[1].count(inode)) << inode;
+}
+
+// One call that names a process, per case: each rule of the filter removed alone fails one case.
+class TouchesAnotherProcess : public Adversarial,
+                              public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(TouchesAnotherProcess, IsRefusedAndNamed) {
+  static const std::vector<std::string> calls = {"sched_setaffinity",
+                                                 "sched_getaffinity",
+                                                 "sched_getparam",
+                                                 "sched_getscheduler",
+                                                 "prlimit64",
+                                                 "tgkill",
+                                                 "kill",
+                                                 "setpriority",
+                                                 "sched_setscheduler",
+                                                 "pidfd_open",
+                                                 "ptrace",
+                                                 "process_vm_readv",
+                                                 "prlimit64"};
+  const std::string call = GetParam();
+  const auto index = std::string(call) == "prlimit64 (set its own)"
+                         ? 12
+                         : std::find(calls.begin(), calls.end(), call) - calls.begin();
+  auto dir = core::source_dir() / "tests" / "adversarial";
+  auto prelude = core::read_text(dir / "prelude.h");
+  auto body = core::read_text(dir / "touches_other_process.cpp");
+  ASSERT_TRUE(prelude.ok() && body.ok());
+  auto e = evaluate(*ctx_, fmt::format("#define TOUCH {}\n", index) + *prelude + *body,
+                    "touches_other_process.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::sandbox_violation) << call << ": " << e.reason;
+  EXPECT_THAT(e.reason, HasSubstr(call.substr(0, call.find(' ')))) << call;
+  EXPECT_THAT(e.kernel_output, Not(HasSubstr("touched="))) << call;
+}
+
+INSTANTIATE_TEST_SUITE_P(EachCall, TouchesAnotherProcess,
+                         ::testing::Values("sched_setaffinity", "sched_getaffinity",
+                                           "sched_getparam", "sched_getscheduler", "prlimit64",
+                                           "tgkill", "kill", "setpriority", "sched_setscheduler",
+                                           "pidfd_open", "ptrace", "process_vm_readv",
+                                           "prlimit64 (set its own)"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::erase_if(name, [](char c) { return !std::isalnum(c); });
+                           return name;
+                         });
+
+// Without Landlock nothing untrusted is compiled or run, unless the user asks; then every verdict
+// says the file wall was missing.
+TEST_F(Adversarial, NoLandlockRefusesUntrustedCodeUnlessAsked) {
+  ScopedEnv no_landlock("KFORGE_LANDLOCK_ABI", "0");
+  {
+    auto e = evaluate(*ctx_, correct_kernel(), "control.cpp", checked());
+    EXPECT_EQ(e.verdict, Verdict::runtime_error);
+    EXPECT_THAT(e.reason, HasSubstr("no Landlock"));
+    EXPECT_THAT(e.reason, HasSubstr("KFORGE_ALLOW_NO_LANDLOCK=1"));
+    EXPECT_FALSE(e.compile.ok) << "nothing was compiled";
+  }
+  ScopedEnv allowed("KFORGE_ALLOW_NO_LANDLOCK", "1");
+  auto e = evaluate(*ctx_, correct_kernel(), "control.cpp", checked());
+  EXPECT_EQ(e.verdict, Verdict::correct) << e.reason;
+  EXPECT_THAT(e.walls, HasSubstr("NO Landlock"));
+  EXPECT_THAT(to_json(e)["sandbox"]["walls"].get<std::string>(), HasSubstr("NO Landlock"));
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "kforge/eval/machine.h"
 #include "kforge/eval/secret_seeds.h"
 #include "kforge/eval/steps.h"
+#include "kforge/eval/walls.h"
 #include "kforge/toolchain/elf_symbols.h"
 
 namespace kforge::eval {
@@ -181,6 +182,7 @@ class EvaluationRun {
     e_.size = task_.size;
     e_.role = std::string(toolchain::role_name(opt.role));
     e_.dtype = opt.dtype;
+    e_.walls = walls_.describe();
     e_.threads = opt.threads > 0
                      ? opt.threads
                      : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -202,6 +204,9 @@ class EvaluationRun {
         &EvaluationRun::time,     // 7. paired with the partner, the machine to itself
         &EvaluationRun::profile,  // 8. hot lines, vectorization remarks, roofline position
     };
+    // Untrusted code (and the compiler reading it) runs only behind the walls (walls.h).
+    if (untrusted_code())
+      if (auto j = refuse_untrusted(walls_)) return finish(*j);
     for (Step step : kSteps)
       if (auto j = (this->*step)()) return finish(*j);
     return finish(correct());
@@ -291,11 +296,13 @@ class EvaluationRun {
     e_.phases.prepare_s = since(prepare_start);
     all_sets_ = {&*timing_set_};
     for (const auto& s : check_inputs_) all_sets_.push_back(&s);
-    for (int k = 0; k < 2; ++k) {
-      auto o = SharedSet::create(task_.outputs, 1, "kforge-outputs");
-      if (!o) return Judgement{Verdict::runtime_error, o.error().message};
-      output_sets_.push_back(std::move(*o));
-    }
+    // Two output sets for each side, never shared: see KernelProcessSpec::output_sets.
+    for (auto* sets : {&candidate_outputs_, &partner_outputs_})
+      for (int k = 0; k < 2; ++k) {
+        auto o = SharedSet::create(task_.outputs, 1, "kforge-outputs");
+        if (!o) return Judgement{Verdict::runtime_error, o.error().message};
+        sets->push_back(std::move(*o));
+      }
     return std::nullopt;
   }
 
@@ -335,6 +342,11 @@ class EvaluationRun {
 
   bool python_kernel() const { return !opt_.kernel_framework.empty(); }
 
+  bool untrusted_code() const {
+    return !is_trusted(opt_.role) || python_kernel() ||
+           (against_ && !is_trusted(opt_.against_role));
+  }
+
   // A checked Python module and this size's kforge_task.py, alone in a folder.
   Result<PythonKernel> place_python_kernel(const std::filesystem::path& artifact,
                                            const std::filesystem::path& folder) {
@@ -355,7 +367,7 @@ class EvaluationRun {
   std::optional<Judgement> start_processes() {
     // One set of CPUs for both sides: each pins its threads to them alike.
     e_.cpus = choose_cpus_now(e_.threads);
-    KernelProcessSpec cand = process_spec(task_, output_sets_, e_, opt_);
+    KernelProcessSpec cand = process_spec(task_, candidate_outputs_, e_, opt_);
     cand.who = "the kernel";
     cand.trusted = is_trusted(opt_.role);
     if (python_kernel()) {
@@ -376,7 +388,7 @@ class EvaluationRun {
     if (!candidate) return Judgement{Verdict::runtime_error, candidate.error().message};
     candidate_.emplace(std::move(*candidate));
     if (!partner_library_.empty()) {
-      KernelProcessSpec p = process_spec(task_, output_sets_, e_, opt_);
+      KernelProcessSpec p = process_spec(task_, partner_outputs_, e_, opt_);
       p.who = against_ ? "the --against kernel" : "the " + e_.partner;
       p.trusted = partner_trusted_;
       p.library = partner_library_;
@@ -396,6 +408,9 @@ class EvaluationRun {
                                                     : 180;
     if (auto j = candidate_->wait_ready(ready_s)) return j;
     e_.landlock_abi = candidate_->landlock_abi();
+    // The runner could not raise the file wall the machine offers: judge nothing behind it.
+    if (!candidate_->trusted() && e_.landlock_abi == 0)
+      if (auto j = refuse_untrusted({0, walls_.without_landlock_allowed})) return j;
     if (python_kernel())
       if (auto it = candidate_->ready_report().find("pallas_mode");
           it != candidate_->ready_report().end() && it->is_string())
@@ -469,12 +484,13 @@ class EvaluationRun {
                            : fmt::format("timing against the {}", e_.partner));
     LoadSampler load(e_, {candidate_->pid(), partner_ ? partner_->pid() : -1}, opt_.time_budget_s);
     e_.call_overhead_ms = candidate_->round_trip_ms(21);
-    TimingInputs inputs(*timing_set_, task_);
+    inputs_.emplace(*timing_set_, task_);
     PairedTimingRequest request{opt_.time_budget_s, opt_.warmup_s, opt_.min_pairs,
                                 opt_.max_pairs,     opt_.perturb,  opt_.call_timeout_s};
     request.between_pairs = [&load] { load.between_pairs(); };
     auto time_start = Clock::now();
-    auto timed = time_paired(*candidate_, partner_ ? &*partner_ : nullptr, inputs, task_, request);
+    auto timed =
+        time_paired(*candidate_, partner_ ? &*partner_ : nullptr, *inputs_, task_, request);
     e_.phases.time_s = since(time_start);
     judge_machine_load(measuring_.contention, e_);
     if (!timed.failure) timed.failure = candidate_->channel_untouched("timing");
@@ -489,7 +505,6 @@ class EvaluationRun {
       return j;
     }
     if (opt_.machine) rate_against_peaks(task_, *opt_.machine, e_);
-    if (opt_.machine) pace_the_partner(*opt_.machine, e_);
     return std::nullopt;
   }
 
@@ -501,12 +516,24 @@ class EvaluationRun {
       e_.profile = build_profile(ctx_, source_, file_name_, opt_, e_, *profiled);
     }
     e_.timing_end = monotonic_seconds();
+    if (opt_.machine) pace_the_partner(*opt_.machine, partner_alone_ms(), e_);
     if (measuring_.owns_lock()) {
       opt_.machine_lock->record({e_.timing_start, e_.timing_end});
       measuring_.unlock();
     }
     if (shared_.owns_lock()) shared_.unlock();
     return std::nullopt;
+  }
+
+  // The partner timed alone, its candidate stopped: the pace it is kept at (pace_the_partner).
+  // A few calls, after every figure of the candidate is taken; nothing when it cannot be had.
+  std::optional<double> partner_alone_ms() {
+    if (!opt_.time || !partner_ || !e_.baseline || !inputs_) return std::nullopt;
+    candidate_->stop();
+    PairedTimingRequest alone{0.2, 0, 5, 15, opt_.perturb, opt_.call_timeout_s};
+    auto timed = time_paired(*partner_, nullptr, *inputs_, task_, alone);
+    if (timed.failure || timed.candidate_ms.empty()) return std::nullopt;
+    return summarize(timed.candidate_ms).median_ms;
   }
 
   // Every step passed: the processes are stopped and the verdict is correct.
@@ -518,6 +545,9 @@ class EvaluationRun {
     if (e_.speedup && !e_.timing_is_performance())
       reason += fmt::format("; timed in {} against the {}: not a performance figure",
                             e_.timing_basis, e_.partner);
+    else if (e_.speedup && e_.machine_busy)
+      reason +=
+          fmt::format("; timed against the {} on a busy machine: no speedup figure", e_.partner);
     else if (e_.speedup)
       reason += fmt::format("; {:.2f}x the {} (median of {} paired runs)", e_.speedup->median,
                             e_.partner, e_.candidate->samples);
@@ -531,6 +561,7 @@ class EvaluationRun {
   const EvalOptions& opt_;
   const bool against_;
   const Clock::time_point start_ = Clock::now();
+  const Walls walls_ = machine_walls();
   Evaluation e_;
   // In the order they are made, so that they are released in reverse: the processes before their
   // input and output sets, the scratch folder after the processes that read it, the compiles
@@ -543,8 +574,9 @@ class EvaluationRun {
   bool partner_trusted_ = true;
   std::vector<SharedSet> check_inputs_, references_;
   std::optional<SharedSet> timing_set_;
+  std::optional<TimingInputs> inputs_;
   std::vector<const SharedSet*> all_sets_;
-  std::vector<SharedSet> output_sets_;
+  std::vector<SharedSet> candidate_outputs_, partner_outputs_;
   std::optional<KernelProcess> candidate_, partner_;
   MachineLock::Exclusive measuring_;
 };

@@ -23,11 +23,19 @@ nlohmann::json to_json(const Evaluation& e) {
   j["role"] = e.role;
   j["threads"] = e.threads;
   j["cpus"] = e.cpus;
-  j["speedup"] = e.speedup ? nlohmann::json(e.speedup->median) : nlohmann::json(nullptr);
-  j["speedup_p10"] = e.speedup ? nlohmann::json(e.speedup->p10) : nlohmann::json(nullptr);
-  j["speedup_p90"] = e.speedup ? nlohmann::json(e.speedup->p90) : nlohmann::json(nullptr);
+  // A busy run's ratio is no result: it is kept apart, under busy_speedup, never as "speedup".
+  const bool earned = e.speedup && !e.machine_busy;
+  j["speedup"] = earned ? nlohmann::json(e.speedup->median) : nlohmann::json(nullptr);
+  j["speedup_p10"] = earned ? nlohmann::json(e.speedup->p10) : nlohmann::json(nullptr);
+  j["speedup_p90"] = earned ? nlohmann::json(e.speedup->p90) : nlohmann::json(nullptr);
   j["speedup_ci95"] =
-      e.speedup ? nlohmann::json{e.speedup->ci_low, e.speedup->ci_high} : nlohmann::json(nullptr);
+      earned ? nlohmann::json{e.speedup->ci_low, e.speedup->ci_high} : nlohmann::json(nullptr);
+  j["busy_speedup"] = e.speedup && e.machine_busy
+                          ? nlohmann::json{{"median", e.speedup->median},
+                                           {"p10", e.speedup->p10},
+                                           {"p90", e.speedup->p90},
+                                           {"ci95", {e.speedup->ci_low, e.speedup->ci_high}}}
+                          : nlohmann::json(nullptr);
   j["candidate"] = side(e.candidate);
   j["baseline"] = side(e.baseline);
   j["partner"] = e.partner;
@@ -66,7 +74,7 @@ nlohmann::json to_json(const Evaluation& e) {
   if (!e.counters_note.empty()) j["counters_note"] = e.counters_note;
   if (!e.sanitizer_note.empty()) j["sanitizer_note"] = core::valid_utf8(e.sanitizer_note);
   j["kernel_output"] = core::valid_utf8(e.kernel_output);  // nlohmann::json throws on invalid UTF-8
-  j["sandbox"] = {{"landlock_abi", e.landlock_abi}};
+  j["sandbox"] = {{"landlock_abi", e.landlock_abi}, {"walls", e.walls}};
   nlohmann::json samples = nlohmann::json::array();
   for (const auto& s : e.load_samples) samples.push_back(to_json(s));
   j["machine_load"] = {{"load_1min", e.load_average},

@@ -80,6 +80,7 @@ struct Evaluation {
 
   std::string kernel_output;  // what the runner process printed (capped)
   int landlock_abi = 0;
+  std::string walls;  // the walls that held around untrusted code (walls.h), for humans
   // The load outside kforge, sampled just before the timing and between pairs (both kernel
   // processes idle then). "busy" when that work needed CPUs the timing used, the hypervisor stole
   // time, the threads outnumbered the CPUs, or another kforge process kept the machine past the

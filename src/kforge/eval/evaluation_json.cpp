@@ -89,8 +89,10 @@ void restore_run_details(const nlohmann::json& j, Evaluation& e) {
   e.warmup_pairs = j.value("warmup_pairs", 0);
   e.call_overhead_ms = number_or(j, "call_overhead_ms", 0);
   e.idle_cpu_ms_max = number_or(j, "idle_cpu_ms_max", 0);
-  if (auto sb = j.value("sandbox", nlohmann::json::object()); sb.is_object())
+  if (auto sb = j.value("sandbox", nlohmann::json::object()); sb.is_object()) {
     e.landlock_abi = sb.value("landlock_abi", 0);
+    if (auto w = sb.value("walls", nlohmann::json()); w.is_string()) e.walls = w.get<std::string>();
+  }
 }
 
 }  // namespace
@@ -119,7 +121,15 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
   e.dtype = j.value("dtype", "f32");
   e.candidate = timing(j.value("candidate", nlohmann::json()));
   e.baseline = timing(j.value("baseline", nlohmann::json()));
-  if (j.contains("speedup") && j["speedup"].is_number()) {
+  if (auto busy = j.value("busy_speedup", nlohmann::json()); busy.is_object()) {
+    e.speedup = SpeedupStats{number_or(busy, "median", 0), number_or(busy, "p10", 0),
+                             number_or(busy, "p90", 0)};
+    if (auto ci = busy.value("ci95", nlohmann::json());
+        ci.is_array() && ci.size() == 2 && ci[0].is_number() && ci[1].is_number()) {
+      e.speedup->ci_low = ci[0].get<double>();
+      e.speedup->ci_high = ci[1].get<double>();
+    }
+  } else if (j.contains("speedup") && j["speedup"].is_number()) {
     e.speedup = SpeedupStats{j["speedup"].get<double>(), number_or(j, "speedup_p10", 0),
                              number_or(j, "speedup_p90", 0)};
     if (auto ci = j.value("speedup_ci95", nlohmann::json()); ci.is_array() && ci.size() == 2) {

@@ -49,5 +49,27 @@ TEST(EvaluationJson, BusyAndItsReasonRoundTrip) {
   EXPECT_EQ(back.partner_note, e.partner_note);
 }
 
+// A busy run's ratio is no result: "speedup" is null (every reader of the JSON sees no figure),
+// the ratio kept apart under "busy_speedup" and read back as such.
+TEST(EvaluationJson, ABusyRunGivesNoSpeedupFigure) {
+  Evaluation e;
+  e.verdict = Verdict::correct;
+  e.speedup = SpeedupStats{8.63, 7.9, 9.1};
+  e.speedup->ci_low = 8.4;
+  e.speedup->ci_high = 8.9;
+  e.machine_busy = true;
+  auto j = to_json(e);
+  EXPECT_TRUE(j["speedup"].is_null());
+  EXPECT_TRUE(j["speedup_ci95"].is_null());
+  EXPECT_DOUBLE_EQ(j["busy_speedup"]["median"].get<double>(), 8.63);
+  auto back = evaluation_from_json(j);
+  ASSERT_TRUE(back.speedup && back.machine_busy);
+  EXPECT_DOUBLE_EQ(back.speedup->median, 8.63);
+  EXPECT_DOUBLE_EQ(back.speedup->ci_high, 8.9);
+  e.machine_busy = false;
+  EXPECT_DOUBLE_EQ(to_json(e)["speedup"].get<double>(), 8.63);
+  EXPECT_TRUE(to_json(e)["busy_speedup"].is_null());
+}
+
 }  // namespace
 }  // namespace kforge::eval

@@ -157,9 +157,22 @@ Judgement KernelProcess::failure(const std::string& why, const std::string& phas
       }
     }
   }
+  // The runner's fault handler marks `done` only after its report is written, then ends the
+  // process: a mark with no report and a process that lives on is the kernel writing the control
+  // page (the SIGKILL below would otherwise read as another process's or the OOM killer's).
+  if (why == "claimed_fault" && !s_->proc->poll_exit()) {
+    s_->proc->kill();
+    s_->proc->wait(after(5));
+    return {Verdict::sandbox_violation,
+            fmt::format("{}: during {} its process marked the call as crashed in kforge's "
+                        "control page but sent no fault report and kept running: a kernel must "
+                        "not write the control page",
+                        s_->spec.who, phase)};
+  }
   s_->proc->kill();
   auto exit = s_->proc->wait(after(5));
-  auto j = judge_runner_silence(why, exit, phase, timeout_s, s_->proc->output());
+  auto j = judge_runner_silence(why == "claimed_fault" ? "closed" : why, exit, phase, timeout_s,
+                                s_->proc->output());
   j.reason = s_->spec.who + ": " + j.reason;
   return j;
 }
@@ -188,16 +201,19 @@ CallOutcome KernelProcess::run_command(runner::Command command, std::uint32_t se
   runner::ControlPage* c = s_->control.page;
   c->command = static_cast<std::uint32_t>(command);
   c->input_set = set;
-  if (command != runner::Command::call && command != runner::Command::prepare) c->output_set = 0;
+  if (command != runner::Command::call) c->output_set = 0;
   const std::uint32_t seq = ++s_->sequence;
   const auto deadline = after(timeout_s);
+  // The process's CPU clock at the start: what it used before this moment belongs to the idle
+  // window that ends here (paired_timing.cpp), so no instant of the process is in neither.
+  const double cpu_at_go = cpu_ms();
   const double t0 = now_ms();
   c->go.store(seq, std::memory_order_release);
   runner::futex_wake_all(&c->go);
   for (;;) {
     const std::uint32_t done = c->done.load(std::memory_order_acquire);
-    if (done == seq) return {now_ms() - t0, std::nullopt};
-    if (done == runner::kFaulted) return {0, failure("closed", phase, timeout_s)};
+    if (done == seq) return {now_ms() - t0, std::nullopt, cpu_at_go};
+    if (done == runner::kFaulted) return {0, failure("claimed_fault", phase, timeout_s)};
     auto left = deadline - Clock::now();
     if (left <= Clock::duration::zero()) return {0, failure("timeout", phase, timeout_s)};
     runner::futex_wait(&c->done, done,
@@ -211,18 +227,12 @@ CallOutcome KernelProcess::call(std::uint32_t set, std::uint32_t out, double tim
                                 const std::string& phase) {
   poison_outputs(s_->out_ptrs.at(out), s_->spec.task->outputs);
   s_->control.page->output_set = out;
-  // Untimed: the threads wake (see runner::Command::prepare), then the timed call starts at once.
-  if (auto prepared = run_command(runner::Command::prepare, set, timeout_s, phase);
-      prepared.failure)
-    return prepared;
   return run_command(runner::Command::call, set, timeout_s, phase);
 }
 
 double KernelProcess::round_trip_ms(int n) {
   std::vector<double> ms;
   for (int i = 0; i < n; ++i) {
-    // Started like a timed call: right after an untimed prepare.
-    if (run_command(runner::Command::prepare, 0, 5, "an empty call").failure) return 0;
     auto r = run_command(runner::Command::noop, 0, 5, "an empty call");
     if (r.failure) return 0;
     ms.push_back(r.ms);

@@ -46,10 +46,10 @@ struct KernelProcessSpec {
   std::optional<PythonKernel> python;
   const core::ResolvedTask* task = nullptr;
   std::vector<const SharedSet*> input_sets;  // [0]: the timing inputs, then the check sets it runs
-  // Two output sets, mapped by both processes of a pair, which trade them every pair: which
-  // physical pages a buffer got made one set a few percent faster, and that must not be credited
-  // to either side. A process writes one only during its own call: kforge poisons a set right
-  // before each call, and reads every process's CPU clock between its calls.
+  // The process's own output sets (two, used in turn), mapped by kforge and by this process only:
+  // no page is writable by both sides of a pair, so neither can drop, read or stall the other's
+  // outputs (MADV_REMOVE on a shared set once made a partner 1.9x slower). kforge poisons a set
+  // right before each call and copies what it compares.
   std::vector<SharedSet*> output_sets;
   int threads = 1;
   std::vector<int>
@@ -62,6 +62,7 @@ struct KernelProcessSpec {
 struct CallOutcome {
   double ms = 0;                     // kforge's clock, command to the claim of return
   std::optional<Judgement> failure;  // a crash, a forbidden call, a timeout, a death
+  double cpu_at_go_ms = 0;           // the process's CPU clock when the command was given
 };
 
 // After a return: is the process settled, still settling, or running work it left behind?

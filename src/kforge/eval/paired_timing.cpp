@@ -112,9 +112,16 @@ class IdleWatch {
   // quiet kernel's process was charged 2.9 ms in one window and never again), or, at the end of
   // the timing, over 1% of all the windows' time (a low duty cycle).
   std::optional<Judgement> close(const std::string& while_what, bool last = false) {
+    return close_at(p_->cpu_ms(), now_s() * 1e3, while_what, last);
+  }
+  // Closes the window at the moment the next command was given: `cpu_ms` is the process's CPU
+  // clock read then (CallOutcome::cpu_at_go_ms), so the poisoning and the command's start are in
+  // the window, and the command itself in its time.
+  std::optional<Judgement> close_at(double cpu_ms, double wall_ms, const std::string& while_what,
+                                    bool last = false) {
     if (!open_) return std::nullopt;
     open_ = false;
-    const double cpu = p_->cpu_ms() - cpu0_, wall = now_s() * 1e3 - t0_;
+    const double cpu = cpu_ms - cpu0_, wall = wall_ms - t0_;
     cpu_ = std::max(cpu_, cpu);
     total_cpu_ += cpu;
     total_wall_ += wall;
@@ -167,11 +174,14 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
     const std::string label = fmt::format("timing pair {}", pair);
     const std::uint64_t seed = rng();
     inputs.perturb(seed, req.perturb);
-    if (auto j = cand_idle.close(partner ? "the calls of " + partner->who() : "the timing"))
-      return fail(*j);
-    // The two output sets change owners every pair (see KernelProcessSpec::output_sets).
+    // Each side alternates between its own two output sets (see KernelProcessSpec::output_sets).
     const std::uint32_t cand_set = static_cast<std::uint32_t>(pair % 2), partner_set = 1 - cand_set;
+    const double cand_go_ms = now_s() * 1e3;
     auto c = candidate.call(0, cand_set, req.call_timeout_s, label);
+    // The idle window ends where the call began: the CPU used up to `go` is judged as idle time.
+    if (auto j = cand_idle.close_at(c.cpu_at_go_ms, cand_go_ms,
+                                    partner ? "the calls of " + partner->who() : "the timing"))
+      return fail(*j);
     if (c.failure) return fail(*c.failure);
     candidate.snapshot(cand_set, cand_out, rng);
     if (!candidate.settle(req.settle_s)) return fail(left_running(candidate));
@@ -182,9 +192,12 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
     if (partner) {
       inputs.perturb(
           seed, req.perturb);  // the same values, rewritten: the same prelude as the candidate's
-      if (partner_idle)
-        if (auto j = partner_idle->close("the calls of " + candidate.who())) return fail(*j);
+      const double partner_go_ms = now_s() * 1e3;
       auto p = partner->call(0, partner_set, req.call_timeout_s, label);
+      if (partner_idle)
+        if (auto j = partner_idle->close_at(p.cpu_at_go_ms, partner_go_ms,
+                                            "the calls of " + candidate.who()))
+          return fail(*j);
       if (p.failure) return fail(*p.failure);
       p_ms = p.ms;
       partner->snapshot(partner_set, partner_out, rng);
@@ -194,18 +207,9 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
       if (partner_idle) partner_idle->open();
       if (!partner->unchanged_since(partner_set, partner_out))
         return fail(late_write(*partner, pair));
-      // Unchanged before the partner's call: a change since is the candidate's leftover work, or an
-      // untrusted partner writing the set it does not own this pair.
-      if (!candidate.unchanged_since(cand_set, cand_out))
-        return fail(
-            partner->trusted()
-                ? late_write(candidate, pair)
-                : Judgement{
-                      Verdict::sandbox_violation,
-                      fmt::format(
-                          "the outputs of {} changed while {} was timed on pair {}: one of them "
-                          "writes memory outside its own call",
-                          candidate.who(), partner->who(), pair)});
+      // Unchanged before the partner's call: a change since is the candidate's leftover work (the
+      // partner never maps the candidate's output sets).
+      if (!candidate.unchanged_since(cand_set, cand_out)) return fail(late_write(candidate, pair));
       for (std::size_t i = 0; i < task.outputs.size(); ++i) partner_ptrs[i] = partner_out[i].data();
     }
     if (!partner && !candidate.unchanged_since(cand_set, cand_out))

@@ -104,31 +104,63 @@ TEST_F(PartnerPaceFile, APeerIsPacedPerReleaseAndAUsersKernelNever) {
   m.peak_file = dir_ / "peaks" / "host-abc.json";
   for (double ms : {10.0, 10.4, 9.8}) {  // three quiet runs of XLA teach kforge its pace
     auto quiet = paired_with("xla", "jax 0.10.2", ms);
-    pace_the_partner(m, quiet);
+    pace_the_partner(m, ms, quiet);
     EXPECT_FALSE(quiet.machine_busy);
   }
   auto slow = paired_with("xla", "jax 0.10.2", 25.0);
-  pace_the_partner(m, slow);
+  pace_the_partner(m, 25.0, slow);
   EXPECT_TRUE(slow.machine_busy);  // the peer itself ran 2.5x slower: the machine was busy
   EXPECT_THAT(slow.busy_reason, HasSubstr("the xla ran 2.50x slower than its quiet median"));
 
   auto upgraded = paired_with("xla", "jax 0.11.0", 25.0);  // another release: no pace known yet
-  pace_the_partner(m, upgraded);
+  pace_the_partner(m, 25.0, upgraded);
   EXPECT_FALSE(upgraded.machine_busy);
   EXPECT_EQ(upgraded.partner_pace.slowdown, 0);
 
   auto failed = paired_with("xla", "jax 0.10.2", 25.0);  // a peer that failed is not its pace
   failed.partner_failed = true;
-  pace_the_partner(m, failed);
+  pace_the_partner(m, 25.0, failed);
   EXPECT_FALSE(failed.machine_busy);
 
   auto against = paired_with("against mine.cpp", "", 25.0);
-  for (int i = 0; i < 3; ++i) pace_the_partner(m, against);
-  pace_the_partner(m, against);
+  for (int i = 0; i < 3; ++i) pace_the_partner(m, 25.0, against);
+  pace_the_partner(m, 25.0, against);
   EXPECT_FALSE(against.machine_busy);
   auto record = read_partner_pace(partner_pace_file(m));
   ASSERT_TRUE(record);
   EXPECT_EQ((*record)["entries"].size(), 2u);  // xla at two releases; nothing for a user's kernel
+}
+
+// A kernel that slowed its partner (it once pinned the partner's threads onto one CPU: 8.4x,
+// `correct`, and the slowed time stored as the partner's quiet pace). The partner timed alone
+// right after, with no candidate process alive, is the only pace kept; far faster alone than
+// beside the kernel, the pairs measured a slowed partner and give no speedup.
+TEST_F(PartnerPaceFile, OnlyAPartnerTimedAloneSetsItsPace) {
+  MachineProfile m;
+  m.peak_file = dir_ / "peaks" / "host-abc.json";
+  auto slowed = paired_with("baseline", "", 29.7);
+  pace_the_partner(m, 6.2, slowed);
+  EXPECT_TRUE(slowed.machine_busy);
+  EXPECT_THAT(slowed.busy_reason,
+              HasSubstr("the baseline ran 4.79x slower beside the kernel (29.7 ms) than alone"));
+  auto record = read_partner_pace(partner_pace_file(m));
+  ASSERT_TRUE(record);
+  EXPECT_FALSE(quiet_pace(*record, partner_pace_entry("12p_rmsnorm", "cpu", 2, "baseline")))
+      << "nothing is recorded from a run whose partner was slowed";
+
+  auto quiet = paired_with("baseline", "", 6.4);  // beside the kernel: a little slower, in noise
+  pace_the_partner(m, 6.2, quiet);
+  EXPECT_FALSE(quiet.machine_busy) << quiet.busy_reason;
+  record = read_partner_pace(partner_pace_file(m));
+  ASSERT_TRUE(record);
+  auto kept = quiet_pace(*record, partner_pace_entry("12p_rmsnorm", "cpu", 2, "baseline"));
+  ASSERT_TRUE(kept);
+  EXPECT_DOUBLE_EQ(kept->median_ms, 6.2) << "the median timed alone, not the paired one";
+
+  auto unknown = paired_with("baseline", "", 6.3);  // no alone timing: nothing kept
+  pace_the_partner(m, std::nullopt, unknown);
+  record = read_partner_pace(partner_pace_file(m));
+  EXPECT_EQ(quiet_pace(*record, partner_pace_entry("12p_rmsnorm", "cpu", 2, "baseline"))->runs, 1);
 }
 
 }  // namespace

@@ -36,7 +36,13 @@ std::optional<Judgement> judge_timing(const PairedTiming& timed, const core::Res
 void rate_against_peaks(const core::ResolvedTask& task, const MachineProfile& m, Evaluation& e);
 void judge_machine_load(const std::string& lock_contention, Evaluation& e);
 // The partner's median against its quiet median on this machine (partner_pace.h): far slower marks
-// the timing busy; a timing quiet by every signal adds its median to the store.
-void pace_the_partner(const MachineProfile& m, Evaluation& e);
+// the timing busy. `alone_ms` is the partner's median timed alone right after the pairs, with no
+// candidate process alive: far faster than beside the kernel marks the timing busy too (the pairs
+// measured a slowed partner), and only that median, from a timing quiet by every signal, is added
+// to the store (a median from the pairs would let a kernel that slows its partner set its pace).
+void pace_the_partner(const MachineProfile& m, std::optional<double> alone_ms, Evaluation& e);
+
+// The partner beside the kernel this many times slower than alone: the pairs are not its pace.
+inline constexpr double kPartnerSlowerBesideKernel = 1.25;
 
 }  // namespace kforge::eval

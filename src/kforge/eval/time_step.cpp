@@ -85,9 +85,18 @@ std::optional<std::string> paced_name(const Evaluation& e) {
 
 }  // namespace
 
-void pace_the_partner(const MachineProfile& m, Evaluation& e) {
+void pace_the_partner(const MachineProfile& m, std::optional<double> alone_ms, Evaluation& e) {
   const auto name = paced_name(e);
   if (!e.baseline || !name) return;
+  if (alone_ms && *alone_ms > 0 && e.baseline->median_ms > kPartnerSlowerBesideKernel * *alone_ms) {
+    e.machine_busy = true;
+    e.busy_reason +=
+        (e.busy_reason.empty() ? "" : "; ") +
+        fmt::format(
+            "the {} ran {:.2f}x slower beside the kernel ({:.4g} ms) than "
+            "alone right after ({:.4g} ms)",
+            e.partner, e.baseline->median_ms / *alone_ms, e.baseline->median_ms, *alone_ms);
+  }
   const auto file = partner_pace_file(m);
   if (file.empty()) return;
   const auto entry = partner_pace_entry(e.task_id, e.size, e.threads, *name);
@@ -100,8 +109,8 @@ void pace_the_partner(const MachineProfile& m, Evaluation& e) {
   if (e.partner_pace.busy) {
     e.machine_busy = true;
     e.busy_reason += (e.busy_reason.empty() ? "" : "; ") + e.partner_pace.reason;
-  } else if (!e.machine_busy) {
-    if (auto st = record_quiet_partner(file, entry, e.baseline->median_ms); !st)
+  } else if (!e.machine_busy && alone_ms && *alone_ms > 0) {
+    if (auto st = record_quiet_partner(file, entry, *alone_ms); !st)
       e.partner_pace.reason = st.error().message;
   }
 }

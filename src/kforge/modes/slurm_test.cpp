@@ -159,7 +159,8 @@ TEST_F(SlurmTest, EvalThroughSlurmGivesTheLocalVerdictAndLeavesNoSecrets) {
   auto remote = eval("fast.cpp", "slurm");
   EXPECT_EQ(local["verdict"], "correct") << local.dump(2);
   EXPECT_EQ(remote["verdict"], "correct") << remote.dump(2);
-  EXPECT_TRUE(remote["speedup"].is_number()) << "a timing job times, on its node";
+  EXPECT_TRUE(remote["speedup"].is_number() || remote["busy_speedup"].is_object())
+      << "a timing job times, on its node";
   // A wrong kernel is caught on the node with the same secret inputs as here.
   auto wrong_local = eval("wrong.cpp", "local");
   auto wrong_remote = eval("wrong.cpp", "slurm");

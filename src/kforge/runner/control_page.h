@@ -12,12 +12,12 @@
 
 namespace kforge::runner {
 
-// prepare: reset the state and wake the OpenMP workers (an empty parallel region), then watch for
-// the next command without sleeping for a moment, so the timed call that follows starts with its
-// threads awake, as a call inside a model's forward pass does. Untimed.
+// call: reset the state, wake the OpenMP workers (an empty parallel region), call the kernel.
 // noop: everything a call does but the call: its round trip is the harness's own cost per call,
 // included in every time kforge measures, candidate and partner alike.
-enum class Command : std::uint32_t { call = 1, profile = 2, stop = 3, noop = 4, prepare = 5 };
+// Every command is timed by kforge from `go` to `done`: there is no untimed command in which the
+// process could work for its next call (5 was an untimed "prepare"; it is refused as unknown).
+enum class Command : std::uint32_t { call = 1, profile = 2, stop = 3, noop = 4 };
 
 struct ControlPage {
   std::atomic<std::uint32_t> go{0};    // kforge: the sequence number of the latest command

@@ -1,6 +1,8 @@
 // Async-signal-safe fault classification: fixed tables, hand-rolled formatting, write(2).
 #include "kforge/runner/fault_report.h"
 
+#include <sys/syscall.h>
+
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -16,6 +18,31 @@
 
 namespace kforge::runner {
 namespace {
+
+// Why a call that is allowed in some forms was refused in this one (signal-safe: constants only).
+const char* syscall_hint(long nr) {
+  switch (nr) {
+    case SYS_sched_setaffinity:
+    case SYS_sched_getaffinity:
+    case SYS_sched_getparam:
+    case SYS_sched_getscheduler:
+    case SYS_prlimit64:
+    case SYS_tgkill:
+      return " on another process or thread: a kernel may name only its own process (pid 0 or "
+             "getpid()); setting limits is never allowed";
+    case SYS_mprotect:
+    case SYS_mmap:
+    case SYS_munmap:
+    case SYS_mremap:
+      return ": executable memory comes only from the kernel's own file, and the runner's own "
+             "image may not be remapped or unprotected";
+    case SYS_madvise:
+      return " with advice that reaches memory shared with kforge (MADV_REMOVE, MADV_COLD, "
+             "MADV_PAGEOUT...)";
+    default:
+      return "";
+  }
+}
 
 struct Region {
   RegionKind kind;
@@ -166,6 +193,7 @@ void handler(int sig, siginfo_t* info, void*) {
     detail.str(" (");
     detail.dec(static_cast<unsigned>(info->si_syscall));
     detail.str(")");
+    detail.str(syscall_hint(info->si_syscall));
     out.str(",\"syscall\":\"");
     out.esc(syscall_name(info->si_syscall));
     out.str("\"");

@@ -1,7 +1,10 @@
 // The call loop. Before each call the process state a previous call may have changed is reset
-// (OpenMP thread count, the calling thread's CPU affinity, the floating-point environment), so
-// each call starts alike. The kernel may undo this inside its own process: it then changes only
-// its own calls, which kforge times and checks like any other.
+// (OpenMP thread count, the calling thread's CPU affinity, the floating-point environment) and the
+// OpenMP workers are woken, so each call starts alike, its threads awake as inside a model's
+// forward pass. All of it happens between `go` and `done`, inside the time kforge takes: the
+// process does nothing for a call outside it (an untimed "prepare" command once ran here, and a
+// kernel that took over the runner's code did its whole computation in it). The kernel may undo
+// the reset inside its own process: it then changes only its own calls, timed and checked alike.
 #include <fenv.h>
 #include <omp.h>
 #include <sched.h>
@@ -28,18 +31,6 @@ const char* phase_name(std::uint32_t input_set) {
   return buf;
 }
 
-// After a prepare: the next command follows within microseconds; watching for it awake (for at
-// most 5 ms) keeps this thread on its CPU, next to the workers the prepare woke.
-bool watch_for_command(const RunState& s, std::uint32_t seen) {
-  const double until = now_seconds() + 0.005;
-  while (now_seconds() < until)
-    for (int i = 0; i < 256; ++i) {
-      if (s.control->go.load(std::memory_order_acquire) != seen) return true;
-      __builtin_ia32_pause();
-    }
-  return false;
-}
-
 void wake_workers(int threads) {
 #pragma omp parallel num_threads(threads)
   { asm volatile("" ::: "memory"); }
@@ -50,11 +41,9 @@ void wake_workers(int threads) {
 void serve_phase(RunState& s) {
   std::uint32_t seen =
       0;  // kforge numbers its commands from 1 (it may send the first before this line runs)
-  bool watch = false;
   for (;;) {
     std::uint32_t go = s.control->go.load(std::memory_order_acquire);
-    if (go == seen && !(watch && watch_for_command(s, seen))) {
-      watch = false;
+    if (go == seen) {
       futex_wait(&s.control->go, seen);
       continue;
     }
@@ -66,14 +55,14 @@ void serve_phase(RunState& s) {
       _exit(0);
     reset_state(s);
     if (command == Command::call) {
+      wake_workers(s.setup.threads);
       set_fault_phase(phase_name(set));
       s.kernel->call(s.args(set, out));
+    } else if (command == Command::noop) {
+      wake_workers(s.setup.threads);
     } else if (command == Command::profile) {
       profile_phase(s, s.control->profile_seconds);
-    } else if (command == Command::prepare) {
-      wake_workers(s.setup.threads);
     }
-    watch = command == Command::prepare;
     set_fault_phase("waiting");
     s.control->done.store(seen, std::memory_order_release);
     futex_wake_all(&s.control->done);
