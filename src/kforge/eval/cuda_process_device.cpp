@@ -131,6 +131,10 @@ class CudaProcessDevice : public GpuDevice {
     auto r = request({wire::Op::flush_l2, 0, 0}, nullptr, 0, 60);
     return r ? ok_status() : Status(r.error());
   }
+  Death death() const override {
+    std::lock_guard lock(mu_);
+    return {signal_, output_};
+  }
   // Closing the channel ends the runner's loop; a sanitizer then prints its summary and exits.
   Result<std::string> finish() override {
     if (pid_ > 0) {
@@ -243,7 +247,7 @@ class CudaProcessDevice : public GpuDevice {
   bool dead_ = false, hung_ = false;
   std::string payload_;
   std::thread reader_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable output_cv_;
   bool output_done_ = false;  // the reader saw the end of the output
   std::string output_;

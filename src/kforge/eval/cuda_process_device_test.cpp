@@ -164,17 +164,50 @@ TEST_F(CudaProcessDeviceTest, AWrappersReportIsCollectedWhenTheProcessEnds) {
   EXPECT_EQ(read_sanitizer_report(*report).errors, 2) << *report;
 }
 
-// The attacks: each would pass the check (it computes the right sum) if the walls were down.
+// The attacks: each would pass the check (it computes the right sum) if the walls were down. A
+// process the filter kills is a sandbox_violation naming the call, as on the cpp target.
 TEST_F(CudaProcessDeviceTest, AKernelThatForksDiesOfTheTrappedCall) {
   auto j = check(std::string(kAdd) + " if (fork() == 0) _exit(0);");
   ASSERT_TRUE(j);
-  EXPECT_EQ(j->verdict, Verdict::runtime_error);
-  EXPECT_NE(j->reason.find("forbidden system call clone"), std::string::npos) << j->reason;
+  EXPECT_EQ(j->verdict, Verdict::sandbox_violation) << j->reason;
+  EXPECT_NE(j->reason.find("check set 1: forbidden system call clone (56): kernels may compute"),
+            std::string::npos)
+      << j->reason;
+}
+
+// A constructor runs when the runner opens the library, under the walls: the process dies before
+// it is ready, and the start's failure is named the same way.
+TEST_F(CudaProcessDeviceTest, AConstructorThatForksIsASandboxViolationAtStart) {
+  auto so = dir_ / "ctor.so", src = dir_ / "ctor.cpp";
+  std::ofstream(src) << "#include <unistd.h>\n"
+                        "__attribute__((constructor)) static void early() { if (fork() == 0) "
+                        "_exit(0); }\n"
+                        "extern \"C\" void kernel(const float*, const float*, float*, void*) {}\n";
+  ASSERT_TRUE(
+      core::run_process({"g++", "-shared", "-fPIC", "-o", so.string(), src.string()}).success());
+  auto device = start_cuda_process_device({.library = so, .host_memory = true});
+  ASSERT_FALSE(device.ok());
+  auto j = judge_start_failure(device.error().message);
+  EXPECT_EQ(j.verdict, Verdict::sandbox_violation) << device.error().message;
+  EXPECT_NE(j.reason.find("forbidden system call clone"), std::string::npos) << j.reason;
+  EXPECT_EQ(judge_start_failure("kforge-run-cuda: cannot load the kernel").verdict,
+            Verdict::runtime_error);
 }
 
 TEST_F(CudaProcessDeviceTest, AKernelThatOpensANetworkSocketDiesOfTheTrappedCall) {
   auto j = check(std::string(kAdd) + " socket(AF_INET, SOCK_STREAM, 0);");
   ASSERT_TRUE(j);
+  EXPECT_EQ(j->verdict, Verdict::sandbox_violation) << j->reason;
+  EXPECT_NE(j->reason.find("forbidden system call socket"), std::string::npos) << j->reason;
+}
+
+// A thread of the kernel's that makes the call after the return: the death shows at the judge's
+// next request, and is named the same.
+TEST_F(CudaProcessDeviceTest, ATrappedCallAfterTheReturnIsNamedToo) {
+  auto j = check(std::string(kAdd) +
+                 " std::thread([] { usleep(500); socket(AF_INET, SOCK_STREAM, 0); }).detach();");
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->verdict, Verdict::sandbox_violation) << j->reason;
   EXPECT_NE(j->reason.find("forbidden system call socket"), std::string::npos) << j->reason;
 }
 
@@ -183,6 +216,7 @@ TEST_F(CudaProcessDeviceTest, AKernelThatRunsAProgramDiesOfTheTrappedCall) {
                  " char sh[] = \"/bin/sh\"; char* argv[] = {sh, nullptr};"
                  " execve(sh, argv, nullptr);");
   ASSERT_TRUE(j);
+  EXPECT_EQ(j->verdict, Verdict::sandbox_violation) << j->reason;
   EXPECT_NE(j->reason.find("forbidden system call execve"), std::string::npos) << j->reason;
 }
 
@@ -191,6 +225,7 @@ TEST_F(CudaProcessDeviceTest, AKernelThatCreatesAFileDiesOfTheTrappedCall) {
   auto j =
       check(std::string(kAdd) + " open(\"" + target.string() + "\", O_WRONLY | O_CREAT, 0600);");
   ASSERT_TRUE(j);
+  EXPECT_EQ(j->verdict, Verdict::sandbox_violation) << j->reason;
   EXPECT_NE(j->reason.find("forbidden system call openat"), std::string::npos) << j->reason;
   EXPECT_FALSE(std::filesystem::exists(target));
 }

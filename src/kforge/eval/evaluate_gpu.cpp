@@ -126,7 +126,7 @@ class GpuEvaluationRun {
     say("checking on the device");
     auto t0 = Clock::now();
     auto device = setup_.start_device(e_.compile.artifact, opt_.role != toolchain::Role::candidate);
-    if (!device) return Judgement{Verdict::runtime_error, device.error().message};
+    if (!device) return judge_start_failure(device.error().message);
     candidate_ = std::move(*device);
     auto buffers = allocate_set(*candidate_, host_.task());
     if (!buffers) return Judgement{Verdict::runtime_error, buffers.error().message};

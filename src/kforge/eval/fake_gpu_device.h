@@ -28,6 +28,8 @@ struct FakeLaunch {
   std::function<void()> late;
   bool busy_after_return = false;   // work launched after the return never finishes
   bool host_keeps_running = false;  // a host thread computes on after the return
+  int killed_by = 0;       // the process dies of this signal during the call (SIGSYS: the filter)
+  std::string last_words;  // what it printed before ("forbidden system call clone (56)")
 };
 
 class FakeGpuDevice : public GpuDevice {
@@ -73,6 +75,12 @@ class FakeGpuDevice : public GpuDevice {
     for (const auto& a : args) views.emplace_back(memory_.at(a.id));
     ++calls_;
     FakeLaunch launch = kernel_(views);
+    if (launch.killed_by) {
+      dead_ = true;
+      death_ = {launch.killed_by, launch.last_words};
+      return {DeviceCall::Outcome::failed, "the kernel's process died (killed by signal " +
+                                               std::to_string(launch.killed_by) + ")"};
+    }
     late_ = std::move(launch.late);
     busy_after_return_ = launch.busy_after_return;
     host_keeps_running_ = launch.host_keeps_running;
@@ -90,6 +98,8 @@ class FakeGpuDevice : public GpuDevice {
     ++l2_flushes_;
     return ok_status();
   }
+
+  Death death() const override { return death_; }
 
   int calls() const { return calls_; }
   int l2_flushes() const { return l2_flushes_; }
@@ -109,6 +119,7 @@ class FakeGpuDevice : public GpuDevice {
   std::function<void()> late_;
   bool busy_after_return_ = false, host_keeps_running_ = false;
   bool dead_ = false;
+  Death death_;
   int calls_ = 0, l2_flushes_ = 0, settles_ = 0;
 };
 

@@ -5,9 +5,12 @@
 
 #include <fmt/format.h>
 
+#include <signal.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <regex>
 
 #include "kforge/core/compare.h"
 #include "kforge/core/input_fill.h"
@@ -47,8 +50,28 @@ Result<HostSet> download_all(GpuDevice& d, const std::vector<DeviceBuffer>& from
   return s;
 }
 
-std::optional<Judgement> judge_call(const DeviceCall& c, const std::string& when,
-                                    double timeout_s) {
+// "forbidden system call NAME (NR): ..." from what a process the filter killed printed: the
+// runner's line comes last (the kernel shares the output and could print one before it).
+std::string trapped_call_sentence(const std::string& output) {
+  static const std::regex line(R"(forbidden system call ([A-Za-z0-9_?]+) \((-?\d+)\))");
+  std::string call = "a forbidden system call (killed by the seccomp filter: SIGSYS)";
+  for (auto it = std::sregex_iterator(output.begin(), output.end(), line);
+       it != std::sregex_iterator(); ++it)
+    call = fmt::format("forbidden system call {} ({})", (*it)[1].str(), (*it)[2].str());
+  return call + ": kernels may compute, allocate memory and start threads, nothing else";
+}
+
+// Why the device's process failed a request, as the cpp target names it (runner_failure.cpp): a
+// death by SIGSYS is the seccomp filter's, a sandbox_violation naming the trapped call (the
+// runner prints "forbidden system call NAME (NR)" before it dies); anything else a runtime_error.
+Judgement device_failure(const GpuDevice& d, const std::string& when, const std::string& message) {
+  const auto death = d.death();
+  if (death.signal != SIGSYS) return {Verdict::runtime_error, when + ": " + message};
+  return {Verdict::sandbox_violation, when + ": " + trapped_call_sentence(death.output)};
+}
+
+std::optional<Judgement> judge_call(const GpuDevice& d, const DeviceCall& c,
+                                    const std::string& when, double timeout_s) {
   switch (c.outcome) {
     case DeviceCall::Outcome::returned:
       return std::nullopt;
@@ -61,7 +84,7 @@ std::optional<Judgement> judge_call(const DeviceCall& c, const std::string& when
     case DeviceCall::Outcome::failed:
       break;
   }
-  return Judgement{Verdict::runtime_error, fmt::format("{}: CUDA error: {}", when, c.error)};
+  return device_failure(d, when, "CUDA error: " + c.error);
 }
 
 // A judgement when any input's bytes differ from what was uploaded.
@@ -69,7 +92,7 @@ std::optional<Judgement> inputs_unchanged(GpuDevice& d, const DeviceSet& b,
                                           const core::ResolvedTask& task, const HostSet& expected,
                                           const std::string& when) {
   auto now = download_all(d, b.inputs);
-  if (!now) return Judgement{Verdict::runtime_error, when + ": " + now.error().message};
+  if (!now) return device_failure(d, when, now.error().message);
   for (std::size_t i = 0; i < b.inputs.size(); ++i) {
     const auto& was = expected.tensors[i];
     const auto& is = now->tensors[i];
@@ -107,7 +130,8 @@ AfterCall read_after_call(GpuDevice& d, const DeviceSet& b, const core::Resolved
                           const std::string& when, double timeout_s) {
   AfterCall a;
   auto fail = [&](Verdict v, const std::string& m) {
-    a.failure = Judgement{v, when + ": " + m};
+    a.failure =
+        v == Verdict::runtime_error ? device_failure(d, when, m) : Judgement{v, when + ": " + m};
     return std::move(a);
   };
   auto peeked = peek_all(d, b.outputs);
@@ -168,7 +192,7 @@ TimedCall timed_call(GpuDevice& d, const DeviceSet& b, const core::ResolvedTask&
                      const std::string& who) {
   TimedCall t;
   auto fail = [&](const std::string& m) {
-    t.failure = Judgement{Verdict::runtime_error, who + ": " + m};
+    t.failure = device_failure(d, who, m);
     return t;
   };
   if (auto st = upload_all(d, b.inputs, inputs); !st) return fail(st.error().message);
@@ -177,7 +201,7 @@ TimedCall timed_call(GpuDevice& d, const DeviceSet& b, const core::ResolvedTask&
   const double start = clock();
   auto call = d.call(b.args(), req.call_timeout_s);
   t.ms = clock() - start;
-  if ((t.failure = judge_call(call, who, req.call_timeout_s))) return t;
+  if ((t.failure = judge_call(d, call, who, req.call_timeout_s))) return t;
   auto after = read_after_call(d, b, task, who, req.call_timeout_s);
   if ((t.failure = std::move(after.failure))) return t;
   if ((t.failure = inputs_unchanged(d, b, task, inputs, who))) return t;
@@ -186,6 +210,13 @@ TimedCall timed_call(GpuDevice& d, const DeviceSet& b, const core::ResolvedTask&
 }
 
 }  // namespace
+
+Judgement judge_start_failure(const std::string& message) {
+  // The form the device's process gives a death (cuda_process_device.cpp): "(killed by signal N:".
+  if (message.find(fmt::format("(killed by signal {}:", SIGSYS)) == std::string::npos)
+    return {Verdict::runtime_error, message};
+  return {Verdict::sandbox_violation, "loading the kernel: " + trapped_call_sentence(message)};
+}
 
 std::vector<DeviceBuffer> DeviceSet::args() const {
   std::vector<DeviceBuffer> a = inputs;
@@ -215,12 +246,11 @@ std::optional<Judgement> gpu_check(GpuDevice& device, const DeviceSet& buffers,
                                    Evaluation& e) {
   for (std::size_t s = 0; s < inputs.size(); ++s) {
     const std::string when = fmt::format("check set {}", s + 1);
-    auto fail = [&](const Error& err) {
-      return Judgement{Verdict::runtime_error, when + ": " + err.message};
-    };
+    auto fail = [&](const Error& err) { return device_failure(device, when, err.message); };
     if (auto st = upload_all(device, buffers.inputs, inputs[s]); !st) return fail(st.error());
     if (auto st = poison(device, buffers.outputs); !st) return fail(st.error());
-    if (auto j = judge_call(device.call(buffers.args(), timeout_s), when, timeout_s)) return j;
+    if (auto j = judge_call(device, device.call(buffers.args(), timeout_s), when, timeout_s))
+      return j;
     auto got = read_after_call(device, buffers, task, when, timeout_s);
     if (got.failure) return got.failure;
     if (auto j = inputs_unchanged(device, buffers, task, inputs[s], when)) return j;

@@ -36,6 +36,10 @@ struct DeviceSet {
 };
 Result<DeviceSet> allocate_set(GpuDevice& device, const core::ResolvedTask& task);
 
+// A device process that could not get ready: a sandbox_violation naming the call when the seccomp
+// filter killed it (the kernel's constructors run under the walls), else a runtime_error.
+Judgement judge_start_failure(const std::string& message);
+
 // Each check set on `device`: upload, poison, call, inputs unchanged, outputs against the
 // reference. A judgement when the kernel fails (e.mismatch filled when it is incorrect).
 std::optional<Judgement> gpu_check(GpuDevice& device, const DeviceSet& buffers,

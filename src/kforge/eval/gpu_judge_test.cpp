@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -132,6 +134,29 @@ TEST_F(GpuJudgeTest, ACudaErrorIsARuntimeErrorWithItsText) {
   ASSERT_TRUE(j);
   EXPECT_EQ(j->verdict, Verdict::runtime_error);
   EXPECT_NE(j->reason.find("illegal memory access"), std::string::npos);
+}
+
+// A process the seccomp filter killed is named as on the cpp target: a sandbox_violation with the
+// call the runner named before dying (on the H200: a runtime_error, "killed by signal 31").
+TEST_F(GpuJudgeTest, AProcessKilledByTheFilterIsASandboxViolationNamingTheCall) {
+  auto j = check([](auto&) {
+    return FakeLaunch{.killed_by = SIGSYS,
+                      .last_words = "kforge-run-cuda: forbidden system call clone (56)\n"};
+  });
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->verdict, Verdict::sandbox_violation) << j->reason;
+  EXPECT_EQ(j->reason,
+            "check set 1: forbidden system call clone (56): kernels may compute, allocate memory "
+            "and start threads, nothing else");
+  // Without the runner's line the filter is still named.
+  auto quiet = check([](auto&) { return FakeLaunch{.killed_by = SIGSYS}; });
+  ASSERT_TRUE(quiet);
+  EXPECT_EQ(quiet->verdict, Verdict::sandbox_violation);
+  EXPECT_NE(quiet->reason.find("seccomp filter"), std::string::npos) << quiet->reason;
+  // Any other death is a runtime error.
+  auto crash = check([](auto&) { return FakeLaunch{.killed_by = SIGSEGV}; });
+  ASSERT_TRUE(crash);
+  EXPECT_EQ(crash->verdict, Verdict::runtime_error);
 }
 
 // Work left on another stream runs at the device-wide synchronization inside call(): its outputs
