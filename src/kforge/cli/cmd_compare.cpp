@@ -2,7 +2,9 @@
 // the ratio of B's speedup to A's (each measured side by side with its own baseline, so machine
 // drift between the runs cancels), and whether their 95% intervals overlap (then the difference
 // is not shown to be real). Verdict changes are named.
+// Exit status: 0 when the --fail-on rule did not fire, 1 when it did, 2 on a usage error.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +21,8 @@ namespace {
 struct CompareOptions {
   std::string a, b;
   bool json = false;
+  std::string fail_on = "regression";
+  double threshold_pct = 0;
 };
 
 // task id → result, from a bench --json file (or a single eval --json evaluation).
@@ -39,12 +43,21 @@ std::string interval(const eval::BenchTaskResult& r) {
 int run_compare(const CompareOptions& o) {
   auto a = load_results(o.a), b = load_results(o.b);
   auto c = eval::compare_bench(a, b);
+  const auto rule = eval::parse_fail_rule(o.fail_on);
+  if (!rule) throw UsageError(fmt::format("--fail-on: unknown rule '{}'", o.fail_on));
+  const auto failures = eval::rule_failures(c, *rule, o.threshold_pct / 100);
+  const int status = failures.empty() ? 0 : 1;
   if (o.json) {
-    fmt::print(
-        "{}\n",
-        nlohmann::json{{"a", o.a}, {"b", o.b}, {"tasks", c["tasks"]}, {"summary", c["summary"]}}
-            .dump(2));
-    return 0;
+    fmt::print("{}\n", nlohmann::json{{"a", o.a},
+                                      {"b", o.b},
+                                      {"tasks", c["tasks"]},
+                                      {"summary", c["summary"]},
+                                      {"fail_on", o.fail_on},
+                                      {"threshold_pct", o.threshold_pct},
+                                      {"failures", failures},
+                                      {"exit_status", status}}
+                           .dump(2));
+    return status;
   }
   Table t({"task", "A", "B", "B/A", "verdict"}, {false, true, true, true, false});
   for (const auto& row : c["tasks"]) {
@@ -66,7 +79,11 @@ int run_compare(const CompareOptions& o) {
       t.render(), s["compared"].get<int>(), s["b_faster"].get<int>(), s["b_slower"].get<int>(),
       s["within_noise"].get<int>(),
       s["geomean_ratio"].is_number() ? format_ratio(s["geomean_ratio"].get<double>()) : "n/a");
-  return 0;
+  if (status)
+    fmt::print("{} ({} task{}): {}; exit 1 (--fail-on never only compares)\n",
+               paint(o.fail_on == "any-worse" ? "worse" : "regression", Colour::red),
+               failures.size(), failures.size() == 1 ? "" : "s", fmt::join(failures, "; "));
+  return status;
 }
 
 }  // namespace
@@ -78,6 +95,8 @@ void add_compare(CommandLine& cmd) {
   cmd.bind("result-b", o->b);
   cmd.require("result-b");
   cmd.bind("json", o->json);
+  cmd.bind("fail-on", o->fail_on);
+  cmd.bind("threshold", o->threshold_pct);
   cmd.on_run([o] { return run_compare(*o); });
 }
 

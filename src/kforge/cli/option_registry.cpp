@@ -341,6 +341,25 @@ std::vector<OptionSpec> make_registry() {
   // compare
   add({"result-a", "a", "A result file (kforge bench --json, or kforge eval --json)", {"compare"}});
   add({"result-b", "b", "B result file", {"compare"}});
+  {
+    auto& rule = add({"fail-on",
+                      "--fail-on",
+                      "When to exit 1: regression (a task correct in A and not in B, or slower "
+                      "with the intervals apart), any-worse (also a slowdown within noise, or a "
+                      "correct task B lacks), never",
+                      {"compare"}});
+    rule.choices = {"regression", "any-worse", "never"};
+    rule.show_default = true;
+  }
+  {
+    auto& threshold = add({"threshold",
+                           "--threshold",
+                           "Percent: a slowdown smaller than this never fires --fail-on (a "
+                           "changed verdict always does)",
+                           {"compare"}});
+    threshold.range = ValueRange{0, 100};
+    threshold.show_default = true;
+  }
 
   // hw
   add({"remeasure",

@@ -95,6 +95,35 @@ nlohmann::json compare_bench(const BenchResults& a, const BenchResults& b) {
              compared ? nlohmann::json(std::exp(log_sum / compared)) : nlohmann::json(nullptr)}}}};
 }
 
+std::optional<FailRule> parse_fail_rule(const std::string& name) {
+  if (name == "regression") return FailRule::regression;
+  if (name == "any-worse") return FailRule::any_worse;
+  if (name == "never") return FailRule::never;
+  return std::nullopt;
+}
+
+std::vector<std::string> rule_failures(const nlohmann::json& comparison, FailRule rule,
+                                       double threshold) {
+  std::vector<std::string> out;
+  if (rule == FailRule::never) return out;
+  for (const auto& row : comparison.value("tasks", nlohmann::json::array())) {
+    const std::string id = row.value("task", ""), a = row.value("a_verdict", ""),
+                      b = row.value("b_verdict", "");
+    if (a == "correct" && b != "correct" && (!b.empty() || rule == FailRule::any_worse)) {
+      out.push_back(fmt::format("{}: correct → {}", id, b.empty() ? "absent" : b));
+      continue;
+    }
+    if (!row.contains("ratio") || !row["ratio"].is_number()) continue;
+    const double q = row["ratio"].get<double>();
+    if (q >= 1 - threshold) continue;
+    const bool shown = row.value("outcome", "") == "B slower";
+    if (shown || rule == FailRule::any_worse)
+      out.push_back(
+          fmt::format("{}: B/A {:.2f}x, {}", id, q, shown ? "intervals apart" : "within noise"));
+  }
+  return out;
+}
+
 nlohmann::json bench_speedups(const BenchResults& r) {
   nlohmann::json tasks = nlohmann::json::array();
   for (const auto& [id, t] : r)

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -26,6 +27,20 @@ Result<BenchResults> parse_bench_results(const nlohmann::json& j, const std::str
 // {"tasks": [{task, a, b, a_verdict, b_verdict, ratio, intervals_overlap, outcome}], "summary":
 // {compared, b_faster, b_slower, within_noise, geomean_ratio}}.
 nlohmann::json compare_bench(const BenchResults& a, const BenchResults& b);
+
+// When `kforge compare` exits 1: `regression` (default) fires on a task correct in A and not in B
+// and on a slowdown shown to be real (the intervals apart); `any_worse` also on a slowdown within
+// noise and on a task correct in A that B lacks; `never` does not fire.
+enum class FailRule { regression, any_worse, never };
+
+// The rule named on the command line ("regression", "any-worse", "never"); nullopt otherwise.
+std::optional<FailRule> parse_fail_rule(const std::string& name);
+
+// The tasks of compare_bench's result that fire `rule`, each as "task: why" ("t: correct →
+// incorrect", "t: B/A 0.50x, intervals apart"). A slowdown counts only when B/A is below
+// 1 − threshold (0.05: slowdowns under 5% are forgiven); a changed verdict always counts.
+std::vector<std::string> rule_failures(const nlohmann::json& comparison, FailRule rule,
+                                       double threshold = 0);
 
 // Each task's speedup with its interval: {"tasks": [{task, verdict, speedup, low, high}]}.
 nlohmann::json bench_speedups(const BenchResults& r);

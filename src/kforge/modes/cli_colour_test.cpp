@@ -33,7 +33,9 @@ class CliColour : public CliScenario {
         {"tasks", {task("t_faster", 1.5, 1.45, 1.55), task("t_slower_by_far", 1.0, 0.95, 1.05)}}};
     EXPECT_TRUE(core::write_atomic(dir_ / "a.json", a.dump()).ok());
     EXPECT_TRUE(core::write_atomic(dir_ / "b.json", b.dump()).ok());
-    return {"compare", (dir_ / "a.json").string(), (dir_ / "b.json").string()};
+    // The slower task would fire compare's default --fail-on rule (exit 1); colour is the point.
+    return {"compare", (dir_ / "a.json").string(), (dir_ / "b.json").string(), "--fail-on",
+            "never"};
   }
   std::vector<std::string> with(std::vector<std::string> args, const std::string& extra) {
     args.push_back(extra);

@@ -165,8 +165,11 @@ TEST_F(CliErrors, CompareTwoBenchResults) {
   ASSERT_TRUE(core::write_atomic(dir_ / "a.json", a.dump()).ok());
   ASSERT_TRUE(core::write_atomic(dir_ / "b.json", b.dump()).ok());
   auto r = run({"compare", (dir_ / "a.json").string(), (dir_ / "b.json").string(), "--json"});
-  ASSERT_TRUE(r.success()) << r.err;
+  // correct → incorrect is a regression: the default rule fires, for a script to see.
+  ASSERT_EQ(r.exit_code, 1) << r.err;
   auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["failures"], nlohmann::json::array({"t_broke: correct → incorrect"}));
+  EXPECT_EQ(j["exit_status"], 1);
   std::map<std::string, nlohmann::json> rows;
   for (const auto& row : j["tasks"]) rows[row["task"]] = row;
   EXPECT_NEAR(rows["t_faster"]["ratio"].get<double>(), 1.5, 1e-9);
@@ -175,8 +178,25 @@ TEST_F(CliErrors, CompareTwoBenchResults) {
   EXPECT_TRUE(rows["t_broke"]["ratio"].is_null());
   EXPECT_EQ(rows["t_broke"]["outcome"], "correct → incorrect");
   EXPECT_EQ(j["summary"]["compared"], 2);
+  auto human = run({"compare", (dir_ / "a.json").string(), (dir_ / "b.json").string()});
+  EXPECT_EQ(human.exit_code, 1) << human.err;
+  EXPECT_THAT(human.out, HasSubstr("regression (1 task): t_broke: correct → incorrect; exit 1"));
+  auto lenient = run(
+      {"compare", (dir_ / "a.json").string(), (dir_ / "b.json").string(), "--fail-on", "never"});
+  EXPECT_EQ(lenient.exit_code, 0) << lenient.err;
+  // The same pair without the broken task: B is only faster or within noise.
+  nlohmann::json a2 = a, b2 = b;
+  a2["tasks"].erase(2);
+  b2["tasks"].erase(2);
+  ASSERT_TRUE(core::write_atomic(dir_ / "a2.json", a2.dump()).ok());
+  ASSERT_TRUE(core::write_atomic(dir_ / "b2.json", b2.dump()).ok());
+  auto fine = run({"compare", (dir_ / "a2.json").string(), (dir_ / "b2.json").string()});
+  EXPECT_EQ(fine.exit_code, 0) << fine.out << fine.err;
   auto bad = run({"compare", (dir_ / "a.json").string(), (dir_ / "missing.json").string()});
   EXPECT_EQ(bad.exit_code, 2);
+  auto bad_rule = run({"compare", (dir_ / "a.json").string(), (dir_ / "b.json").string(),
+                       "--fail-on", "sometimes"});
+  EXPECT_EQ(bad_rule.exit_code, 2);
 }
 
 // Ctrl-C during a model call: the run stops cleanly (its state saved) and kforge exits 130, as an
