@@ -251,6 +251,23 @@ getattr(_s, 'sock' + 'et')(_s.AF_INET, _s.SOCK_STREAM).close()
   EXPECT_TRUE(has(sock, "Operation not permitted")) << sock.reason;
 }
 
+// The same filter keeps the worker to its own process: a call that names another pid (here kforge,
+// its parent: reading its CPUs, signalling it with signal 0, reading its limits) is refused, as
+// is MADV_REMOVE on pages it maps.
+TEST_F(PallasTest, AnotherProcessIsOutOfReach) {
+  const std::string os = "import typing\n_os = getattr(getattr(typing, 's' + 'ys'), "
+                         "'mod' + 'ules')['o' + 's']\n";
+  for (const std::string call : {"getattr(_os, 'sched_get' + 'affinity')(_os.getppid())\n",
+                                 "getattr(_os, 'ki' + 'll')(_os.getppid(), 0)\n",
+                                 "getattr(_os, 'sched_set' + 'affinity')(_os.getppid(), {0})\n"}) {
+    auto e = run(kernel_with(os + call, "    pass"));
+    EXPECT_EQ(e.verdict, Verdict::runtime_error) << call << e.reason;
+    EXPECT_TRUE(has(e, "Operation not permitted")) << call << e.reason;
+  }
+  auto own = run(kernel_with(os + "getattr(_os, 'sched_get' + 'affinity')(0)\n", "    pass"));
+  EXPECT_NE(own.verdict, Verdict::runtime_error) << "its own process stays in reach: " << own.reason;
+}
+
 // RLIMIT_FSIZE 0 once the walls close, whatever a peer may write (PeersTest.PeerMayWrite...): a
 // thread the kernel starts at import waits for the walls (the address space capped), then
 // writes 8 MiB into its scratch folder. Refused, it returns and the kernel stays correct; were

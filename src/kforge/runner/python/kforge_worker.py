@@ -52,7 +52,7 @@ PROT_NONE, PROT_READ, PROT_WRITE = 0, 1, 2
 MAP_SHARED, MAP_PRIVATE, MAP_FIXED, MAP_ANONYMOUS, MAP_NORESERVE = 1, 2, 0x10, 0x20, 0x4000
 SYS_FUTEX = {"x86_64": 202, "aarch64": 98}.get(platform.machine(), 202)
 FUTEX_WAIT, FUTEX_WAKE = 0, 1
-CALL, PROFILE, STOP, NOOP, PREPARE = 1, 2, 3, 4, 5
+CALL, PROFILE, STOP, NOOP = 1, 2, 3, 4
 FAULTED = 0xFFFFFFFF
 DTYPES = {"f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64"}
 FRAMEWORKS = ("torch", "torch-compile", "torch-compile-max", "jax", "pallas")
@@ -337,6 +337,23 @@ DENIED = {"execve": 59, "execveat": 322, "fork": 57, "vfork": 58, "socket": 41,
           "accept4": 288, "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311}
 CLONE, CLONE3, CLONE_THREAD = 56, 435, 0x10000
 EXEC_MAPPINGS = (9, 10, 329)  # mmap, mprotect, pkey_mprotect with PROT_EXEC
+# Calls that reach another process, refused outright: priorities, I/O priorities, thread signals
+# by bare tid, setting limits, pidfds, another process's memory or pages, perf counters on others.
+DENIED.update({"getpriority": 140, "setpriority": 141, "tkill": 200,
+               "ioprio_set": 251, "ioprio_get": 252, "migrate_pages": 256, "move_pages": 279,
+               "perf_event_open": 298, "kcmp": 312, "pidfd_send_signal": 424, "pidfd_open": 434,
+               "pidfd_getfd": 438, "process_madvise": 440, "process_mrelease": 448})
+# Calls whose first argument is a pid: allowed on pid 0 or this process only (a kernel once pinned
+# the partner's threads onto one CPU and slowed it 8x; another could signal kforge).
+SELF_SCOPED = {"rt_sigqueueinfo": 129, "sched_setparam": 142, "sched_getparam": 143,
+               "sched_setscheduler": 144, "sched_getscheduler": 145,
+               "sched_rr_get_interval": 148, "kill": 62, "sched_setaffinity": 203,
+               "sched_getaffinity": 204, "tgkill": 234, "rt_tgsigqueueinfo": 297,
+               "sched_setattr": 314, "sched_getattr": 315}
+PRLIMIT64, SETRLIMIT, MADVISE = 302, 160, 28
+# madvise advice that reaches pages shared with kforge: MADV_REMOVE, MADV_COLD, MADV_PAGEOUT,
+# MADV_HWPOISON, MADV_SOFT_OFFLINE.
+MADVISE_DENIED = (9, 20, 21, 100, 101)
 
 
 def errno_ret(code):
@@ -358,7 +375,32 @@ def filter_program(exec_memory_denied=True):
     for nr in EXEC_MAPPINGS if exec_memory_denied else ():  # the protection: third argument
         p += [(jeq, 0, 4, nr), (ld, 0, 0, 32), (jset, 0, 1, 4),
               (ret, 0, 0, errno_ret(13)), (ret, 0, 0, SECCOMP_ALLOW)]
+    p += self_scoped_rules(os.getpid(), limits_fixed=exec_memory_denied)
     return p + [(ret, 0, 0, SECCOMP_ALLOW)]
+
+
+def self_scoped_rules(pid, limits_fixed):
+    """Each ends in a return, so the accumulator needs no reload: the pid calls (first argument 0
+    or `pid`, else EPERM), prlimit64 (this process's own limits; once `limits_fixed`, the running
+    stage after close_walls() set them, reading only) and madvise."""
+    ld, jeq, ret = 0x20, 0x15, 0x06
+    allow, eperm = (ret, 0, 0, SECCOMP_ALLOW), (ret, 0, 0, errno_ret(1))
+    p = [(jeq, 0, 1, SETRLIMIT), eperm] if limits_fixed else []
+    for nr in SELF_SCOPED.values():
+        # pid_t is 32 bits: the low word of the first argument (offset 16) is what the kernel uses.
+        p += [(jeq, 0, 5, nr), (ld, 0, 0, 16), (jeq, 2, 0, 0), (jeq, 1, 0, pid), eperm, allow]
+    # prlimit64(pid, resource, new_limit, old_limit): once the limits are fixed, new_limit (offset
+    # 32, both words) must be NULL.
+    if limits_fixed:
+        p += [(jeq, 0, 9, PRLIMIT64), (ld, 0, 0, 32), (jeq, 0, 5, 0), (ld, 0, 0, 36),
+              (jeq, 0, 3, 0), (ld, 0, 0, 16), (jeq, 2, 0, 0), (jeq, 1, 0, pid), eperm, allow]
+    else:
+        p += [(jeq, 0, 5, PRLIMIT64), (ld, 0, 0, 16), (jeq, 2, 0, 0), (jeq, 1, 0, pid), eperm,
+              allow]
+    p += [(jeq, 0, 1 + 2 * len(MADVISE_DENIED), MADVISE), (ld, 0, 0, 32)]
+    for advice in MADVISE_DENIED:
+        p += [(jeq, 0, 1, advice), eperm]
+    return p + [allow]
 
 
 def install_filter(exec_memory_denied=True):
@@ -501,17 +543,12 @@ def median_ms(f, n=7):
 
 
 def serve(control, call, inputs, outputs):
-    seen, watch = 0, False
+    """Every command is timed by kforge from `go` to `done` (runner/control_page.h)."""
+    seen = 0
     while True:
         go = control.go
         if go == seen:
-            if watch:
-                until = time.perf_counter() + 0.005
-                while control.go == seen and time.perf_counter() < until:
-                    pass
-            watch = False
-            if control.go == seen:
-                control.wait_go(seen)
+            control.wait_go(seen)
             continue
         seen = go
         command, set_index, out_index = control.command()
@@ -519,7 +556,6 @@ def serve(control, call, inputs, outputs):
             os._exit(0)
         if command == CALL:
             call(set_index, out_index)
-        watch = command == PREPARE
         control.done = seen
         control.wake_done()
 
