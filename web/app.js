@@ -414,6 +414,11 @@ function speedupPlot(series) {
       const t = s.tasks[id];
       if (!t) return;
       const y = y0 + 4 + i * 12;
+      if (t.busy && t.verdict === "correct") {  // a busy reading is no result: no bar, said why
+        svg.append(svgEl("text", { x: left + 4, y: y + 9, "font-size": 10, fill: "#8a6d00", class: "busy" },
+          "busy: no figure (timed on a busy machine; bench again when quiet)"));
+        return;
+      }
       if (t.speedup === null || t.speedup === undefined) {
         svg.append(svgEl("text", { x: left + 4, y: y + 9, "font-size": 10, fill: "#b3261e" }, t.verdict || "not evaluated"));
         return;
@@ -460,10 +465,12 @@ function showSuite() {
         const s = c.summary;
         table.replaceChildren(el("h2", { text: "B against A" }), el("p", { id: "compare-summary", text:
           s.compared + " tasks correct in both: B faster on " + s.b_faster + ", slower on " + s.b_slower +
-          ", within noise on " + s.within_noise + "; geomean B/A " + fmtRatio(s.geomean_ratio) }),
+          ", within noise on " + s.within_noise + "; geomean B/A " + fmtRatio(s.geomean_ratio) +
+          (s.busy ? "; " + s.busy + (s.busy === 1 ? " task" : " tasks") + " not compared (timed busy: no figure)" : "") }),
         el("table", { id: "compare-table" }, el("tr", {}, ...["task", "A", "B", "B/A", "outcome"].map((h) => el("th", { text: h }))),
           ...c.tasks.map((t) => el("tr", { "data-task": t.task }, el("td", { text: t.task }),
-            el("td", { class: "num", text: fmtRatio(t.a) }), el("td", { class: "num", text: fmtRatio(t.b) }),
+            el("td", { class: "num", text: t.a_busy ? "busy" : fmtRatio(t.a) }),
+            el("td", { class: "num", text: t.b_busy ? "busy" : fmtRatio(t.b) }),
             el("td", { class: "num", text: fmtRatio(t.ratio) }),
             el("td", { class: t.outcome === "B faster" ? "verdict-correct" : t.outcome === "B slower" ? "verdict-bad" : "", text: t.outcome })))));
       } else table.replaceChildren();

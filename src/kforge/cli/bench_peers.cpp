@@ -103,7 +103,8 @@ void print_table(const PeersRun& run, const std::vector<eval::PeerRow>& rows,
       if (c.evaluation && !c.evaluation->correct())
         fmt::print("  {} vs {}: {}\n", row.id, run.peers[i], c.evaluation->reason.substr(0, 300));
       else if (c.evaluation && c.evaluation->machine_busy)
-        fmt::print("  {} vs {}: busy: {}\n", row.id, run.peers[i], c.evaluation->busy_reason);
+        fmt::print("  {} vs {}: busy, no speedup: {}; run it again on a quiet machine\n", row.id,
+                   run.peers[i], c.evaluation->busy_reason);
       else if (!c.evaluation && c.status != "evaluated")
         fmt::print("  {} vs {}: {}\n", row.id, run.peers[i], c.status);
     }

@@ -20,6 +20,7 @@
 #include "kforge/eval/python_kernel.h"
 #include "kforge/eval/result_row.h"
 #include "kforge/eval/suite_run.h"
+#include "kforge/target/bound_target.h"
 
 namespace kforge::cli {
 namespace {
@@ -69,8 +70,8 @@ std::vector<std::string> painted_row(const eval::SuiteTaskResult& r) {
 }
 
 // What a bare table cannot say: why a roofline reads over 100%, which rows were measured again
-// because the machine was busy, and which stayed busy (their speedup is shown here, never as a
-// result).
+// because the machine was busy, and which stayed busy (no speedup: why, and how to get one; the
+// reading stays in --json under busy_speedup).
 void print_notes(const std::vector<eval::SuiteTaskResult>& results) {
   // Said once for the table: every ratio against libtorch on this machine (or node) carries it.
   std::set<std::string> partner_notes;
@@ -87,12 +88,10 @@ void print_notes(const std::vector<eval::SuiteTaskResult>& results) {
                                                    r.remeasured == 1 ? "" : "s")
                                      : "";
     if (e.machine_busy) {
-      std::string measured =
-          e.speedup
-              ? fmt::format("; it read {} (95% CI {:.2f}–{:.2f}), not a result",
-                            format_ratio(e.speedup->median), e.speedup->ci_low, e.speedup->ci_high)
-              : "";
-      fmt::print("  {}: stayed busy{}: {}{}\n", r.id, again, e.busy_reason, measured);
+      fmt::print(
+          "  {}: stayed busy{}: {}; no speedup: the pairs measured the machine, not the kernel; "
+          "bench it again on a quiet machine (--retries N measures busy rows again)\n",
+          r.id, again, e.busy_reason);
     } else if (r.remeasured) {
       fmt::print("  {}: quiet when measured again{}\n", r.id, again);
     }
@@ -118,20 +117,6 @@ int bench_status(const std::vector<eval::SuiteTaskResult>& results,
   return errors == 0 && summary.evaluated == summary.correct ? 0 : 1;
 }
 
-// The pallas target's backend, stated before any number: on a CPU the kernels run in Pallas's
-// interpreter and their times and speedups are no performance figures.
-std::string pallas_header(const std::string& dtype) {
-  auto py = core::probe_python_env();
-  const std::string platform = eval::jax_platform();
-  return fmt::format("; target pallas, JAX {} on backend {} ({}), dtype {}{}",
-                     py.jax_version.empty() ? "missing" : py.jax_version, platform,
-                     eval::timing_basis_for(platform), dtype,
-                     platform == "cpu"
-                         ? ": kernels run in interpret mode, so times and speedups are not "
-                           "performance figures; the verdicts are what this run decides"
-                         : "");
-}
-
 int run_bench(const BenchOptions& o) {
   eval::SuiteRunOptions so;
   so.suite = o.suite.empty() ? core::default_suite_dir() : std::filesystem::path(o.suite);
@@ -151,7 +136,7 @@ int run_bench(const BenchOptions& o) {
   const target::Target& target = target_arg(o.target);
   check_partner_for_target(target, o.partner, o.peers);
   check_dtype_for_target(target, o.dtype);
-  if (target.name() == "pallas" && so.impl == "baseline")
+  if (!target.baseline_is_kernel() && so.impl == "baseline")
     throw UsageError(
         "--impl baseline on the pallas target is XLA timed against itself: bench --impl expert "
         "(expert_pallas.py) or a folder of <id>.py Pallas kernels");
@@ -185,22 +170,17 @@ int run_bench(const BenchOptions& o) {
   }
   if (o.partner != "libtorch" && o.partner != "baseline") header += ", partner " + o.partner;
   so.eval.dtype = o.dtype;
-  if (target.name() == "pallas") header += pallas_header(o.dtype);
+  header += target.run_header(o.dtype);  // the target's backend, before any number
   if (!quiet) fmt::print(stderr, "{}\n", header);
 
   auto compiler = make_compiler();
-  // Another target: its expert and baseline files, its kernels' extension and its judge.
-  std::unique_ptr<toolchain::Compiler> target_compiler;
-  if (target.name() != target::default_target().name()) {
-    target_compiler = target.make_compiler(toolchain_settings());
-    so.expert_path = [&target](const core::TaskSpec& s) { return target.expert_path(s); };
-    so.baseline_path = [&target](const core::TaskSpec& s) { return target.baseline_path(s); };
-    so.kernel_extension = target.kernel_extension();
-    so.judge = [&](const eval::TaskContext& ctx, const std::string& source, const std::string& name,
-                   const eval::EvalOptions& opt) {
-      return target.evaluate(ctx, *target_compiler, source, name, opt);
-    };
-  }
+  // The target's expert and baseline files, its kernels' extension and its judge.
+  const auto bound = target::bind(target, toolchain_settings(), o.dtype);
+  so.expert_path = [&target](const core::TaskSpec& s) { return target.expert_path(s); };
+  so.baseline_path = [&target](const core::TaskSpec& s) { return target.baseline_path(s); };
+  so.kernel_extension = target.kernel_extension();
+  so.judge = [&](const eval::TaskContext& ctx, const std::string& source, const std::string& name,
+                 const eval::EvalOptions& opt) { return bound.evaluate(ctx, source, name, opt); };
   auto start = std::chrono::steady_clock::now();
   auto results = eval::run_suite(so, *compiler, [&](const eval::SuiteTaskResult& r, int i, int n) {
     if (quiet) return;

@@ -35,6 +35,7 @@ eval::BenchResults load_results(const std::string& path) {
 }
 
 std::string interval(const eval::BenchTaskResult& r) {
+  if (r.busy && r.verdict == "correct") return "busy: no figure";
   if (!r.speedup) return r.verdict.empty() ? "—" : r.verdict;
   return r.low ? fmt::format("{:.2f}x [{:.2f}, {:.2f}]", *r.speedup, *r.low, *r.high)
                : format_ratio(*r.speedup);
@@ -79,6 +80,11 @@ int run_compare(const CompareOptions& o) {
       t.render(), s["compared"].get<int>(), s["b_faster"].get<int>(), s["b_slower"].get<int>(),
       s["within_noise"].get<int>(),
       s["geomean_ratio"].is_number() ? format_ratio(s["geomean_ratio"].get<double>()) : "n/a");
+  if (const int busy = s["busy"].get<int>())
+    fmt::print(
+        "{} task{} not compared: timed on a busy machine, a reading is no result; bench them "
+        "again on a quiet machine (bench --retries measures busy rows again)\n",
+        busy, busy == 1 ? "" : "s");
   if (status)
     fmt::print("{} ({} task{}): {}; exit 1 (--fail-on never only compares)\n",
                paint(o.fail_on == "any-worse" ? "worse" : "regression", Colour::red),

@@ -37,6 +37,15 @@ Result<BenchResults> parse_bench_results(const nlohmann::json& j, const std::str
     BenchTaskResult r;
     if (auto v = e.find("verdict"); v != e.end() && v->is_string())
       r.verdict = v->get<std::string>();
+    // Busy: the load verdict, or a reading kept apart under busy_speedup.
+    if (auto load = e.find("machine_load"); load != e.end() && load->is_object())
+      r.busy = load->value("busy", false);
+    if (auto b = e.find("busy_speedup"); b != e.end() && b->is_object()) r.busy = true;
+    // A file written before busy readings were kept apart still holds one under "speedup".
+    if (r.busy) {
+      out[e["task"].get<std::string>()] = r;
+      continue;
+    }
     if (auto s = e.find("speedup"); s != e.end() && s->is_number()) r.speedup = s->get<double>();
     if (auto ci = e.find("speedup_ci95"); ci != e.end() && ci->is_array() && ci->size() == 2 &&
                                           (*ci)[0].is_number() && (*ci)[1].is_number()) {
@@ -51,7 +60,7 @@ Result<BenchResults> parse_bench_results(const nlohmann::json& j, const std::str
 nlohmann::json compare_bench(const BenchResults& a, const BenchResults& b) {
   nlohmann::json rows = nlohmann::json::array();
   double log_sum = 0;
-  int compared = 0, faster = 0, slower = 0, same = 0;
+  int compared = 0, faster = 0, slower = 0, same = 0, busy = 0;
   std::map<std::string, bool> ids;
   for (const auto& [id, r] : a) ids[id] = true;
   for (const auto& [id, r] : b) ids[id] = true;
@@ -64,9 +73,17 @@ nlohmann::json compare_bench(const BenchResults& a, const BenchResults& b) {
                           {"b", maybe(rb.speedup)},
                           {"b_ci95", {maybe(rb.low), maybe(rb.high)}},
                           {"a_verdict", ra.verdict},
-                          {"b_verdict", rb.verdict}};
+                          {"b_verdict", rb.verdict},
+                          {"a_busy", ra.busy},
+                          {"b_busy", rb.busy}};
     std::string word;
-    if (ra.speedup && rb.speedup && ra.verdict == "correct" && rb.verdict == "correct") {
+    if (ra.verdict == "correct" && rb.verdict == "correct" && (ra.busy || rb.busy)) {
+      row["ratio"] = nullptr;
+      word = fmt::format("not compared: {} timed busy", ra.busy && rb.busy ? "both"
+                                                        : ra.busy          ? "A"
+                                                                           : "B");
+      ++busy;
+    } else if (ra.speedup && rb.speedup && ra.verdict == "correct" && rb.verdict == "correct") {
       const double q = *rb.speedup / *ra.speedup;
       row["ratio"] = q;
       log_sum += std::log(q);
@@ -91,6 +108,7 @@ nlohmann::json compare_bench(const BenchResults& a, const BenchResults& b) {
             {"b_faster", faster},
             {"b_slower", slower},
             {"within_noise", same},
+            {"busy", busy},
             {"geomean_ratio",
              compared ? nlohmann::json(std::exp(log_sum / compared)) : nlohmann::json(nullptr)}}}};
 }
@@ -129,6 +147,7 @@ nlohmann::json bench_speedups(const BenchResults& r) {
   for (const auto& [id, t] : r)
     tasks.push_back({{"task", id},
                      {"verdict", t.verdict},
+                     {"busy", t.busy},
                      {"speedup", maybe(t.speedup)},
                      {"low", maybe(t.low)},
                      {"high", maybe(t.high)}});

@@ -16,16 +16,18 @@
 namespace kforge::eval {
 
 struct BenchTaskResult {
-  std::string verdict;  // "" when the task was not evaluated
-  std::optional<double> speedup, low, high;
+  std::string verdict;                       // "" when the task was not evaluated
+  std::optional<double> speedup, low, high;  // none when timed busy: its reading is no result
+  bool busy = false;                         // timed on a busy machine
 };
 using BenchResults = std::map<std::string, BenchTaskResult>;  // task id → result
 
 // From bench --json (or a single eval --json evaluation); `name` says which in an error.
 Result<BenchResults> parse_bench_results(const nlohmann::json& j, const std::string& name);
 
-// {"tasks": [{task, a, b, a_verdict, b_verdict, ratio, intervals_overlap, outcome}], "summary":
-// {compared, b_faster, b_slower, within_noise, geomean_ratio}}.
+// {"tasks": [{task, a, b, a_verdict, b_verdict, a_busy, b_busy, ratio, intervals_overlap,
+// outcome}], "summary": {compared, b_faster, b_slower, within_noise, busy, geomean_ratio}}. A task
+// correct in both but timed busy on either side is not compared ("not compared: B timed busy").
 nlohmann::json compare_bench(const BenchResults& a, const BenchResults& b);
 
 // When `kforge compare` exits 1: `regression` (default) fires on a task correct in A and not in B
@@ -42,7 +44,7 @@ std::optional<FailRule> parse_fail_rule(const std::string& name);
 std::vector<std::string> rule_failures(const nlohmann::json& comparison, FailRule rule,
                                        double threshold = 0);
 
-// Each task's speedup with its interval: {"tasks": [{task, verdict, speedup, low, high}]}.
+// Each task's speedup with its interval: {"tasks": [{task, verdict, busy, speedup, low, high}]}.
 nlohmann::json bench_speedups(const BenchResults& r);
 
 }  // namespace kforge::eval

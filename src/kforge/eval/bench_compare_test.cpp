@@ -61,6 +61,45 @@ TEST(BenchCompare, NothingFiresWhenBIsAsGoodOrBetter) {
   EXPECT_THAT(rule_failures(compare_bench(a, b), FailRule::any_worse), IsEmpty());
 }
 
+// A task timed busy has no speedup, in a file written now ("speedup": null, busy_speedup) and in
+// one written before busy readings were kept apart (a number under "speedup", machine_load.busy).
+TEST(BenchCompare, BusyTasksHaveNoFigureAndAreNotCompared) {
+  auto task = [](const char* id, nlohmann::json evaluation) {
+    evaluation["task"] = id;
+    evaluation["verdict"] = "correct";
+    return nlohmann::json{{"task", id}, {"evaluation", evaluation}};
+  };
+  nlohmann::json a = {{"tasks",
+                       {task("t_new", {{"speedup", 2.0}, {"speedup_ci95", {1.9, 2.1}}}),
+                        task("t_old", {{"speedup", 2.0}, {"speedup_ci95", {1.9, 2.1}}})}}};
+  nlohmann::json b = {{"tasks",
+                       {task("t_new", {{"speedup", nullptr},
+                                       {"busy_speedup", {{"median", 0.51}, {"ci95", {0.21, 2.49}}}},
+                                       {"machine_load", {{"busy", true}}}}),
+                        task("t_old", {{"speedup", 0.51},
+                                       {"speedup_ci95", {0.21, 2.49}},
+                                       {"machine_load", {{"busy", true}}}})}}};
+  auto ra = parse_bench_results(a, "a"), rb = parse_bench_results(b, "b");
+  ASSERT_TRUE(ra && rb);
+  for (const char* id : {"t_new", "t_old"}) {
+    EXPECT_TRUE(rb->at(id).busy) << id;
+    EXPECT_FALSE(rb->at(id).speedup) << id;
+    EXPECT_FALSE(ra->at(id).busy) << id;
+  }
+  auto c = compare_bench(*ra, *rb);
+  for (const auto& row : c["tasks"]) {
+    EXPECT_EQ(row["outcome"], "not compared: B timed busy") << row.dump();
+    EXPECT_TRUE(row["ratio"].is_null());
+    EXPECT_TRUE(row["b_busy"].get<bool>());
+  }
+  EXPECT_EQ(c["summary"]["busy"], 2);
+  EXPECT_EQ(c["summary"]["compared"], 0);
+  EXPECT_THAT(rule_failures(c, FailRule::any_worse), IsEmpty());
+  auto plotted = bench_speedups(*rb)["tasks"];
+  EXPECT_TRUE(plotted[0]["busy"].get<bool>());
+  EXPECT_TRUE(plotted[0]["speedup"].is_null());
+}
+
 TEST(BenchCompare, RuleNames) {
   EXPECT_EQ(parse_fail_rule("regression"), FailRule::regression);
   EXPECT_EQ(parse_fail_rule("any-worse"), FailRule::any_worse);

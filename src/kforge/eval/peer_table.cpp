@@ -80,9 +80,15 @@ nlohmann::json to_json(const PeerRow& row, const std::vector<std::string>& peers
       j["reason"] = e.reason;
       j["candidate_ms"] = e.candidate ? nlohmann::json(e.candidate->median_ms) : nullptr;
       j["peer_ms"] = e.baseline ? nlohmann::json(e.baseline->median_ms) : nullptr;
-      j["speedup"] = e.speedup ? nlohmann::json(e.speedup->median) : nullptr;
+      // A busy cell's reading is no result: kept apart, as an evaluation's JSON keeps it.
+      const bool earned = e.speedup && !e.machine_busy;
+      j["speedup"] = earned ? nlohmann::json(e.speedup->median) : nullptr;
       j["speedup_ci95"] =
-          e.speedup ? nlohmann::json{e.speedup->ci_low, e.speedup->ci_high} : nlohmann::json();
+          earned ? nlohmann::json{e.speedup->ci_low, e.speedup->ci_high} : nlohmann::json();
+      j["busy_speedup"] = e.speedup && e.machine_busy
+                              ? nlohmann::json{{"median", e.speedup->median},
+                                               {"ci95", {e.speedup->ci_low, e.speedup->ci_high}}}
+                              : nlohmann::json();
       j["remeasured"] = c.remeasured;
       if (!e.partner_version.empty())
         j["peer"] = {{"version", e.partner_version},

@@ -39,6 +39,13 @@ TEST(PeerTable, BusyOrFailedPeersAreNeverTheFastest) {
   EXPECT_EQ(kPeers[*row.fastest], "libtorch");
   EXPECT_TRUE(peer_failed(row.cells[2]));
   EXPECT_FALSE(judged(row.cells[1]));
+  // --json gives the busy cell no speedup: its reading is kept apart, as an evaluation's is.
+  auto busy = to_json(row, kPeers)["peers"]["torch"];
+  EXPECT_TRUE(busy["busy"].get<bool>());
+  EXPECT_TRUE(busy["speedup"].is_null()) << busy.dump();
+  EXPECT_TRUE(busy["speedup_ci95"].is_null()) << busy.dump();
+  EXPECT_DOUBLE_EQ(busy["busy_speedup"]["median"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(to_json(row, kPeers)["peers"]["libtorch"]["speedup"].get<double>(), 3.0);
 }
 
 TEST(PeerTable, SummaryAgainstFastestAndEager) {

@@ -88,8 +88,9 @@ void record_evaluation(store::NodeRecord& n, const eval::Evaluation& e) {
     n.roofline_reason = e.roofline_note;
   }
   if (e.baseline) n.baseline_ms = e.baseline->median_ms;
-  // An interpret-mode ratio is no speedup: graph, sessions and the web pages read this field.
-  if (e.speedup && e.timing_is_performance()) n.speedup = e.speedup->median;
+  // An interpret-mode ratio is no speedup, nor is one timed on a busy machine: graph, sessions
+  // and the web pages read this field.
+  if (e.speedup && e.timing_is_performance() && !e.machine_busy) n.speedup = e.speedup->median;
   if (e.profile) n.profile = e.profile->summary();
   if (e.timing_end > 0) {
     n.timing_start = e.timing_start;

@@ -153,6 +153,23 @@ TEST_F(RunLedgerTest, AnInterpretModeRatioIsNoNodeSpeedup) {
   EXPECT_EQ(g.speedup, 0.005);
 }
 
+// A ratio timed on a busy machine is no result: the node keeps its verdict and time, and no
+// speedup for the graph, the sessions table or the web pages to quote.
+TEST_F(RunLedgerTest, ABusyRatioIsNoNodeSpeedup) {
+  eval::Evaluation e;
+  e.verdict = eval::Verdict::correct;
+  e.candidate = eval::TimingStats{9, 8.8};
+  e.baseline = eval::TimingStats{9, 0.3};
+  e.speedup = eval::SpeedupStats{0.51, 0.01, 288.0, 0.21, 2.49};
+  e.machine_busy = true;
+  e.busy_reason = "load 11.0 on 2 CPUs";
+  store::NodeRecord n;
+  record_evaluation(n, e);
+  EXPECT_TRUE(is_correct(n));
+  EXPECT_EQ(n.median_ms, 8.8);
+  EXPECT_FALSE(n.speedup);
+}
+
 // tests/hitl/state-before-nodes.json, for session `id`: four versions with their sources inline,
 // v4 a revert to v2, v2 the best (timed), v4 passed its check.
 HitlState state_before_nodes(const std::string& id) {

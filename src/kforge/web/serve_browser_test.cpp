@@ -380,13 +380,22 @@ TEST_F(ServeBrowserTest, TheSuitePagePlotsSpeedupsAndComparesTwoSavedRuns) {
       {"schema", "kforge.bench/2"},
       {"tasks",
        {task("8p_gemm", "correct", 1.2, 1.1, 1.3), task("12p_rmsnorm", "correct", 2.0, 1.9, 2.1),
-        task(hostile, "correct", 1.0, 0.9, 1.1)}}};
+        task(hostile, "correct", 1.0, 0.9, 1.1), task("1p_busy", "correct", 1.5, 1.4, 1.6)}}};
+  // B's 1p_busy was timed on a busy machine: its reading is kept apart and is no figure.
+  nlohmann::json busy = {{"task", "1p_busy"},
+                         {"evaluation",
+                          {{"task", "1p_busy"},
+                           {"verdict", "correct"},
+                           {"speedup", nullptr},
+                           {"busy_speedup", {{"median", 0.51}, {"ci95", {0.21, 2.49}}}},
+                           {"machine_load", {{"busy", true}}}}}};
   nlohmann::json b = {
       {"schema", "kforge.bench/2"},
       {"tasks",
        {task("8p_gemm", "correct", 2.5, 2.4, 2.6),
         task("12p_rmsnorm", "correct", 2.02, 1.95, 2.1),
-        {{"task", hostile}, {"evaluation", {{"task", hostile}, {"verdict", "incorrect"}}}}}}};
+        {{"task", hostile}, {"evaluation", {{"task", hostile}, {"verdict", "incorrect"}}}},
+        busy}}};
   ASSERT_TRUE(core::write_atomic(dir_ / "a.json", a.dump()).ok());
   ASSERT_TRUE(core::write_atomic(dir_ / "b.json", b.dump()).ok());
   auto url = start_serve();
@@ -397,16 +406,20 @@ TEST_F(ServeBrowserTest, TheSuitePagePlotsSpeedupsAndComparesTwoSavedRuns) {
   ASSERT_TRUE(b_.wait("document.getElementById('bench-a')"));
   // Files picked as a person would (the driver fills the file inputs).
   ASSERT_TRUE(b_.type("#bench-a", (dir_ / "a.json").string()));
-  ASSERT_TRUE(b_.wait("document.querySelectorAll('#speedup-plot rect.bar').length === 3"))
+  ASSERT_TRUE(b_.wait("document.querySelectorAll('#speedup-plot rect.bar').length === 4"))
       << b_.eval("return document.body.innerText;").dump();
   ASSERT_TRUE(b_.type("#bench-b", (dir_ / "b.json").string()));
   ASSERT_TRUE(b_.wait("document.getElementById('compare-table')"))
       << b_.eval("return document.body.innerText;").dump();
-  // A's three bars and B's two (its incorrect task has none), with their intervals.
+  // A's four bars and B's two (its incorrect and its busy task have none), with their intervals.
   EXPECT_EQ(
-      b_.eval("return document.querySelectorAll('#speedup-plot rect.bar').length;").get<int>(), 5);
+      b_.eval("return document.querySelectorAll('#speedup-plot rect.bar').length;").get<int>(), 6);
   EXPECT_EQ(b_.eval("return document.querySelectorAll('#speedup-plot line').length;").get<int>(),
-            6);
+            7);
+  EXPECT_THAT(b_.text("#speedup-plot"), HasSubstr("busy: no figure"));
+  EXPECT_THAT(b_.text("#speedup-plot"), Not(HasSubstr("0.51")));
+  EXPECT_THAT(b_.text("tr[data-task='1p_busy']"), HasSubstr("not compared: B timed busy"));
+  EXPECT_THAT(b_.text("#compare-summary"), HasSubstr("1 task not compared (timed busy"));
   EXPECT_THAT(b_.text("tr[data-task='8p_gemm']"), HasSubstr("B faster"));
   EXPECT_THAT(b_.text("tr[data-task='8p_gemm']"), HasSubstr("2.08x"));
   EXPECT_THAT(b_.text("tr[data-task='12p_rmsnorm']"), HasSubstr("within noise"));
