@@ -14,6 +14,7 @@
 #include "kforge/eval/sanitizer_report.h"
 #include "kforge/eval/secret_seeds.h"
 #include "kforge/eval/steps.h"
+#include "kforge/eval/walls.h"
 
 namespace kforge::eval {
 namespace {
@@ -55,9 +56,15 @@ class GpuEvaluationRun {
     e_.size = host.task().size;
     e_.role = std::string(toolchain::role_name(opt.role));
     e_.threads = 1;
+    e_.walls = walls_.describe();
+    e_.landlock_abi = walls_.landlock_abi;
   }
 
   Evaluation run() {
+    // Untrusted code (and nvcc reading it) runs only behind the walls (walls.h): a GPU machine
+    // once had no Landlock and judged kernels without their file wall, saying nothing.
+    if (opt_.role == toolchain::Role::candidate)
+      if (auto j = refuse_untrusted(walls_)) return finish(*j);
     using Step = std::optional<Judgement> (GpuEvaluationRun::*)();
     static constexpr Step kSteps[] = {
         &GpuEvaluationRun::compile,         // 1. nvcc, in the compile sandbox; the link check
@@ -267,6 +274,7 @@ class GpuEvaluationRun {
   const std::string& source_;
   const std::string& file_name_;
   const EvalOptions& opt_;
+  const Walls walls_ = machine_walls();
   Evaluation e_;
   Clock::time_point start_ = Clock::now();
   std::vector<HostSet> inputs_, references_;

@@ -215,6 +215,38 @@ TEST_F(CudaTargetTest, TheAdversarialCorpusGetsItsHostVerdicts) {
   std::filesystem::remove_all(state);
 }
 
+// A GPU machine once had no Landlock and judged kernels without their file wall, saying nothing.
+// Without it nothing untrusted is compiled or run unless the user asks; asked, the verdict says
+// which walls held.
+TEST_F(CudaTargetTest, WithoutLandlockNothingUntrustedIsJudgedUnlessAsked) {
+  auto spec = load("12p_rmsnorm");
+  auto host_compiler = make_cpp_compiler(settings_);
+  auto state = eval::test_state_dir("cuda-no-landlock");
+  auto ctx = eval::TaskContext::create(spec, "ci", *host_compiler, state);
+  ASSERT_TRUE(ctx.ok()) << ctx.error().message;
+  const Target& cuda = *find_target("cuda");
+  eval::GpuEvalSetup setup;
+  setup.compiler = compiler_.get();
+  setup.header = cuda.task_header(ctx->task());
+  setup.link_policy = [&](toolchain::Role r) { return cuda.link_policy(*compiler_, r); };
+  setup.device_missing = [] { return std::string("no CUDA device: taken away by the test"); };
+  auto text =
+      core::read_text(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm" / "expert.cu");
+  ASSERT_TRUE(text.ok());
+  ::setenv("KFORGE_LANDLOCK_ABI", "0", 1);
+  auto refused = eval::evaluate_gpu(*ctx, setup, *text, "kernel.cu", {});
+  EXPECT_EQ(refused.verdict, eval::Verdict::runtime_error) << refused.reason;
+  EXPECT_NE(refused.reason.find("no Landlock"), std::string::npos) << refused.reason;
+  EXPECT_FALSE(refused.compile.ok) << "nvcc never read the kernel";
+  ::setenv("KFORGE_ALLOW_NO_LANDLOCK", "1", 1);
+  auto allowed = eval::evaluate_gpu(*ctx, setup, *text, "kernel.cu", {});
+  ::unsetenv("KFORGE_ALLOW_NO_LANDLOCK");
+  ::unsetenv("KFORGE_LANDLOCK_ABI");
+  EXPECT_EQ(allowed.verdict, eval::Verdict::no_device) << allowed.reason;
+  EXPECT_NE(allowed.walls.find("NO Landlock"), std::string::npos) << allowed.walls;
+  std::filesystem::remove_all(state);
+}
+
 // The whole GPU evaluation in order, on fake devices: nvcc compiles the kernel for real, the host
 // task supplies the secret inputs and reference outputs, a fake device computes RMSNorm on the
 // host (the kernel 1 ms a call, the partner 2 ms), and the verdict, the paired speedup and the
