@@ -245,8 +245,10 @@ class EvaluationRun {
     if (!opt_.time || against_) return std::nullopt;
     if (!opt_.peer.empty()) return place_peer();
     bool baseline = opt_.partner == EvalOptions::Partner::baseline;
-    say(baseline ? "building the baseline (the first time in a cache: about a minute)"
-                 : "building the reference");
+    // The baseline compiles libtorch code: a minute the first time, nothing once cached.
+    say(!baseline                ? "building the reference"
+        : ctx_.baseline_cached() ? "baseline: cached"
+                                 : "building the baseline (first time: about a minute)");
     auto partner_start = Clock::now();
     auto partner = baseline ? ctx_.baseline_library() : ctx_.reference_library();
     e_.phases.partner_s = since(partner_start);

@@ -67,6 +67,30 @@ TEST_F(EvaluateTest, CorrectKernelIsTimedAgainstTheLibtorchBaseline) {
   EXPECT_TRUE(j["machine_load"]["reason"].is_string());
 }
 
+// The baseline's progress line warns of a minute's build only when it is not in the compile cache:
+// once built, it says "baseline: cached". A compiler whose cache lacks it says so without building.
+TEST_F(EvaluateTest, TheBaselineLineSaysCachedOnceBuilt) {
+  ASSERT_TRUE(ctx_->baseline_library().ok());
+  EXPECT_TRUE(ctx_->baseline_cached());
+  std::vector<std::string> lines;
+  auto o = quick();
+  o.progress = [&lines](std::string_view m) { lines.emplace_back(m); };
+  auto e = evaluate(*ctx_, kNaiveGemm, "gemm.cpp", o);
+  ASSERT_EQ(e.verdict, Verdict::correct) << e.reason;
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "baseline: cached"), lines.end())
+      << ::testing::PrintToString(lines);
+  for (const auto& l : lines) EXPECT_THAT(l, ::testing::Not(HasSubstr("first time"))) << l;
+
+  const auto empty =
+      std::filesystem::temp_directory_path() / ("kforge-empty-cache-" + std::to_string(::getpid()));
+  toolchain::CppCompiler fresh({.cache_dir = empty});
+  auto cold = TaskContext::create(*spec_, "ci", fresh, *state_);
+  ASSERT_TRUE(cold.ok());
+  EXPECT_FALSE(cold->baseline_cached());
+  EXPECT_FALSE(std::filesystem::exists(empty / "obj")) << "asking built the baseline";
+  std::filesystem::remove_all(empty);
+}
+
 // A speedup over libtorch is worth what libtorch's BLAS is worth on this machine: where OpenBLAS
 // runs its generic kernels on a vector CPU, the evaluation says so beside the ratio (and in its
 // JSON); a kernel timed against another kernel carries no such note.

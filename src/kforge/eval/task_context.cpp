@@ -90,6 +90,13 @@ Result<std::filesystem::path> TaskContext::baseline_library() const {
   return r->artifact;
 }
 
+bool TaskContext::baseline_cached() const {
+  auto text = core::read_text(spec_.baseline_path());
+  if (!text) return false;
+  return compiler_->cached(
+      {toolchain::Role::baseline, *text, spec_.baseline_path().filename().string(), header_, {}});
+}
+
 Result<std::filesystem::path> TaskContext::generator_library() const {
   if (!spec_.has_generator()) return std::filesystem::path{};
   auto r = build(toolchain::Role::generator, spec_.generate_path());

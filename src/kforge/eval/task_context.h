@@ -33,6 +33,9 @@ class TaskContext {
                                          const std::filesystem::path& source) const;
   Result<std::filesystem::path> reference_library() const;
   Result<std::filesystem::path> baseline_library() const;
+  // Whether baseline_library() will be served from the compile cache (else it builds libtorch
+  // code: about a minute the first time); false when the compiler cannot tell.
+  bool baseline_cached() const;
   Result<std::filesystem::path> generator_library() const;  // "" when the task has no generate.cpp
 
   // Inputs from `seed` (standard distributions, then generate.cpp), sealed read-only.

@@ -42,6 +42,10 @@ class Compiler {
  public:
   virtual ~Compiler() = default;
   virtual CompileResult compile(const CompileRequest& request) = 0;
+  // Whether compile(request) would be served from the cache, without compiling: so that a
+  // progress line can say "cached" instead of warning of a minute's build. False when it cannot
+  // tell.
+  virtual bool cached(const CompileRequest& request) { return false; }
   // The compiler's report on which loops it vectorized (raw text); empty if it cannot say.
   virtual std::string vectorization_output(const CompileRequest& request) { return {}; }
   // Which compiler and version ("g++ (Debian 12.2.0-14) 12.2.0"): what the agents write for.

@@ -205,7 +205,7 @@ std::vector<std::string> CppCompiler::compile_argv(const CompileRequest& request
   return argv;
 }
 
-CompileResult CppCompiler::compile(const CompileRequest& request) {
+std::string CppCompiler::cache_key(const CompileRequest& request) {
   core::Hasher key;
   key.add(identity())
       .add(role_name(request.role))
@@ -220,11 +220,25 @@ CompileResult CppCompiler::compile(const CompileRequest& request) {
   const auto& limits = trusted(request.role) ? options_.trusted_limits : options_.candidate_limits;
   key.add(fmt::format("{} fsize {} as {}", kSandboxGeneration, limits.output_bytes,
                       limits.address_space));
+  return key.hex();
+}
+
+std::filesystem::path CppCompiler::cache_entry(const std::string& key) const {
+  return options_.cache_dir / "obj" / key.substr(0, 2) / key;
+}
+
+bool CppCompiler::cached(const CompileRequest& request) {
+  CompileResult probe;
+  return load_cached(cache_entry(cache_key(request)), probe);
+}
+
+CompileResult CppCompiler::compile(const CompileRequest& request) {
+  const std::string key = cache_key(request);
   CompileResult result;
-  result.key = key.hex();
-  auto entry = options_.cache_dir / "obj" / result.key.substr(0, 2) / result.key;
+  result.key = key;
+  auto entry = cache_entry(key);
   if (load_cached(entry, result)) {
-    result.key = key.hex();
+    result.key = key;
     return result;
   }
 

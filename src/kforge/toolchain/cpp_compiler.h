@@ -41,6 +41,7 @@ class CppCompiler : public Compiler {
  public:
   explicit CppCompiler(CppCompilerOptions options);
   CompileResult compile(const CompileRequest& request) override;
+  bool cached(const CompileRequest& request) override;
   std::string vectorization_output(const CompileRequest& request) override;
   std::string version() override;  // the first line of `--version`
 
@@ -48,6 +49,8 @@ class CppCompiler : public Compiler {
   std::vector<std::string> flags_for(Role role) const override;
 
  private:
+  std::string cache_key(const CompileRequest& request);  // everything that shapes the artifact
+  std::filesystem::path cache_entry(const std::string& key) const;
   std::string identity();            // compiler version + host CPU, part of every cache key
   std::string include_dir_digest();  // what bench/include holds, part of every trusted role's key
   // Headers every role may include, candidates too, copied into the compile's own folder (a

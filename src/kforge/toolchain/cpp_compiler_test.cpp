@@ -53,6 +53,22 @@ TEST_F(CppCompilerTest, CompilesAndCachesByContent) {
   EXPECT_FALSE(flagged.cached);
 }
 
+// cached() answers without compiling, as compile() would be served: so that a progress line can
+// say "cached" rather than warn of a minute's build.
+TEST_F(CppCompilerTest, CachedAnswersWithoutCompiling) {
+  const std::string src =
+      "#include \"kforge_task.h\"\nextern \"C\" void kernel(const float* x, float* y) { for (int i "
+      "= 0; i < task::N; ++i) y[i] = 2 * x[i]; }\n";
+  CppCompiler c({.cache_dir = dir_ / "cache"});
+  const CompileRequest request{Role::candidate, src, "kernel.cpp", kHeader, {}};
+  EXPECT_FALSE(c.cached(request));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "cache" / "obj")) << "cached() compiled";
+  ASSERT_TRUE(c.compile(request).ok);
+  EXPECT_TRUE(c.cached(request));
+  EXPECT_FALSE(c.cached({Role::candidate, src, "kernel.cpp", kHeader, {"-DTILE=4"}}));
+  EXPECT_FALSE(c.cached({Role::expert, src, "kernel.cpp", kHeader, {}}));
+}
+
 // A compile whose outcome cannot be stored in the cache (here every obj/<prefix> folder is a file)
 // is a failed compile saying why, in the log and as its first diagnostic, with no artifact: never
 // a kernel loaded from a scratch folder that is about to go.
