@@ -41,11 +41,7 @@ std::string RunnerExit::describe() const {
 
 // Read here, not passed down: the tests of every layer start runners, from a build tree whose
 // kforge-run is not beside the test binary (docs/environment.md).
-std::filesystem::path runner_executable() {
-  if (const char* d = std::getenv("KFORGE_BIN_DIR"); d && *d)
-    return std::filesystem::path(d) / "kforge-run";
-  return core::executable_dir() / "kforge-run";
-}
+std::filesystem::path runner_executable() { return core::helper_dir() / "kforge-run"; }
 
 std::string openmp_openblas_dir() {
   const char* dir = "/usr/lib/x86_64-linux-gnu/openblas-openmp";
@@ -141,12 +137,14 @@ Result<RunnerProcess> RunnerProcess::start(int threads, const std::filesystem::p
     if (getppid() != parent) fail(kParentGone, 125);
     // Before exec: every thread the child starts, and every process it spawns, inherits the mask.
     if (!launch.cpus.empty() && sched_setaffinity(0, sizeof cpus, &cpus) != 0) fail(kAffinity, 123);
-    dup2(sv[1], runner::kChannelFd);  // dup2 clears close-on-exec on the copy
+    // Landlock first: its ruleset's descriptor may be one of 0-3, which the copies below replace
+    // (starting a worker then failed with "File descriptor in bad state").
     int devnull = open("/dev/null", O_RDONLY);
+    if (launch.landlock && launch.landlock->apply() != 0) fail(kLandlock, 124);
+    dup2(sv[1], runner::kChannelFd);  // dup2 clears close-on-exec on the copy
     dup2(devnull, 0);
     dup2(out[1], 1);
     dup2(out[1], 2);
-    if (launch.landlock && launch.landlock->apply() != 0) fail(kLandlock, 124);
     // Nothing else of kforge's reaches the kernel: not the store, not a socket, not a key file
     // some library opened without O_CLOEXEC (the status pipe closes at exec).
     syscall(SYS_close_range, runner::kChannelFd + 1, status_fd - 1, 0);
