@@ -83,9 +83,15 @@ nlohmann::json to_json(const Evaluation& e) {
                        {"samples", samples},
                        {"quiet_wait", e.quiet_wait.to_json()},
                        {"partner_pace", e.partner_pace.to_json()}};
-  j["phases"] = {{"compile_s", e.phases.compile_s}, {"partner_s", e.phases.partner_s},
-                 {"prepare_s", e.phases.prepare_s}, {"check_s", e.phases.check_s},
-                 {"time_s", e.phases.time_s},       {"total_s", e.phases.total_s}};
+  j["phases"] = {{"compile_s", e.phases.compile_s},
+                 {"partner_s", e.phases.partner_s},
+                 {"prepare_s", e.phases.prepare_s},
+                 {"check_s", e.phases.check_s},
+                 {"time_s", e.phases.time_s},
+                 {"total_s", e.phases.total_s},
+                 // The waits inside total_s: for the machine lock, then for a quiet machine.
+                 {"lock_wait_s", e.lock_wait_s},
+                 {"quiet_wait_s", e.quiet_wait.waited_s}};
   return j;
 }
 

@@ -25,6 +25,19 @@ TEST(EvaluationJson, InvalidUtf8InKernelOutputIsReplaced) {
             "output 'y' differs: the kernel printed \xEF\xBF\xBD");
 }
 
+// The phases in JSON account for the waits inside total_s: the machine lock's and quiet's.
+TEST(EvaluationJson, PhasesCarryTheWaits) {
+  Evaluation e;
+  e.phases.total_s = 196.03;
+  e.phases.time_s = 5.84;
+  e.lock_wait_s = 184.2;
+  e.quiet_wait.waited_s = 6;
+  auto phases = to_json(e)["phases"];
+  EXPECT_DOUBLE_EQ(phases["lock_wait_s"].get<double>(), 184.2);
+  EXPECT_DOUBLE_EQ(phases["quiet_wait_s"].get<double>(), 6);
+  EXPECT_DOUBLE_EQ(phases["total_s"].get<double>(), 196.03);
+}
+
 // The load verdict and its samples, and the notes on the roofline and the partner, go to JSON and
 // come back (a resumed session keeps them; a cluster node's evaluation reaches the driver so).
 TEST(EvaluationJson, BusyAndItsReasonRoundTrip) {

@@ -73,8 +73,11 @@ bool ProcessLock::poll_lock(int fd, int op, double deadline, const char* waiting
     if (!told && options_.on_wait) {
       auto pid = read_pid(fd);
       options_.on_wait(fmt::format(
-          "waiting for another kforge process to finish {}{} (at most {:.0f} s more)", waiting_for,
-          pid ? fmt::format(" (pid {})", *pid) : "", deadline - monotonic_seconds()));
+          "waiting for another kforge process to finish {}{} (at most {:.0f} s more{})",
+          waiting_for, pid ? fmt::format(" (pid {})", *pid) : "", deadline - monotonic_seconds(),
+          options_.bound_setting.empty()
+              ? ""
+              : fmt::format("; {} sets the bound", options_.bound_setting)));
       told = true;
     }
     std::this_thread::sleep_for(std::chrono::duration<double>(pause));

@@ -23,6 +23,8 @@ struct ProcessLockOptions {
   std::filesystem::path file;                     // e.g. <user cache>/machine.lock
   double wait_bound_s = 600;                      // then proceed without the lock
   std::function<void(std::string_view)> on_wait;  // told once per wait, with whom it waits for
+  // What sets wait_bound_s, named in the waiting line so a user knows how to shorten the wait.
+  std::string bound_setting = "KFORGE_LOCK_WAIT_S";
 };
 
 class ProcessLock {

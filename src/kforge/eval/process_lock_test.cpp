@@ -187,6 +187,8 @@ TEST_F(ProcessLockTest, WaitPastTheBoundProceedsAndNamesTheHolder) {
   EXPECT_NE(said[0].find("waiting for another kforge process to finish"), std::string::npos)
       << said[0];
   EXPECT_NE(said[0].find("(pid " + std::to_string(holder) + ")"), std::string::npos) << said[0];
+  // The setting that bounds the wait is named, so a user knows how to shorten it.
+  EXPECT_NE(said[0].find("KFORGE_LOCK_WAIT_S sets the bound"), std::string::npos) << said[0];
   x.unlock();
   wait_all({holder});
   ::close(ready[0]);

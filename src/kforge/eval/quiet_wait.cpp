@@ -56,8 +56,10 @@ QuietWait QuietWaiter::wait(int threads, const QuietWaitProbe& probe,
   w.reason = verdict.reason;
   if (w.quiet) note(w);  // quiet again: the full bound returns
   if (w.quiet || w.bound_s <= 0) return w;
-  say(fmt::format("machine busy ({}): waiting up to {:.0f} s for quiet", verdict.reason,
-                  w.bound_s));
+  say(fmt::format(
+      "machine busy ({}): waiting up to {:.0f} s for quiet{}", verdict.reason, w.bound_s,
+      bound_setting_.empty() ? ""
+                             : fmt::format(" ({} sets the bound; 0: no wait)", bound_setting_)));
   while (!w.quiet && probe.now() - start < w.bound_s) {
     probe.sleep(std::min(poll_s_,
                          w.bound_s - (probe.now() - start)));  // a bound under one poll still waits

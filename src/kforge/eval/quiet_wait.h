@@ -57,6 +57,8 @@ class QuietWaiter {
                  const std::function<void(std::string_view)>& progress);
 
   double max_wait_s() const { return max_wait_s_; }
+  // What sets max_wait_s, named in the waiting line so a user knows how to shorten the wait.
+  void set_bound_setting(std::string name) { bound_setting_ = std::move(name); }
 
  private:
   double current_bound();
@@ -64,6 +66,7 @@ class QuietWaiter {
 
   double max_wait_s_, poll_s_;
   std::function<void(std::string_view)> progress_;
+  std::string bound_setting_ = "KFORGE_QUIET_WAIT_S";
   std::mutex mu_;
   bool persistently_busy_ = false;  // the last wait ended busy: the next bound is a quarter
 };

@@ -59,6 +59,8 @@ TEST(QuietWait, WaitsWhileOutsideWorkTakesTheCpusAndSaysSo) {
   ASSERT_EQ(said.size(), 2u);
   EXPECT_THAT(said[0], HasSubstr("machine busy ("));
   EXPECT_THAT(said[0], HasSubstr("waiting up to 60 s for quiet"));
+  // The line names the setting that bounds the wait, so a user knows how to shorten it.
+  EXPECT_THAT(said[0], HasSubstr("KFORGE_QUIET_WAIT_S sets the bound; 0: no wait"));
   EXPECT_THAT(said[1], HasSubstr("quiet after 3 s"));
 }
 
