@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "kforge/agents/cheaper_algorithm.h"
 #include "kforge/agents/task_notes.h"
 #include "kforge/core/fs.h"
 #include "kforge/core/shorten.h"
@@ -13,8 +14,9 @@
 namespace kforge::agents {
 namespace {
 
-// Long enough for any plan's Strategy section seen so far; a longer one is cut at a sentence.
-constexpr std::size_t kStrategyBytes = 1500;
+// A plan's Strategy section is what the planner learns from an earlier attempt: kept whole up to
+// this (longer than any seen so far), else cut at a word and the cut said.
+constexpr std::size_t kStrategyBytes = 4000;
 constexpr std::size_t kFailureBytes = 800;
 
 std::string init_text(const core::InitSpec& i) {
@@ -62,17 +64,33 @@ std::string core_text(const eval::MachineProfile& m) {
   return s;
 }
 
-std::string speedup_text(const eval::SpeedupStats& s) {
-  return fmt::format("{:.2f}x the baseline (95% interval {:.2f}–{:.2f}x)", s.median, s.ci_low,
+// A speedup by the name of what it is against: "1.11x against XLA (jax.jit); 95% interval …".
+std::string speedup_text(const eval::SpeedupStats& s, const std::string& partner) {
+  return fmt::format("{:.2f}x against {}; 95% interval {:.2f}–{:.2f}x", s.median, partner, s.ci_low,
                      s.ci_high);
 }
 
-std::string attempt_result(const AttemptRecord& a) {
-  std::string s = a.verdict;
-  if (a.median_ms) s += fmt::format(", {:.4g} ms", *a.median_ms);
-  if (a.speedup) s += ", " + speedup_text(*a.speedup);
-  if (a.median_ms) s += fmt::format(", {:.0f}% of the roofline", 100 * a.roofline);
-  return s;
+std::string attempt_result(const LoopState& s, const AttemptRecord& a) {
+  std::string out = a.verdict;
+  if (a.median_ms) out += fmt::format(", {:.4g} ms", *a.median_ms);
+  if (a.speedup) out += ", " + speedup_text(*a.speedup, s.baseline_name);
+  if (a.median_ms) {
+    out += fmt::format(", {:.0f}% of the roofline", 100 * a.roofline);
+    if (auto caveat = roofline_caveat(fewer_operations(s, a.strategy)); !caveat.empty())
+      out += " (" + caveat + ")";
+  }
+  return out;
+}
+
+// `text` whole up to `max_bytes`, else cut at the last space before it with the cut said: a
+// plan's later lines (its blocking, its reasons) are what "[…]" used to hide.
+std::string cut_at_word(const std::string& text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  auto at = text.find_last_of(" \n", max_bytes);
+  if (at == std::string::npos || at == 0) at = max_bytes;  // no space: a byte cut, said as such
+  while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80)
+    --at;  // never inside a UTF-8 character
+  return fmt::format("{} […] ({} more bytes of it cut)", text.substr(0, at), text.size() - at);
 }
 
 std::string diagnosis_text(const Diagnosis& d) {
@@ -192,7 +210,15 @@ std::string describe_budget(const LoopState& s) {
   return out;
 }
 
-std::string describe_evaluation(const eval::Evaluation& e) {
+std::string fewer_operations(const LoopState& s, std::string_view text) {
+  bool degenerate = false;
+  if (s.task)
+    for (const auto& tag : s.task->spec().tags) degenerate = degenerate || tag == "degenerate";
+  return fewer_operations_algorithm(text, degenerate);
+}
+
+std::string describe_evaluation(const eval::Evaluation& e, const std::string& partner,
+                                const std::string& caveat) {
   // A timed correct kernel's reason repeats the speedup the lines below give with its interval.
   if (!e.correct() || !e.candidate)
     return fmt::format("verdict: {} — {}\n", eval::verdict_name(e.verdict), e.reason);
@@ -201,13 +227,15 @@ std::string describe_evaluation(const eval::Evaluation& e) {
                    e.candidate->median_ms, e.candidate->p10_ms, e.candidate->p90_ms,
                    e.candidate->samples);
   if (e.baseline)
-    s += fmt::format("; {} median {:.4g} ms in the same pairs", e.partner, e.baseline->median_ms);
+    s += fmt::format("; {} median {:.4g} ms in the same pairs", partner, e.baseline->median_ms);
   s += "\n";
   if (e.speedup)
-    s += fmt::format("speedup {} (p10 {:.2f}x, p90 {:.2f}x)\n", speedup_text(*e.speedup),
+    s += fmt::format("speedup {} (p10 {:.2f}x, p90 {:.2f}x)\n", speedup_text(*e.speedup, partner),
                      e.speedup->p10, e.speedup->p90);
+  std::string notes = e.roofline_note;
+  if (!caveat.empty()) notes += (notes.empty() ? "" : "; ") + caveat;
   s += fmt::format("{:.2f} GFLOP/s, {:.2f} GB/s, {:.1f}% of the roofline{}", e.gflops, e.gbps,
-                   100 * e.roofline, e.roofline_note.empty() ? "" : " (" + e.roofline_note + ")");
+                   100 * e.roofline, notes.empty() ? "" : " (" + notes + ")");
   s += e.profile ? " (" + e.profile->bound_text() + ")\n" : "\n";
   s += fmt::format(
       "machine load while timing: {:.1f} (1-minute average){}\n", e.load_average,
@@ -240,37 +268,50 @@ std::string describe_resources(const eval::Evaluation& e) {
 
 namespace {
 
-// Another target's baseline is paired with each kernel by its judge, and the roofline is the host
-// CPU's: say what is known, never "0 ms".
-std::string target_standing(const LoopState& s) {
-  std::string out = s.baseline_ms > 0
-                        ? fmt::format("Baseline to beat ({}): {:.4g} ms ({}).\n", s.baseline_name,
-                                      s.baseline_ms, s.baseline_when)
-                        : fmt::format("Baseline ({}): timed beside each kernel; none timed yet.\n",
-                                      s.baseline_name);
-  if (s.best && !s.best->evaluation.timing_is_performance())
-    out += fmt::format(
-        "Timing basis {}: interpret-mode times are not performance, so only correctness decides "
-        "here: the first correct kernel is the best.\n",
-        s.best->evaluation.timing_basis);
+// The partner by the name the loop paired with, its latest time when there is one (another
+// target's partner is timed beside each kernel: never "0 ms"), and every speedup said to be
+// against it.
+std::string partner_standing(const LoopState& s) {
+  if (s.baseline_ms <= 0)
+    return fmt::format(
+        "Partner to beat: {}, timed beside each kernel; none timed yet. Every speedup below is "
+        "against it.\n",
+        s.baseline_name);
+  return fmt::format("Partner to beat: {}, {:.4g} ms ({}); every speedup below is against it.\n",
+                     s.baseline_name, s.baseline_ms,
+                     s.baseline_when.empty() ? "measured alone" : s.baseline_when);
+}
+
+std::string other_partners(const LoopState& s) {
+  std::string out;
+  for (const auto& p : s.other_partners)
+    out += fmt::format("Also measured: {}, {:.4g} ms ({}).\n", p.name, p.median_ms, p.when);
   return out;
+}
+
+// The plan's strategy of the best kernel's iteration, for what its roofline counts.
+std::string best_strategy(const LoopState& s) {
+  for (const auto& a : s.history)
+    if (s.best && a.iteration == s.best->iteration) return a.strategy;
+  return "";
 }
 
 }  // namespace
 
 std::string describe_standing(const LoopState& s) {
-  std::string out =
-      s.dialect.target != "cpp"
-          ? target_standing(s)
-          : fmt::format(
-                "Baseline to beat ({}): {:.4g} ms ({}). At 100% of the roofline the kernel would "
-                "take {:.4g} ms.\n",
-                s.baseline_name, s.baseline_ms,
-                s.baseline_when.empty() ? "measured alone" : s.baseline_when, s.roofline_ms);
+  std::string out = partner_standing(s) + other_partners(s);
+  if (s.dialect.target == "cpp")
+    out += fmt::format("At 100% of the roofline the kernel would take {:.4g} ms.\n", s.roofline_ms);
+  else if (s.best && !s.best->evaluation.timing_is_performance())
+    out += fmt::format(
+        "Timing basis {}: interpret-mode times are not performance, so only correctness decides "
+        "here: the first correct kernel is the best.\n",
+        s.best->evaluation.timing_basis);
   if (!s.best) return out + "No correct kernel yet.\n";
   const BestKernel& b = *s.best;
+  const auto caveat = roofline_caveat(fewer_operations(s, best_strategy(s) + "\n" + b.source));
   out += fmt::format("\nBest kernel so far (iteration {}):\n{}", b.iteration,
-                     describe_evaluation(b.evaluation));
+                     describe_evaluation(b.evaluation, s.baseline_name, caveat));
   if (b.evaluation.profile) out += "Where its time goes:\n" + describe_hot_spots(b.evaluation);
   if (!b.tuning.empty()) out += "Its tuning:\n" + b.tuning;
   if (b.diagnosis) out += "Profiler's diagnosis: " + diagnosis_text(*b.diagnosis) + "\n";
@@ -287,8 +328,9 @@ std::string describe_history(const LoopState& s) {
     const bool best = s.best && s.best->iteration == a.iteration;
     out += best ? fmt::format("- Iteration {}: the best kernel so far (its evaluation is above).\n",
                               a.iteration)
-                : fmt::format("- Iteration {}: {}.\n", a.iteration, attempt_result(a));
-    if (!a.strategy.empty()) out += "  Tried: " + core::shorten(a.strategy, kStrategyBytes) + "\n";
+                : fmt::format("- Iteration {}: {}.\n", a.iteration, attempt_result(s, a));
+    if (!a.paired.empty()) out += "  Side by side with the best of the time: " + a.paired + "\n";
+    if (!a.strategy.empty()) out += "  Tried: " + cut_at_word(a.strategy, kStrategyBytes) + "\n";
     if (!a.failure.empty())
       out += "  What went wrong: " + core::shorten(a.failure, kFailureBytes) + "\n";
     if (!a.tuning.empty() && !best) out += "  Tuning: " + a.tuning + "\n";

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kforge/agents/reply_parsers.h"
@@ -28,6 +29,18 @@ struct AttemptRecord {
       failure;  // why it is not correct, or why no kernel came (the error, the last fix tried)
   std::string tuning;  // the tuner's summary
   std::optional<Diagnosis> diagnosis;
+  // Its side-by-side result against the best kernel of the time (PairedDecision::describe:
+  // "no faster than iteration 1 (a tie keeps it): 0.999x iteration 1 (95% CI 0.981–1.018), side
+  // by side"); "" when it was not compared (the first correct kernel, a failure).
+  std::string paired;
+};
+
+// A partner timed in this loop besides the one each kernel is paired with (with --beat xla, the
+// task's libtorch baseline.cpp, timed beside XLA before iteration 1).
+struct PartnerTime {
+  std::string name;  // as the prompts name it: "PyTorch eager, libtorch"
+  double median_ms = 0;
+  std::string when;  // "measured beside XLA (jax.jit) before iteration 1"
 };
 
 struct BestKernel {
@@ -73,11 +86,13 @@ struct LoopState {
   KernelDialect dialect;
   int threads = 1;
   double baseline_ms = 0;  // the partner's median at this size: the latest measurement
-  // What every kernel is paired with and aims to beat (--beat): libtorch eager by default, or a
-  // peer (XLA, torch.compile, current PyTorch), named so for the planner and the profiler.
+  // The partner: what every kernel is paired with and aims to beat (--beat): libtorch eager by
+  // default, or a peer (XLA, torch.compile, current PyTorch), named so in every prompt (the
+  // system prompt's "timed against", every speedup and time), never "the baseline" when it is not.
   std::string baseline_name = "PyTorch eager, libtorch";
   std::string baseline_when;  // which measurement that was ("measured alone before iteration 1")
-  double roofline_ms = 0;     // the time at 100% of the roofline
+  std::vector<PartnerTime> other_partners;  // shown beside the partner's time; may be empty
+  double roofline_ms = 0;                   // the time at 100% of the roofline
   RunBudget budget;
   std::optional<BestKernel> best;
   std::vector<AttemptRecord> history;
@@ -90,12 +105,19 @@ std::string describe_task(const eval::TaskContext& task, const KernelDialect& di
 // The CPU (core, clock, ISA, caches, peaks) or, for a GPU target, the device (SMs, memory, L2,
 // the architecture's limits, measured peaks); then the kernels' compiler and flags.
 std::string describe_machine(const LoopState& s);
-std::string describe_budget(const LoopState& s);    // iterations and patience left
-std::string describe_standing(const LoopState& s);  // baseline, roofline bound, best kernel
+std::string describe_budget(const LoopState& s);  // iterations and patience left
+// The partner and its time, the other partners' times, the roofline bound, the best kernel.
+std::string describe_standing(const LoopState& s);
 std::string describe_history(
     const LoopState& s);  // every earlier attempt, the best one by reference
-std::string describe_evaluation(
-    const eval::Evaluation& e);  // verdict, times, speedup and its interval, roofline, load
+// Verdict, times, speedup against `partner` (the loop's partner by name) and its interval,
+// roofline (with `roofline_caveat` when the kernel does fewer operations than the cost model),
+// load.
+std::string describe_evaluation(const eval::Evaluation& e, const std::string& partner,
+                                const std::string& roofline_caveat = "");
+// What the kernel of `text` (a plan's strategy, a source) does fewer operations by, for this
+// task ("" when nothing says so): see cheaper_algorithm.h.
+std::string fewer_operations(const LoopState& s, std::string_view text);
 std::string describe_hot_spots(
     const eval::Evaluation& e);  // samples by object and hot lines, with uncertainty
 std::string describe_vectorization(const eval::Evaluation& e);

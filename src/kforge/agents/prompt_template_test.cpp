@@ -23,11 +23,11 @@ TEST(PromptTemplate, Substitutes) {
 
 TEST(PromptTemplate, ShippedTemplatesRender) {
   PromptLibrary lib;
-  PromptVars all = {{"machine", ""},      {"task", ""},         {"budget", ""},   {"standing", ""},
-                    {"history", ""},      {"strategy", ""},     {"playbook", ""}, {"plan", ""},
-                    {"current", ""},      {"instruction", ""},  {"source", ""},   {"failure", ""},
-                    {"attempts", ""},     {"measurements", ""}, {"tuning", ""},   {"hotspots", ""},
-                    {"vectorization", ""}};
+  PromptVars all = {{"machine", ""},       {"task", ""},         {"budget", ""},   {"standing", ""},
+                    {"history", ""},       {"strategy", ""},     {"playbook", ""}, {"plan", ""},
+                    {"current", ""},       {"instruction", ""},  {"source", ""},   {"failure", ""},
+                    {"attempts", ""},      {"measurements", ""}, {"tuning", ""},   {"hotspots", ""},
+                    {"vectorization", ""}, {"partner", ""}};
   for (const char* name : {"system", "planner", "coder", "debugger", "profiler"}) {
     auto r = lib.render(name, all);
     EXPECT_TRUE(r.ok()) << name << ": " << r.error().message;

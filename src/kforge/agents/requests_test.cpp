@@ -12,6 +12,8 @@
 
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "kforge/agents/agents.h"
 #include "kforge/agents/requests_test_util.h"
 #include "kforge/agents/tunables.h"
@@ -145,6 +147,7 @@ class RequestsTest : public ::testing::Test {
     second.iteration = 2;
     second.strategy = "Fused online log-sum-exp.";
     second.verdict = "correct";
+    second.paired = "faster than 1.156x iteration 1 (95% CI 1.120–1.190), side by side";
     s.history = {first, second};
     return s;
   }
@@ -213,7 +216,7 @@ TEST_F(RequestsTest, ProfilerSeesMeasurementsTuningAndHotLinesOnce) {
   EXPECT_EQ(count(r, "     19   31.1% [21–44%]  line    7:"),
             1u);                        // samples and the share's interval
   EXPECT_EQ(count(r, "← chosen"), 1u);  // the tuner's table
-  EXPECT_EQ(count(r, "1.85x the baseline (95% interval 1.80–1.90x)"), 1u);
+  EXPECT_EQ(count(r, "1.85x against PyTorch eager, libtorch; 95% interval 1.80–1.90x"), 1u);
   EXPECT_EQ(count(r, "1.85x"), 1u);  // not again in the verdict's reason
   EXPECT_EQ(count(r, "machine load while timing: 2.5 (1-minute average): busy"), 1u);
   EXPECT_THAT(r, Not(HasSubstr("unsupported data-type")));  // the remark on an intrinsics loop
@@ -225,22 +228,25 @@ TEST_F(RequestsTest, PlannerSeesEveryAttemptWithItsSuggestion) {
   ask_every_role();
   std::string r = request("planner");
   EXPECT_EQ(count(r,
-                  "Baseline to beat (PyTorch eager, libtorch): 0.925 ms (measured beside iteration "
-                  "2's kernel, the "
-                  "latest measurement)"),
+                  "Partner to beat: PyTorch eager, libtorch, 0.925 ms (measured beside iteration "
+                  "2's kernel, the latest measurement); every speedup below is against it."),
             1u);
   // Iteration 1 was not the best: its conclusion and suggestion are kept whole.
   EXPECT_EQ(count(r,
                   "Suggested next: SUGGESTION-ONE: transpose the weight slice into a packed buffer "
                   "so the vocabulary loop is unit-stride"),
             1u);
-  EXPECT_EQ(count(r, "1.16x the baseline (95% interval 1.12–1.19x)"), 1u);
-  // Its long strategy is cut after a whole sentence.
+  EXPECT_EQ(count(r, "1.16x against PyTorch eager, libtorch; 95% interval 1.12–1.19x"), 1u);
+  // Its strategy (3,640 bytes, past the old 1,500-byte cut) is kept whole.
   auto tried = r.find("  Tried: Block the vocabulary");
   ASSERT_NE(tried, std::string::npos);
-  auto cut = r.find(" […]", tried);
-  ASSERT_NE(cut, std::string::npos);
-  EXPECT_EQ(r.substr(cut - 15, 15), "sixteen tokens.");
+  EXPECT_EQ(count(r, "reuse each slice for sixteen tokens."), 40u);
+  EXPECT_EQ(count(r, "[…]"), 0u);
+  // Iteration 2 with its side-by-side result against iteration 1, not only its own ratio.
+  EXPECT_EQ(count(r,
+                  "  Side by side with the best of the time: faster than 1.156x iteration 1 (95% "
+                  "CI 1.120–1.190), side by side\n"),
+            1u);
   // The best kernel (iteration 2): its numbers and diagnosis once, in the standing.
   EXPECT_EQ(count(r, "1.85x"), 1u);
   EXPECT_EQ(count(r, "BEST-SUGGESTION"), 1u);
@@ -249,6 +255,84 @@ TEST_F(RequestsTest, PlannerSeesEveryAttemptWithItsSuggestion) {
   EXPECT_THAT(r, Not(HasSubstr("Flash-attention")));
   EXPECT_THAT(r, Not(HasSubstr("Paged KV")));
   EXPECT_THAT(r, HasSubstr("# Playbook excerpts\n### "));
+}
+
+TEST_F(RequestsTest, ALongStrategyIsCutAtAWordAndTheCutSaid) {
+  std::string strategy;
+  for (int i = 0; i < 100; ++i) strategy += "Pack the weight panel once per sixteen tokens. ";
+  state_.history[0].strategy = strategy;  // 4,800 bytes
+  ASSERT_TRUE(plan(env_, state_, ""));
+  std::string r = request("planner");
+  auto tried = r.find("  Tried: Pack the weight");
+  ASSERT_NE(tried, std::string::npos);
+  auto cut = r.find(" […] (", tried);
+  ASSERT_NE(cut, std::string::npos);
+  EXPECT_GT(cut - tried, 3900u);  // the first 4,000 bytes, to a word
+  EXPECT_NE(r[cut - 1], ' ');
+  const std::string kept = r.substr(tried + 9, cut - tried - 9);
+  EXPECT_EQ(strategy.substr(0, kept.size()), kept);
+  EXPECT_EQ(strategy[kept.size()], ' ');  // a whole word before the cut
+  EXPECT_THAT(r.substr(cut), HasSubstr(fmt::format(" […] ({} more bytes of it cut)",
+                                                   strategy.size() - kept.size())));
+}
+
+// A loop paired with XLA (--beat xla, or the pallas target) says so in every request: the
+// system prompt's "timed against", the partner's time, every speedup; libtorch, measured too, is
+// shown by its own name as another partner, never as what the kernels are timed against.
+TEST_F(RequestsTest, ALoopPairedWithXlaNamesXla) {
+  state_.baseline_name = "XLA (jax.jit)";
+  state_.baseline_ms = 27.0;
+  state_.baseline_when = "measured alone before the first iteration";
+  state_.other_partners = {
+      {"PyTorch eager, libtorch", 31.5, "measured beside XLA (jax.jit) before iteration 1"}};
+  state_.best->evaluation.partner = "xla";
+  ask_every_role();
+  for (const char* role : {"planner", "coder", "debugger", "profiler"}) {
+    SCOPED_TRACE(role);
+    std::string r = request(role);
+    EXPECT_EQ(count(r, "timed against\nXLA (jax.jit) (the partner)"), 1u);
+    EXPECT_THAT(r, Not(HasSubstr("PyTorch eager (libtorch)")));
+    EXPECT_THAT(r, Not(HasSubstr("timed against\nPyTorch")));
+    EXPECT_THAT(r, Not(HasSubstr("the baseline")));
+  }
+  std::string planner = request("planner");
+  EXPECT_EQ(count(planner,
+                  "Partner to beat: XLA (jax.jit), 27 ms (measured alone before the first "
+                  "iteration); every speedup below is against it."),
+            1u);
+  EXPECT_EQ(count(planner,
+                  "Also measured: PyTorch eager, libtorch, 31.5 ms (measured beside XLA "
+                  "(jax.jit) before iteration 1)."),
+            1u);
+  EXPECT_EQ(count(planner, "1.85x against XLA (jax.jit); 95% interval 1.80–1.90x"), 1u);
+  EXPECT_EQ(count(planner, "1.16x against XLA (jax.jit); 95% interval 1.12–1.19x"), 1u);
+  EXPECT_EQ(count(planner, "XLA (jax.jit) median 0.925 ms in the same pairs"), 1u);
+  EXPECT_THAT(planner, Not(HasSubstr("against PyTorch")));
+  std::string profiler = request("profiler");
+  EXPECT_EQ(count(profiler, "speedup 1.85x against XLA (jax.jit); 95% interval 1.80–1.90x"), 1u);
+  EXPECT_EQ(count(profiler, "XLA (jax.jit) median 0.925 ms in the same pairs"), 1u);
+}
+
+// A Winograd kernel's roofline fraction counts the direct convolution's FLOPs: flagged wherever
+// the fraction is shown (the standing, the history, the profiler's measurements), below 100% too.
+TEST_F(RequestsTest, ACheaperAlgorithmsRooflineIsFlagged) {
+  state_.history[0].strategy = "Winograd F(2,3) on the 3x3 taps.";
+  state_.best->source =
+      "// Winograd F(2x2,3x3): 16 multiplies per tile instead of 36\n" + state_.best->source;
+  ask_every_role();
+  const std::string flag = "does fewer operations than the cost model counts";
+  std::string planner = request("planner");
+  EXPECT_EQ(count(planner, "12.0% of the roofline (it uses a Winograd convolution, which " + flag),
+            1u);  // the best kernel, named by its source
+  EXPECT_EQ(count(planner, "7% of the roofline (it uses a Winograd convolution, which " + flag),
+            1u);  // iteration 1, named by its plan
+  EXPECT_EQ(count(request("profiler"), flag), 1u);
+}
+
+TEST_F(RequestsTest, ADirectKernelsRooflineIsNotFlagged) {
+  ask_every_role();
+  EXPECT_EQ(count(request("planner"), "fewer operations"), 0u);
+  EXPECT_EQ(count(request("profiler"), "fewer operations than the cost model counts"), 0u);
 }
 
 TEST_F(RequestsTest, DebuggerIsToldItsFixBudget) {

@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "kforge/agents/agent_call.h"
+#include "kforge/agents/cheaper_algorithm.h"
 #include "kforge/core/shorten.h"
 #include "kforge/core/utf8.h"
 #include "kforge/toolchain/diagnostics.h"
@@ -57,7 +58,8 @@ std::string fix_history(const std::vector<DebugAttempt>& attempts) {
 }  // namespace
 
 Result<std::string> system_prompt(const AgentEnv& env, const LoopState& s) {
-  return env.prompts->render("system", {{"machine", describe_machine(s)}});
+  return env.prompts->render("system",
+                             {{"machine", describe_machine(s)}, {"partner", s.baseline_name}});
 }
 
 std::string playbook_excerpts(const AgentEnv& env, const std::vector<std::string>& task_tags,
@@ -136,15 +138,17 @@ llm::LlmResultOf<Diagnosis> diagnose(const AgentEnv& env, const LoopState& s,
                                      const std::string& tuning) {
   auto system = system_prompt(env, s);
   if (!system) return config_error(system.error());
-  auto user = env.prompts->render("profiler",
-                                  {{"task", describe_task(*s.task, s.dialect)},
-                                   {"budget", budget_text(env, s)},
-                                   {"source", source},
-                                   {"measurements", describe_evaluation(e)},
-                                   {"tuning", tuning.empty() ? "(no tunables declared)\n" : tuning},
-                                   {"hotspots", describe_hot_spots(e)},
-                                   {"vectorization", describe_vectorization(e)},
-                                   {"resources", describe_resources(e)}});
+  auto user = env.prompts->render(
+      "profiler",
+      {{"task", describe_task(*s.task, s.dialect)},
+       {"budget", budget_text(env, s)},
+       {"source", source},
+       {"measurements",
+        describe_evaluation(e, s.baseline_name, roofline_caveat(fewer_operations(s, source)))},
+       {"tuning", tuning.empty() ? "(no tunables declared)\n" : tuning},
+       {"hotspots", describe_hot_spots(e)},
+       {"vectorization", describe_vectorization(e)},
+       {"resources", describe_resources(e)}});
   if (!user) return config_error(user.error());
   return ask_and_parse<Diagnosis>(env, "profiler", *system, *user, parse_diagnosis);
 }
