@@ -277,9 +277,13 @@ std::string partner_standing(const LoopState& s) {
         "Partner to beat: {}, timed beside each kernel; none timed yet. Every speedup below is "
         "against it.\n",
         s.baseline_name);
-  return fmt::format("Partner to beat: {}, {:.4g} ms ({}); every speedup below is against it.\n",
-                     s.baseline_name, s.baseline_ms,
-                     s.baseline_when.empty() ? "measured alone" : s.baseline_when);
+  // Its rate by the cost model, from this measurement: what task notes used to guess.
+  const double flops = s.task ? s.task->task().flops : 0;
+  return fmt::format(
+      "Partner to beat: {}, {:.4g} ms ({}){}; every speedup below is against it.\n",
+      s.baseline_name, s.baseline_ms, s.baseline_when.empty() ? "measured alone" : s.baseline_when,
+      flops > 0 ? fmt::format(", {:.3g} GFLOP/s by the cost model", flops / (s.baseline_ms * 1e6))
+                : "");
 }
 
 std::string other_partners(const LoopState& s) {

@@ -227,10 +227,12 @@ TEST_F(RequestsTest, ProfilerSeesMeasurementsTuningAndHotLinesOnce) {
 TEST_F(RequestsTest, PlannerSeesEveryAttemptWithItsSuggestion) {
   ask_every_role();
   std::string r = request("planner");
-  EXPECT_EQ(count(r,
-                  "Partner to beat: PyTorch eager, libtorch, 0.925 ms (measured beside iteration "
-                  "2's kernel, the latest measurement); every speedup below is against it."),
-            1u);
+  EXPECT_EQ(
+      count(r, fmt::format("Partner to beat: PyTorch eager, libtorch, 0.925 ms (measured beside "
+                           "iteration 2's kernel, the latest measurement), {:.3g} GFLOP/s by "
+                           "the cost model; every speedup below is against it.",
+                           ctx_->task().flops / 0.925e6)),
+      1u);
   // Iteration 1 was not the best: its conclusion and suggestion are kept whole.
   EXPECT_EQ(count(r,
                   "Suggested next: SUGGESTION-ONE: transpose the weight slice into a packed buffer "
@@ -297,8 +299,10 @@ TEST_F(RequestsTest, ALoopPairedWithXlaNamesXla) {
   }
   std::string planner = request("planner");
   EXPECT_EQ(count(planner,
-                  "Partner to beat: XLA (jax.jit), 27 ms (measured alone before the first "
-                  "iteration); every speedup below is against it."),
+                  fmt::format("Partner to beat: XLA (jax.jit), 27 ms (measured alone before the "
+                              "first iteration), {:.3g} GFLOP/s by the cost model; every speedup "
+                              "below is against it.",
+                              ctx_->task().flops / 27e6)),
             1u);
   EXPECT_EQ(count(planner,
                   "Also measured: PyTorch eager, libtorch, 31.5 ms (measured beside XLA "
