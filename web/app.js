@@ -464,7 +464,7 @@ function showSuite() {
         const c = await api("/api/bench/compare", { a: loaded.a, b: loaded.b });
         const s = c.summary;
         table.replaceChildren(el("h2", { text: "B against A" }), el("p", { id: "compare-summary", text:
-          s.compared + " tasks correct in both: B faster on " + s.b_faster + ", slower on " + s.b_slower +
+          s.compared + (s.compared === 1 ? " task" : " tasks") + " correct in both: B faster on " + s.b_faster + ", slower on " + s.b_slower +
           ", within noise on " + s.within_noise + "; geomean B/A " + fmtRatio(s.geomean_ratio) +
           (s.busy ? "; " + s.busy + (s.busy === 1 ? " task" : " tasks") + " not compared (timed busy: no figure)" : "") }),
         el("table", { id: "compare-table" }, el("tr", {}, ...["task", "A", "B", "B/A", "outcome"].map((h) => el("th", { text: h }))),

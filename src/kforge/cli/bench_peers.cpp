@@ -6,6 +6,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "kforge/cli/bench_row.h"
 #include "kforge/cli/colour.h"
 #include "kforge/cli/common.h"
 #include "kforge/cli/table.h"
@@ -90,9 +91,9 @@ void print_table(const PeersRun& run, const std::vector<eval::PeerRow>& rows,
       "it gains least over\n",
       run.suite.impl);
   fmt::print(
-      "{} tasks; vs the fastest peer ({} judged): fast_1 {}, fast_1.5 {}, geomean {}; vs eager "
+      "{}; vs the fastest peer ({} judged): fast_1 {}, fast_1.5 {}, geomean {}; vs eager "
       "PyTorch: fast_1 {}, fast_1.5 {}{}{}\n",
-      s.tasks, s.with_fastest, share(s.fast_1_fastest), share(s.fast_1_5_fastest),
+      count_of(s.tasks, "task"), s.with_fastest, share(s.fast_1_fastest), share(s.fast_1_5_fastest),
       s.geomean_over_fastest ? format_ratio(*s.geomean_over_fastest) : "n/a", share(s.fast_1_eager),
       share(s.fast_1_5_eager),
       s.busy_cells ? fmt::format("; {} cells timed busy (no result)", s.busy_cells) : "",
@@ -101,7 +102,7 @@ void print_table(const PeersRun& run, const std::vector<eval::PeerRow>& rows,
     for (std::size_t i = 0; i < row.cells.size(); ++i) {
       const auto& c = row.cells[i];
       if (c.evaluation && !c.evaluation->correct())
-        fmt::print("  {} vs {}: {}\n", row.id, run.peers[i], c.evaluation->reason.substr(0, 300));
+        fmt::print("  {} vs {}: {}\n", row.id, run.peers[i], reason_line(c.evaluation->reason));
       else if (c.evaluation && c.evaluation->machine_busy)
         fmt::print("  {} vs {}: busy, no speedup: {}; run it again on a quiet machine\n", row.id,
                    run.peers[i], c.evaluation->busy_reason);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "kforge/cli/bench_peers.h"
+#include "kforge/cli/bench_row.h"
 #include "kforge/cli/colour.h"
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
@@ -43,26 +44,9 @@ std::string machine_line(const eval::MachineProfile& m, int threads, const std::
       threads, threads == 1 ? "" : "s", size.empty() ? "default" : size, impl);
 }
 
-std::vector<std::string> row(const eval::SuiteTaskResult& r) {
-  if (!r.evaluation) return {r.id, r.status, "", "", "", "", "", ""};
-  const auto& e = *r.evaluation;
-  if (!e.candidate)
-    return {r.id, std::string(eval::verdict_name(e.verdict)), "", "", "", "", "", ""};
-  return {r.id,
-          std::string(eval::verdict_name(e.verdict)),
-          format_ms(e.candidate->median_ms),
-          fmt::format("{}–{}", format_ms(e.candidate->p10_ms), format_ms(e.candidate->p90_ms)),
-          fmt::format("{:.1f}", e.gflops),
-          fmt::format("{:.1f}", e.gbps),
-          e.roofline > 0 ? format_percent(e.roofline) : "",
-          !e.speedup       ? ""
-          : e.machine_busy ? "busy"
-                           : format_ratio(e.speedup->median)};
-}
-
-// row(), painted for the table on stdout (the progress lines on stderr stay plain).
+// bench_cells(), painted for the table on stdout (the progress lines on stderr stay plain).
 std::vector<std::string> painted_row(const eval::SuiteTaskResult& r) {
-  auto cells = row(r);
+  auto cells = bench_cells(r);
   cells[1] = paint_verdict(cells[1]);
   if (r.evaluation && r.evaluation->speedup && !r.evaluation->machine_busy)
     cells[7] = paint_ratio(r.evaluation->speedup->median);
@@ -184,9 +168,7 @@ int run_bench(const BenchOptions& o) {
   auto start = std::chrono::steady_clock::now();
   auto results = eval::run_suite(so, *compiler, [&](const eval::SuiteTaskResult& r, int i, int n) {
     if (quiet) return;
-    auto cells = row(r);
-    fmt::print(stderr, "[{:>2}/{}] {:<48} {:<17} {:>10} ms  {}\n", i, n, cells[0], cells[1],
-               cells[2], cells[7]);
+    fmt::print(stderr, "{}\n", bench_progress_line(r, i, n));
   });
   // Busy rows again, each after evaluate's own wait for quiet: a speedup read busy is no result.
   eval::remeasure_busy(
@@ -231,9 +213,9 @@ int run_bench(const BenchOptions& o) {
     for (const auto& r : results) t.add(painted_row(r));
     fmt::print("{}\n{}", header, t.render());
     fmt::print(
-        "\n{} tasks, {} evaluated, {} correct; fast_1 {}, fast_1.5 {}, geomean speedup {} (over "
+        "\n{}, {} evaluated, {} correct; fast_1 {}, fast_1.5 {}, geomean speedup {} (over "
         "correct tasks{}); {:.0f} s\n",
-        summary.tasks, summary.evaluated, summary.correct,
+        count_of(summary.tasks, "task"), summary.evaluated, summary.correct,
         summary.fast_1 ? format_percent(*summary.fast_1) : "n/a",
         summary.fast_1_5 ? format_percent(*summary.fast_1_5) : "n/a",
         summary.geomean_speedup ? format_ratio(*summary.geomean_speedup) : "n/a",
@@ -241,7 +223,7 @@ int run_bench(const BenchOptions& o) {
         summary.seconds);
     for (const auto& r : results)
       if (r.evaluation && !r.evaluation->correct())
-        fmt::print("  {}: {}\n", r.id, r.evaluation->reason.substr(0, 300));
+        fmt::print("  {}: {}\n", r.id, reason_line(r.evaluation->reason));
     print_notes(results);
   }
   return bench_status(results, summary);

@@ -75,20 +75,20 @@ int run_compare(const CompareOptions& o) {
   }
   const auto& s = c["summary"];
   fmt::print(
-      "{}\n{} tasks correct in both: B faster on {}, slower on {}, within noise on {}; geomean B/A "
+      "{}\n{} correct in both: B faster on {}, slower on {}, within noise on {}; geomean B/A "
       "{}\n",
-      t.render(), s["compared"].get<int>(), s["b_faster"].get<int>(), s["b_slower"].get<int>(),
-      s["within_noise"].get<int>(),
+      t.render(), count_of(s["compared"].get<int>(), "task"), s["b_faster"].get<int>(),
+      s["b_slower"].get<int>(), s["within_noise"].get<int>(),
       s["geomean_ratio"].is_number() ? format_ratio(s["geomean_ratio"].get<double>()) : "n/a");
   if (const int busy = s["busy"].get<int>())
     fmt::print(
-        "{} task{} not compared: timed on a busy machine, a reading is no result; bench them "
-        "again on a quiet machine (bench --retries measures busy rows again)\n",
-        busy, busy == 1 ? "" : "s");
+        "{} not compared: timed on a busy machine, a reading is no result; bench them again on a "
+        "quiet machine (bench --retries measures busy rows again)\n",
+        count_of(busy, "task"));
   if (status)
-    fmt::print("{} ({} task{}): {}; exit 1 (--fail-on never only compares)\n",
+    fmt::print("{} ({}): {}; exit 1 (--fail-on never only compares)\n",
                paint(o.fail_on == "any-worse" ? "worse" : "regression", Colour::red),
-               failures.size(), failures.size() == 1 ? "" : "s", fmt::join(failures, "; "));
+               count_of(static_cast<long>(failures.size()), "task"), fmt::join(failures, "; "));
   return status;
 }
 

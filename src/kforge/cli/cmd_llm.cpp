@@ -13,6 +13,7 @@
 #include "kforge/cli/common.h"
 #include "kforge/cli/table.h"
 #include "kforge/core/paths.h"
+#include "kforge/core/shorten.h"
 #include "kforge/llm/llm.h"
 #include "kforge/store/store.h"
 
@@ -117,7 +118,7 @@ int run_ping(const PingOptions& o) {
   if (r.usage.reasoning_tokens)
     tokens += fmt::format(" ({} reasoning)", format_tokens(r.usage.reasoning_tokens, est));
   if (est) tokens += " (estimated: the provider reported no usage)";
-  std::string reply_text = r.text.size() > 200 ? r.text.substr(0, 200) + "…" : r.text;
+  std::string reply_text = core::shorten(r.text, 200, "…");
   fmt::print("{}", key_values({
                        {"model", spec->text},
                        {"reply", reply_text},

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "kforge/cli/choice_check.h"
 #include "kforge/cli/option_registry.h"
 
 #include <cmath>
@@ -55,7 +56,7 @@ void CommandLine::add(std::string_view key, T& target) {
   if (!spec->type_name.empty()) o->type_name(spec->type_name);
   if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
     if (spec->range) o->check(range_check<T>(*spec->range));
-  if (!spec->choices.empty()) o->check(CLI::IsMember(spec->choices));
+  if (!spec->choices.empty()) o->check(choice_check(spec->choices));
   if (spec->show_default) o->capture_default_str();
   if (spec->hidden) o->group("");
   options_.emplace(std::string(key), o);

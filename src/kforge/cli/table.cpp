@@ -77,4 +77,8 @@ std::string key_values(const std::vector<std::pair<std::string, std::string>>& r
   return out;
 }
 
+std::string count_of(long n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 }  // namespace kforge::cli

@@ -14,6 +14,12 @@ std::string strip(const std::string& s) {
   return std::regex_replace(s, std::regex("\x1b\\[[0-9;]*m"), "");
 }
 
+TEST(Table, CountOfSaysOneTaskNotOneTasks) {
+  EXPECT_EQ(count_of(1, "task"), "1 task");
+  EXPECT_EQ(count_of(0, "task"), "0 tasks");
+  EXPECT_EQ(count_of(50, "task"), "50 tasks");
+}
+
 TEST(Table, DisplayWidthSkipsEscapeCodes) {
   EXPECT_EQ(display_width("correct"), 7u);
   EXPECT_EQ(display_width(green("correct")), 7u);

@@ -18,7 +18,7 @@ std::string trimmed(std::string_view t) {
 
 }  // namespace
 
-std::string shorten(std::string_view text, std::size_t max_bytes) {
+std::string shorten(std::string_view text, std::size_t max_bytes, std::string_view marker) {
   if (text.size() <= max_bytes) return std::string(text);
   std::size_t paragraph = 0, sentence = 0, word = 0;
   for (std::size_t i = 1; i <= max_bytes; ++i) {  // a boundary right at the limit keeps max_bytes
@@ -33,7 +33,7 @@ std::string shorten(std::string_view text, std::size_t max_bytes) {
     cut = max_bytes;
     while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
   }
-  return trimmed(text.substr(0, cut)) + " […]";
+  return trimmed(text.substr(0, cut)) + std::string(marker);
 }
 
 }  // namespace kforge::core

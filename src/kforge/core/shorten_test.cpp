@@ -26,6 +26,13 @@ TEST(Shorten, NeverCutsAWord) {
   EXPECT_EQ(cut, "vectorize […]");
 }
 
+// A table cell or a progress line ends with "…" at a word's end, never "Profiler: far fro".
+TEST(Shorten, TakesTheMarkerOfItsReader) {
+  EXPECT_EQ(shorten("Profiler: far from the roofline", 17, "…"), "Profiler: far…");
+  EXPECT_EQ(shorten("use OpenMP and vectorize the inner loop", 30, "…"),
+            "use OpenMP and vectorize the…");
+}
+
 TEST(Shorten, OneLongWordStopsAtACharacterBoundary) {
   std::string t = "ééééééééé";  // two bytes each
   std::string cut = shorten(t, 5);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "kforge/core/shorten.h"
 #include "kforge/eval/python_kernel.h"
 
 namespace kforge::modes {
@@ -25,9 +26,9 @@ std::string describe(const std::string& peer) {
 
 // What a row's speedup cell says: a figure only when both sides were correct, timed and quiet.
 std::string speedup_cell(const eval::Evaluation& e) {
-  if (e.partner_failed) return "peer error: " + e.reason.substr(0, 120);
+  if (e.partner_failed) return "peer error: " + core::shorten(e.reason, 120, "…");
   if (!e.correct())
-    return fmt::format("{}: {}", eval::verdict_name(e.verdict), e.reason.substr(0, 120));
+    return fmt::format("{}: {}", eval::verdict_name(e.verdict), core::shorten(e.reason, 120, "…"));
   if (!e.speedup) return "not timed";
   if (e.machine_busy)
     return fmt::format("no result (busy: read {:.2f}x; {})", e.speedup->median, e.busy_reason);
