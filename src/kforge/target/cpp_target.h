@@ -25,6 +25,11 @@ class CppTarget : public Target {
                             const std::string& source, const std::string& file_name,
                             const eval::EvalOptions& options) const override;
   AgentMaterial agent_material() const override;
+  // The host's own kernels: its roofline, its baseline timed alone, every peer and partner.
+  bool roofline_applies() const override { return true; }
+  bool baseline_timed_alone() const override { return true; }
+  bool peers_apply() const override { return true; }
+  bool accepts_partner(std::string_view) const override { return true; }
 };
 
 // The host compiler every target's task context uses (references, generators, cpu kernels).

@@ -157,6 +157,18 @@ eval::Evaluation CudaTarget::evaluate(const eval::TaskContext& host, toolchain::
   return eval::evaluate_gpu(host, setup, source, file_name, options);
 }
 
+std::string CudaTarget::arch(const toolchain::Compiler& compiler) const {
+  auto* nvcc = dynamic_cast<const toolchain::CudaCompiler*>(&compiler);
+  return nvcc ? nvcc->arch() : cuda_arch("");
+}
+
+Result<eval::GpuProfile> CudaTarget::measure_device(const toolchain::Compiler& compiler) const {
+  auto* nvcc = dynamic_cast<const toolchain::CudaCompiler*>(&compiler);
+  return eval::gpu_profile(
+      {.cache_dir = core::user_cache_dir(),
+       .cuda_home = nvcc ? nvcc->cuda_home() : toolchain::CudaCompilerOptions{}.cuda_home});
+}
+
 AgentMaterial CudaTarget::agent_material() const {
   const auto root = core::source_dir();
   return {"CUDA C++ (nvcc 13, sm_90 by default: Hopper)",

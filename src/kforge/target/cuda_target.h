@@ -25,6 +25,8 @@ class CudaTarget : public Target {
                             const std::string& source, const std::string& file_name,
                             const eval::EvalOptions& options) const override;
   AgentMaterial agent_material() const override;
+  std::string arch(const toolchain::Compiler& compiler) const override;
+  Result<eval::GpuProfile> measure_device(const toolchain::Compiler& compiler) const override;
 };
 
 // The torch folder of the project's Python environment when its wheel has CUDA; else empty.

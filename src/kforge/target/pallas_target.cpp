@@ -10,9 +10,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "kforge/core/dtype_tolerance.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/python_env.h"
 #include "kforge/core/task_python.h"
+#include "kforge/eval/machine_lock.h"
 #include "kforge/eval/python_kernel.h"
 #include "kforge/toolchain/pallas_compiler.h"
 
@@ -109,6 +111,42 @@ eval::Evaluation PallasTarget::evaluate(const eval::TaskContext& host,
     return e;
   }
   return eval::evaluate(host, source, file_name, o);
+}
+
+std::string PallasTarget::build_failure(const eval::TaskContext& host,
+                                        toolchain::Compiler& compiler, const std::string& source,
+                                        const std::string& file_name,
+                                        const eval::EvalOptions& options) const {
+  toolchain::CompileRequest req{
+      toolchain::Role::candidate,
+      source,
+      file_name,
+      core::task_python_module(core::at_dtype(host.task(), options.dtype), options.dtype),
+      {}};
+  auto shared = options.machine_lock ? options.machine_lock->share() : eval::MachineLock::Shared();
+  return compile_failure(compiler.compile(req));
+}
+
+bool PallasTarget::accepts_partner(std::string_view partner) const {
+  return Target::accepts_partner(partner) || partner == "xla" || partner == "reference";
+}
+
+std::string PallasTarget::baseline_name(const eval::EvalOptions& options) const {
+  return eval::peer_description(options.peer.empty() ? "xla" : options.peer);
+}
+
+// The backend, stated before any number: on a CPU the kernels run in Pallas's interpreter and
+// their times and speedups are no performance figures.
+std::string PallasTarget::run_header(const std::string& dtype) const {
+  auto py = core::probe_python_env();
+  const std::string platform = eval::jax_platform();
+  return fmt::format("; target pallas, JAX {} on backend {} ({}), dtype {}{}",
+                     py.jax_version.empty() ? "missing" : py.jax_version, platform,
+                     eval::timing_basis_for(platform), dtype,
+                     platform == "cpu"
+                         ? ": kernels run in interpret mode, so times and speedups are not "
+                           "performance figures; the verdicts are what this run decides"
+                         : "");
 }
 
 AgentMaterial PallasTarget::agent_material() const {

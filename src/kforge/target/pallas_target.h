@@ -29,6 +29,19 @@ class PallasTarget : public Target {
                             const std::string& source, const std::string& file_name,
                             const eval::EvalOptions& options) const override;
   AgentMaterial agent_material() const override;
+  // A Python file: checked against the dtype's kforge_task.py, with nothing to link.
+  std::string build_failure(const eval::TaskContext& host, toolchain::Compiler& compiler,
+                            const std::string& source, const std::string& file_name,
+                            const eval::EvalOptions& options) const override;
+  // XLA (its baseline) pairs its kernels, or the C++ reference; it computes in f32 or bf16.
+  bool accepts_partner(std::string_view partner) const override;
+  bool accepts_dtype(std::string_view) const override { return true; }
+  std::string baseline_name(const eval::EvalOptions& options) const override;
+  std::string untunable_reason() const override {
+    return "the tuner sets -D tunables of C-ABI kernels, and a pallas kernel is a Python file";
+  }
+  bool baseline_is_kernel() const override { return false; }  // workload.py is XLA's
+  std::string run_header(const std::string& dtype) const override;
 };
 
 // What eval::evaluate needs to judge a Pallas kernel: its compiler (the Python checker), the

@@ -7,7 +7,11 @@
 //   - the task's own trusted sources for it (expert, baseline),
 //   - the judge that checks and times it (compile → link check → run → check → time), and
 //     whether this machine can run it at all,
-//   - the agents' material: prompt folder, playbook folder, search strategies.
+//   - the agents' material: prompt folder, playbook folder, search strategies,
+//   - and what the modes and commands would otherwise ask its name: whether the host's roofline
+//     bounds its kernels, what its baseline is called, whether its times are performance, whether
+//     its kernels can be tuned, which partners and peers pair them.
+// bound_target.h binds one to a command's compiler, dtype and device: the door modes enter by.
 
 #include <filesystem>
 #include <memory>
@@ -15,10 +19,12 @@
 #include <string_view>
 #include <vector>
 
+#include "kforge/core/result.h"
 #include "kforge/core/task_header.h"
 #include "kforge/core/task_resolve.h"
 #include "kforge/core/task_spec.h"
 #include "kforge/eval/evaluate.h"
+#include "kforge/eval/gpu_profile.h"
 #include "kforge/eval/task_context.h"
 #include "kforge/toolchain/compiler.h"
 #include "kforge/toolchain/link_check.h"
@@ -93,12 +99,69 @@ class Target {
                                     const std::string& source, const std::string& file_name,
                                     const eval::EvalOptions& options) const = 0;
 
+  // Why `source` does not build: the compiler's errors, or the link check's refusal; "" when it
+  // builds. The default compiles against task_header() and checks the link against link_policy().
+  virtual std::string build_failure(const eval::TaskContext& host, toolchain::Compiler& compiler,
+                                    const std::string& source, const std::string& file_name,
+                                    const eval::EvalOptions& options) const;
+
   virtual AgentMaterial agent_material() const = 0;
+  // The architecture `compiler` builds kernels for ("sm_90"); "" for the host CPU's.
+  virtual std::string arch(const toolchain::Compiler&) const { return {}; }
+  // The device kernels run on and its measured peaks (a GPU target's); an error saying why there
+  // is none, for a target whose kernels run on the host.
+  virtual Result<eval::GpuProfile> measure_device(const toolchain::Compiler& compiler) const;
+
+  // --- What the modes and commands ask instead of the target's name ---
+  // The host CPU's roofline bounds this target's kernels: a percentage of it is quoted.
+  virtual bool roofline_applies() const { return false; }
+  // The baseline can be timed alone before any kernel exists (cpp: baseline.cpp under
+  // kforge-run's protocol); another target's is timed beside each kernel by its judge.
+  virtual bool baseline_timed_alone() const { return false; }
+  // The peers (torch, torch.compile, XLA under kforge-run's protocol) pair this target's kernels:
+  // --report-peers, bench --peers, and --beat fastest reading bench --peers' table.
+  virtual bool peers_apply() const { return false; }
+  // Whether --partner `partner` may pair this target's kernels (the task's baseline always may).
+  virtual bool accepts_partner(std::string_view partner) const {
+    return partner == "baseline" || partner == "libtorch";
+  }
+  // Whether its kernels may compute in --dtype `dtype` (a known dtype name).
+  virtual bool accepts_dtype(std::string_view dtype) const { return dtype == "f32"; }
+  // What the agents, reports and tables call the partner `options` pair kernels with.
+  virtual std::string baseline_name(const eval::EvalOptions& options) const;
+  // Whether an evaluation's times are the kernel's performance (not interpret-mode ones, where the
+  // best is the first correct kernel and no speedup is quoted).
+  virtual bool times_are_performance(const eval::Evaluation& e) const {
+    return e.timing_is_performance();
+  }
+  // "" when the tuner can rebuild its kernels with -D values of their tunables; else why not.
+  virtual std::string untunable_reason() const { return {}; }
+  // Whether the task's baseline file is a kernel of this target (bench --impl baseline times it).
+  virtual bool baseline_is_kernel() const { return true; }
+  // What a bench run's header line adds for this target ("" for most).
+  virtual std::string run_header(const std::string& /*dtype*/) const { return {}; }
+
+ protected:
+  // "the kernel does not compile:" and the first diagnostics (or the log); "" when it compiled.
+  static std::string compile_failure(const toolchain::CompileResult& result);
 };
 
 // The targets kforge knows, by name; nullptr for an unknown name.
 const Target* find_target(std::string_view name);
 std::vector<std::string> target_names();
 const Target& default_target();  // cpp
+
+// A target added while this object lives (a test's own; kforge's are the rows of targets.cpp):
+// find_target and target_names know it like the others.
+class TargetRegistration {
+ public:
+  explicit TargetRegistration(const Target& target);
+  ~TargetRegistration();
+  TargetRegistration(const TargetRegistration&) = delete;
+  TargetRegistration& operator=(const TargetRegistration&) = delete;
+
+ private:
+  const Target* target_;
+};
 
 }  // namespace kforge::target
