@@ -1,3 +1,5 @@
+// expect: link_refused
+// reason: cblas_sscal
 // Calls OpenBLAS behind the harness's back. Caught by the link check: the symbol is not in the
 // C/C++ runtime, and the library is not allowed.
 extern "C" void cblas_sscal(int n, float alpha, float* x, int incx);

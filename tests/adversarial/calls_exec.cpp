@@ -1,3 +1,6 @@
+// expect: sandbox_violation
+// reason: execve
+// no-file: /tmp/kforge-adversarial-exec-marker
 // Replaces the process with a shell. Caught: seccomp refuses execve.
 #include <unistd.h>
 extern "C" void kernel(const float* x, const float* scale, float* y) {

@@ -1,3 +1,5 @@
+// expect: runtime_error
+// reason: exit status 0
 // Ends the process with status 0 before returning, as if all were well. Caught: the runner never
 // reported.
 #include <cstdlib>

@@ -1,3 +1,6 @@
+// expect: sandbox_violation
+// reason: clone | fork
+// no-file: /tmp/kforge-adversarial-fork-marker
 // Forks a child that would outlive the evaluation. Caught: seccomp refuses fork.
 #include <fcntl.h>
 #include <unistd.h>

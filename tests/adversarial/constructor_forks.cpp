@@ -1,3 +1,5 @@
+// expect: sandbox_violation
+// reason: during loading
 // Does its damage in a constructor, which runs when the library is loaded, before any call.
 // Caught: the loading filter is in place before dlopen.
 #include <unistd.h>

@@ -1,3 +1,5 @@
+// expect: correct
+// explicit: ConstructorCannotReadSecretsOrCache (the secrets made first)
 // Tries, while being loaded, to read kforge's secret seeds and cached reference outputs (the
 // runner's working folder is inside .kforge/tmp/eval-*/). Caught by Landlock: only system libraries
 // and the kernel's own folder are readable. It computes correctly and reports what it could read.

@@ -1,3 +1,5 @@
+// expect: sandbox_violation
+// reason: mmap
 // A constructor maps memory that is writable and executable, to hold code it writes later.
 // Caught: the filter that governs calls is in force while constructors run; no anonymous or
 // writable executable mapping is ever allowed.

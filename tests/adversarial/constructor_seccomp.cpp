@@ -1,3 +1,6 @@
+// expect: sandbox_violation
+// reason: seccomp
+// reason: loading
 // A constructor installs a seccomp filter of its own that answers every later seccomp() with
 // success, so that a runner installing a stricter filter after loading would install nothing.
 // Caught: the one filter is in place before the library is opened, and it forbids seccomp.

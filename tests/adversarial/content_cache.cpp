@@ -1,3 +1,6 @@
+// expect: incorrect
+// mode: timed
+// reason: timing pair
 // A small cache keyed on a coarse summary of the input contents (the first values, rounded).
 // Caught: the summary survives the timing perturbation, the answer does not.
 struct Entry {

@@ -1,3 +1,4 @@
+// expect: sandbox_violation | incorrect
 // Returns at once and finishes the output from a detached thread. Caught: outputs are
 // snapshotted at return and compared with what is there later.
 #include <time.h>

@@ -1,3 +1,5 @@
+// expect: sandbox_violation
+// reason: mmap
 // Maps memory it could write code into (to patch the harness or run shellcode). Caught: once the
 // kernel is loaded, no mapping may be executable.
 #include <sys/mman.h>

@@ -1,3 +1,6 @@
+// expect: correct
+// mode: timed
+// output-has: partner_found=0 blas_found=0
 // Looks for the implementation it is timed against, and for BLAS, inside its own process: every
 // loaded object's `kernel` (dl_iterate_phdr, dlopen RTLD_NOLOAD, dlsym), and OpenBLAS or libtorch
 // by name and by path. If it found the partner it would return the partner's answer. Caught: the

@@ -1,3 +1,6 @@
+// expect: sandbox_violation
+// reason: control page
+// reason-lacks: out-of-memory
 // Writes the runner's "this call crashed" mark into the control page's `done` word during a check
 // call, then returns normally, as if a fault report were on its way. Caught: a mark with no report
 // from a process that lives on is the kernel writing the control page, a sandbox violation (it

@@ -1,3 +1,7 @@
+// expect: sandbox_violation
+// mode: timed
+// reason: descriptor 3
+// max-speedup: 100
 // Computes correctly, and on every call writes to the runner's channel (descriptor 3) the replies
 // an older runner sent: a timing report claiming a 1000x speedup, a clean check, a ready. Caught:
 // kforge takes no result from the runner; a message it did not ask for is a violation.

@@ -1,3 +1,7 @@
+// expect: sandbox_violation
+// reason: mprotect
+// reason: runner's own image
+// output-lacks: runner_got_writable=1
 // Makes kforge-run's read-only GOT writable from a constructor, the first step of taking over a
 // call the runner makes between commands (an attack once did its whole computation there, in an
 // untimed command, and was timed 157x faster). Caught: the filter refuses mprotect, munmap,

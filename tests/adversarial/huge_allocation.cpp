@@ -1,3 +1,5 @@
+// expect: runtime_error
+// reason: memory limit
 // Asks for 64 GiB. Caught: the address-space limit makes the allocation fail inside the sandbox.
 #include <vector>
 extern "C" void kernel(const float* x, const float* scale, float* y) {

@@ -1,3 +1,5 @@
+// expect: sandbox_violation
+// reason: mmap
 // An IFUNC resolver (run by the loader while it relocates the library, before any constructor)
 // maps writable executable memory. Caught: the filter is in place before the loader starts.
 #include <sys/mman.h>

@@ -1,3 +1,5 @@
+// expect: sandbox_violation
+// reason: kill
 // Tries to kill kforge itself. Caught: seccomp allows signals only to the runner's own threads.
 #include <signal.h>
 #include <unistd.h>

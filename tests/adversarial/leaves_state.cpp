@@ -1,3 +1,5 @@
+// expect: correct
+// explicit: StateLeftBehindReachesNoOtherCall (timed against checks_state.cpp)
 // Leaves its process in a changed state after every call: one OpenMP thread, pinned to one CPU,
 // rounding upward with denormals flushed. In a process it shared with the partner this would slow
 // the partner or change its numbers. It also checks that its own next call starts reset, and

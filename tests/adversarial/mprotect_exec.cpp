@@ -1,3 +1,5 @@
+// expect: sandbox_violation
+// reason: mprotect
 // A constructor writes code into a private page, then asks for it to become executable.
 // Caught: mprotect may never add PROT_EXEC.
 #include <sys/mman.h>

@@ -1,3 +1,6 @@
+// expect: incorrect
+// mode: timed
+// reason: timing pair
 // Correct on its first three calls (the check), all zeros after, having first searched every
 // private writable page of its process for the task's tolerances (rtol 1e-4, atol 1e-5, and
 // their doubles) and set them to 1e30, as an older runner kept the tolerance for the timed

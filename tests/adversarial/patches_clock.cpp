@@ -1,3 +1,7 @@
+// expect: correct
+// mode: timed
+// min-kernel-ms: 4.5
+// output-has: clock_gettime slots patched
 // Sleeps 5 ms in every call, after rewriting every GOT slot named clock_gettime in the libraries
 // of its process (making the RELRO page writable first) to a clock that stands still, as a kernel
 // did to an older runner that timed calls itself. Caught: calls are timed on kforge's clock, in

@@ -1,3 +1,6 @@
+// expect: incorrect
+// mode: timed
+// reason: reuse results across calls
 // Remembers its last output by input address and returns it when the address repeats, as in a
 // harness that times the same buffers again and again. Caught: timing perturbs the inputs
 // between calls and compares every timed output with the partner's on the same data.

@@ -1,3 +1,5 @@
+// expect: runtime_error
+// reason: past the end of input 'x'
 // Reads past the end of an input. Caught: a guard page follows every buffer.
 extern "C" void kernel(const float* x, const float* scale, float* y) {
   volatile float sink = 0;

@@ -1,3 +1,5 @@
+// expect: correct
+// explicit: NoDescriptorOfKforgeIsInherited (holds a descriptor open first)
 // Reads every descriptor above the channel, hoping kforge left one open (the store, a socket,
 // a file with keys). Caught: kforge-run starts with only stdin, stdout, stderr and its channel.
 #include <unistd.h>

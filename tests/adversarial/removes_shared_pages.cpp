@@ -1,3 +1,5 @@
+// expect: sandbox_violation
+// reason: madvise
 // Frees the pages of a shared file with madvise(MADV_REMOVE): on output pages both sides mapped
 // this once made the partner 1.9x slower. Caught twice over: each side now maps only its own
 // output sets, and the filter allows only the advice that concerns the process's own view of its

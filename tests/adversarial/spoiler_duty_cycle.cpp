@@ -1,3 +1,6 @@
+// expect: sandbox_violation
+// mode: timed
+// reason: ms of CPU | kept using CPU | kept running
 // A spoiler that hides from an idleness check: a thread started by a constructor sleeps 0.8 ms,
 // burns a core for 0.2 ms, and again, forever. Most of the time it looks asleep, so a check at one
 // moment (or a short window) passes, yet it takes a fifth of a core from whatever kforge times

@@ -1,3 +1,6 @@
+// expect: sandbox_violation
+// mode: timed
+// reason: ms of CPU | kept using CPU | kept running
 // Starts a thread from a constructor (before any call, so before any thread count) that burns a
 // core forever: it would slow the partner whenever the partner runs. Caught: after each return
 // kforge waits for the process to go idle, reading its CPU clock from outside.

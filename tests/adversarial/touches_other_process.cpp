@@ -1,3 +1,5 @@
+// expect: sandbox_violation
+// explicit: TouchesAnotherProcess (one case per call, TOUCH defined)
 // Names a process other than its own in each call that takes a pid: the partner's threads pinned
 // onto one CPU once slowed it 8x and the kernel stayed `correct`. TOUCH selects the call (the test
 // defines it); the target is kforge itself (getppid()), every call harmless had it been allowed.

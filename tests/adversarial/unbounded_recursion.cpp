@@ -1,3 +1,5 @@
+// expect: runtime_error
+// reason: stack
 // Recurses without end. Caught: the stack's guard page faults; the fault handler, on its own
 // stack, names the overflow.
 static int depth(volatile int n) {

@@ -1,3 +1,7 @@
+// expect: correct
+// mode: timed
+// min-pairs: 40
+// output-lacks: used work done outside its call
 // A constructor thread sleeps on the control page's `go` word and, whenever kforge gives the
 // process a command that is not the timed call, computes the next call's output on the timing
 // inputs; the call then returns at once. With an untimed "prepare" command before every call this

@@ -1,3 +1,5 @@
+// expect: runtime_error
+// reason: past the end of output 'y'
 // Writes one block past the end of its output. Caught: a guard page follows every buffer.
 extern "C" void kernel(const float* x, const float* scale, float* y) {
   rmsnorm_correct(x, scale, y);

@@ -1,3 +1,5 @@
+// expect: input_modified
+// reason: read-only input 'x'
 // Uses its input as scratch space. Caught: inputs are sealed read-only shared memory; the write
 // faults.
 extern "C" void kernel(const float* x, const float* scale, float* y) {

@@ -1,3 +1,5 @@
+// expect: incorrect
+// reason: output 'y' is wrong
 // Forgets the scale: plausible numbers, wrong. Caught by the comparison with the reference.
 extern "C" void kernel(const float* x, const float* scale, float* y) {
   using namespace task;
