@@ -255,8 +255,9 @@ getattr(_s, 'sock' + 'et')(_s.AF_INET, _s.SOCK_STREAM).close()
 // its parent: reading its CPUs, signalling it with signal 0, reading its limits) is refused, as
 // is MADV_REMOVE on pages it maps.
 TEST_F(PallasTest, AnotherProcessIsOutOfReach) {
-  const std::string os = "import typing\n_os = getattr(getattr(typing, 's' + 'ys'), "
-                         "'mod' + 'ules')['o' + 's']\n";
+  const std::string os =
+      "import typing\n_os = getattr(getattr(typing, 's' + 'ys'), "
+      "'mod' + 'ules')['o' + 's']\n";
   for (const std::string call : {"getattr(_os, 'sched_get' + 'affinity')(_os.getppid())\n",
                                  "getattr(_os, 'ki' + 'll')(_os.getppid(), 0)\n",
                                  "getattr(_os, 'sched_set' + 'affinity')(_os.getppid(), {0})\n"}) {
@@ -265,7 +266,8 @@ TEST_F(PallasTest, AnotherProcessIsOutOfReach) {
     EXPECT_TRUE(has(e, "Operation not permitted")) << call << e.reason;
   }
   auto own = run(kernel_with(os + "getattr(_os, 'sched_get' + 'affinity')(0)\n", "    pass"));
-  EXPECT_NE(own.verdict, Verdict::runtime_error) << "its own process stays in reach: " << own.reason;
+  EXPECT_NE(own.verdict, Verdict::runtime_error)
+      << "its own process stays in reach: " << own.reason;
 }
 
 // RLIMIT_FSIZE 0 once the walls close, whatever a peer may write (PeersTest.PeerMayWrite...): a
