@@ -323,6 +323,21 @@ std::string describe_standing(const LoopState& s) {
   return out;
 }
 
+std::string describe_best_figures(const LoopState& s, const std::string& source) {
+  std::string out = partner_standing(s) + other_partners(s);
+  if (!s.best) return out + "No correct kernel before this one.\n";
+  const BestKernel& b = *s.best;
+  if (b.source == source)
+    return out + fmt::format("This kernel is the best so far (iteration {}).\n", b.iteration);
+  const auto caveat = roofline_caveat(fewer_operations(s, best_strategy(s) + "\n" + b.source));
+  out += fmt::format(
+      "The best kernel so far (iteration {}), which this one must beat side by "
+      "side:\n{}",
+      b.iteration, describe_evaluation(b.evaluation, s.baseline_name, caveat));
+  if (b.diagnosis) out += "Profiler's diagnosis of it: " + diagnosis_text(*b.diagnosis) + "\n";
+  return out;
+}
+
 std::string describe_history(const LoopState& s) {
   if (s.history.empty() && s.events.empty()) return "None yet: this is the first attempt.\n";
   std::string out;

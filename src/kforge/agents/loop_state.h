@@ -110,6 +110,9 @@ std::string describe_budget(const LoopState& s);  // iterations and patience lef
 std::string describe_standing(const LoopState& s);
 std::string describe_history(
     const LoopState& s);  // every earlier attempt, the best one by reference
+// For the profiler, which sees the kernel of `source` in full: the partner, and the best kernel's
+// figures (not its source, hot lines or tuning), or that this kernel is the best.
+std::string describe_best_figures(const LoopState& s, const std::string& source);
 // Verdict, times, speedup against `partner` (the loop's partner by name) and its interval,
 // roofline (with `roofline_caveat` when the kernel does fewer operations than the cost model),
 // load.

@@ -329,14 +329,33 @@ TEST_F(RequestsTest, ACheaperAlgorithmsRooflineIsFlagged) {
   EXPECT_EQ(count(planner, "12.0% of the roofline (it uses a Winograd convolution, which " + flag),
             1u);  // the best kernel, named by its source
   EXPECT_EQ(count(planner, "7% of the roofline (it uses a Winograd convolution, which " + flag),
-            1u);  // iteration 1, named by its plan
-  EXPECT_EQ(count(request("profiler"), flag), 1u);
+            1u);                                    // iteration 1, named by its plan
+  EXPECT_EQ(count(request("profiler"), flag), 2u);  // its measurements, iteration 1
 }
 
 TEST_F(RequestsTest, ADirectKernelsRooflineIsNotFlagged) {
   ask_every_role();
   EXPECT_EQ(count(request("planner"), "fewer operations"), 0u);
   EXPECT_EQ(count(request("profiler"), "fewer operations than the cost model counts"), 0u);
+}
+
+// The profiler, asked about a new kernel before the side-by-side decision, sees what it must beat:
+// the best kernel's figures (not its source again) and every earlier attempt with its paired
+// result.
+TEST_F(RequestsTest, TheProfilerSeesTheBestKernelsFiguresAndTheHistory) {
+  eval::Evaluation e = timed_evaluation();
+  e.candidate = eval::TimingStats{40, 0.47, 0.45, 0.6, 0.44};
+  e.speedup = eval::SpeedupStats{1.97, 1.8, 2.1, 1.93, 2.01};
+  ASSERT_TRUE(diagnose(env_, state_, kTunable, e, ""));
+  std::string r = request("profiler");
+  EXPECT_EQ(
+      count(r, "The best kernel so far (iteration 2), which this one must beat side by side:"), 1u);
+  EXPECT_EQ(count(r, "1.85x against PyTorch eager, libtorch; 95% interval 1.80–1.90x"), 1u);
+  EXPECT_EQ(count(r, "1.97x against PyTorch eager, libtorch"), 1u);
+  EXPECT_EQ(count(r, "Profiler's diagnosis of it: BEST-DIAGNOSIS"), 1u);
+  EXPECT_EQ(count(r, "Side by side with the best of the time: faster than 1.156x iteration 1"), 1u);
+  EXPECT_EQ(count(r, "Partner to beat: PyTorch eager, libtorch, 0.925 ms"), 1u);
+  EXPECT_EQ(count(r, tuned_), 0u);  // the best kernel's source is not sent again
 }
 
 TEST_F(RequestsTest, DebuggerIsToldItsFixBudget) {
