@@ -230,6 +230,13 @@ async function showRun(id, nodeWanted) {
       graph.dataset.updates = String(++updates);
     }, 150);
   });
+  // The run ended: the server closes the stream (EventSource would reconnect, so close it here)
+  // and the page reads the final state once more.
+  events.addEventListener("end", async () => {
+    events.close();
+    await Promise.all([load(), drawGraph()]);
+    graph.dataset.ended = "1";
+  });
   cleanup.push(() => events.close(), () => pending && clearTimeout(pending));
 }
 

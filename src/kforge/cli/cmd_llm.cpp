@@ -46,6 +46,8 @@ int run_ping(const PingOptions& o) {
   so.command = o.model.empty() ? "kforge llm ping" : "kforge llm ping --model " + o.model;
   so.model = o.model;
   so.cancel = llm::install_interrupt_handler();
+  // Its call is counted by `kforge llm usage`; it is no run, so no session folder is left.
+  so.transcript = false;
 
   auto fail = [&](const llm::LlmError& e, const std::string& model, double ms) {
     if (o.json) {

@@ -144,7 +144,8 @@ struct LlmSession::Impl {
       e.reply.latency_ms = failed_ms;
     }
     if (error) e.error = LlmError{error->kind, error->message};
-    if (auto s = transcript->append(e); !s) warn(s.error());
+    if (transcript)
+      if (auto s = transcript->append(e); !s) warn(s.error());
 
     store::LlmCallRecord row;
     row.session_id = id;
@@ -199,9 +200,11 @@ LlmResultOf<std::unique_ptr<LlmSession>> LlmSession::open(LlmConfig config,
     auto last = store::last_llm_call(*s.db, s.id);
     if (!last) return LlmError{ErrorKind::config, last.error().message};
     s.next_call = *last;
-    auto transcript = TranscriptWriter::open(llm::transcript_path(state, s.id));
-    if (!transcript) return LlmError{ErrorKind::config, transcript.error().message};
-    s.transcript = std::move(*transcript);
+    if (s.options.transcript) {
+      auto transcript = TranscriptWriter::open(llm::transcript_path(state, s.id));
+      if (!transcript) return LlmError{ErrorKind::config, transcript.error().message};
+      s.transcript = std::move(*transcript);
+    }
   }
   return std::unique_ptr<LlmSession>(new LlmSession(std::move(impl)));
 }

@@ -33,8 +33,12 @@ struct SessionOptions {
   std::string command;  // what started the session, kept in the store
   std::string model;    // --model PROVIDER:MODEL: every role uses it
   BudgetLimits budget;  // --max-usd, --max-tokens
-  std::filesystem::path state_dir;            // empty: core::state_dir()
-  bool record = true;                         // false: no transcript, no store, no cache
+  std::filesystem::path state_dir;  // empty: core::state_dir()
+  bool record = true;               // false: no transcript, no store, no cache
+  // false: calls go to the store (`kforge llm usage` counts them) but no sessions/<id>/ folder is
+  // made: for a call that belongs to no run (`kforge llm ping`), which `kforge sessions` would
+  // not list.
+  bool transcript = true;
   const std::atomic<bool>* cancel = nullptr;  // install_interrupt_handler()'s flag, or a test's
 
   // Seams for tests; empty means the real thing. Timeouts and retries come from the config.

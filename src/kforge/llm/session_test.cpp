@@ -364,6 +364,23 @@ TEST(Session, ResumedSessionContinuesNumbering) {
   EXPECT_EQ(t[2]["call"], 3);
 }
 
+// A call of no run (kforge llm ping): in the store, so `kforge llm usage` counts it, but no
+// sessions/<id>/ folder, which `kforge sessions` (runs only) would never list.
+TEST(Session, WithoutATranscriptOnlyTheStoreRecords) {
+  Harness h;
+  auto s = h.open(config_with({{"default", "openai:gpt-4o"}}),
+                  {.command = "kforge llm ping", .transcript = false});
+  ASSERT_TRUE(s->complete(ask("ping", "pong?")));
+  EXPECT_TRUE(s->transcript_path().empty());
+  EXPECT_FALSE(std::filesystem::exists(h.dir.path() / "sessions"));
+  auto db = store::open_store(store::store_path(h.dir.path()));
+  ASSERT_TRUE(db);
+  auto usage = store::llm_usage(**db, s->id());
+  ASSERT_TRUE(usage);
+  ASSERT_EQ(usage->size(), 1u);
+  EXPECT_EQ((*usage)[0].calls, 1);
+}
+
 TEST(Session, NotRecordingWritesNothing) {
   Harness h;
   auto s = h.open(config_with({{"default", "openai:gpt-4o"}}), {.record = false});

@@ -72,6 +72,22 @@ TEST_F(CliErrors, MissingApiKeyIsRefusedBeforeAnyWork) {
       << "a ping that sent nothing left a session folder";
 }
 
+// A ping that reached the model is counted by `kforge llm usage` but is no run: it leaves no
+// session folder that `kforge sessions` would not list.
+TEST_F(CliErrors, APingLeavesNoSessionFolder) {
+  script({{"ping", {"pong"}}});
+  auto ping = run({"llm", "ping", "--model", model(), "--json"});
+  ASSERT_EQ(ping.exit_code, 0) << ping.out << ping.err;
+  auto j = nlohmann::json::parse(ping.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << ping.out;
+  EXPECT_EQ(j["reply"], "pong");
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "state" / "sessions"))
+      << "a ping left a session folder";
+  auto usage = run({"llm", "usage", j["session"].get<std::string>(), "--json"});
+  ASSERT_TRUE(usage.success()) << usage.err;
+  EXPECT_THAT(usage.out, HasSubstr("\"ping\""));
+}
+
 // A task whose own baseline fails its check is the suite's fault, not the command's: an internal
 // error (exit 70) that says so, never a usage error (exit 2) that sends the user to fix a command
 // line that was right.

@@ -108,6 +108,13 @@ Result<nlohmann::json> run_view(store::Database& db, const std::string& run_id,
   return j;
 }
 
+std::string ended_state(store::Database& db, const std::string& run_id) {
+  auto run = store::find_run(db, run_id);
+  if (!run || !*run) return "";
+  const auto state = store::effective_state(**run);
+  return state == store::RunState::running ? "" : std::string(store::run_state_name(state));
+}
+
 Result<std::string> run_fingerprint(store::Database& db, const std::string& run_id) {
   auto st = db.prepare(
       "SELECT (SELECT COALESCE(updated_at, '') || state FROM runs WHERE id = ?1), "

@@ -20,4 +20,8 @@ Result<nlohmann::json> run_view(store::Database& db, const std::string& run_id,
 // (the live graph's server-sent events poll it).
 Result<std::string> run_fingerprint(store::Database& db, const std::string& run_id);
 
+// The state a run ended in ("finished", "stopped", "interrupted", "failed"; a run marked running
+// whose process is gone counts as interrupted); "" while it runs or before its row exists.
+std::string ended_state(store::Database& db, const std::string& run_id);
+
 }  // namespace kforge::web

@@ -4,6 +4,7 @@
 // the token on every request, and Ctrl-C stops it cleanly (exit 130).
 #include <gmock/gmock.h>
 
+#include "kforge/store/process_owner.h"
 #include "kforge/web/web_test_util.h"
 
 namespace kforge::web {
@@ -132,6 +133,36 @@ TEST_F(ServeTest, AHitlSessionOpenInATerminalIsNotResumedInThePage) {
   auto [status, body] = post("/api/hitl", {{"resume", id}});
   EXPECT_EQ(status, 422) << body;
   EXPECT_THAT(body, HasSubstr("open in another kforge process"));
+}
+
+// A finished run's event stream says "end" after its state and closes (a screenshot or `curl -N`
+// of its page is not kept waiting); a running run's stays open.
+TEST_F(ServeTest, TheEventStreamOfAnEndedRunCloses) {
+  {
+    auto db = store::open_store(store::store_path(dir_ / "state"));
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    for (const auto* id : {"20260101-000000-done", "20260101-000100-live"})
+      ASSERT_TRUE(store::insert_session(**db, {id, "2026-01-01T00:00:00Z", "test", "/"}).ok());
+    store::RunRecord done{"20260101-000000-done", "auto", "12p_rmsnorm", "ci",
+                          store::RunState::finished};
+    store::RunRecord live{"20260101-000100-live", "search", "8p_gemm", "ci",
+                          store::RunState::running};
+    live.owner = store::current_process_owner();  // this test process: alive
+    ASSERT_TRUE(store::insert_run(**db, done).ok());
+    ASSERT_TRUE(store::insert_run(**db, live).ok());
+  }
+  ASSERT_FALSE(start_serve().empty()) << serve_->output();
+  const auto start = std::chrono::steady_clock::now();
+  auto ended = curl("/api/runs/20260101-000000-done/events", {"-N"});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10))
+      << "the stream of a finished run stayed open";
+  EXPECT_EQ(ended.first, 200);
+  EXPECT_THAT(ended.second, HasSubstr("event: change"));
+  EXPECT_THAT(ended.second, HasSubstr("event: end\ndata: {\"state\":\"finished\"}"));
+  EXPECT_LT(ended.second.find("event: change"), ended.second.find("event: end"));
+  auto running = curl("/api/runs/20260101-000100-live/events", {"-N", "--max-time", "2"});
+  EXPECT_THAT(running.second, HasSubstr("event: change"));
+  EXPECT_THAT(running.second, ::testing::Not(HasSubstr("event: end")));
 }
 
 TEST_F(ServeTest, CtrlCStopsItCleanly) {

@@ -84,6 +84,7 @@ Result<std::unique_ptr<Server>> Server::create(ServerOptions options) {
 
 Server::Server(ServerOptions options)
     : options_(std::move(options)),
+      scratch_(options_.state_dir / "tmp"),
       http_(std::make_unique<httplib::Server>()),
       launcher_(std::make_unique<RunLauncher>(options_.binary, options_.state_dir)) {
   // Server-sent event streams hold a thread each: room for many pages at once.
@@ -201,7 +202,7 @@ void Server::routes() {
         [this, open_db](const httplib::Request& req, httplib::Response& res) {
           auto db = open_db(res);
           if (!db) return;
-          auto view = run_view(*db, req.matches[1], options_.state_dir / "tmp" / "serve");
+          auto view = run_view(*db, req.matches[1], scratch_.dir());
           if (!view) return send_error(res, 404, view.error().message);
           send_json(res, *view);
         });
@@ -219,7 +220,9 @@ void Server::routes() {
           res.set_content(*svg, "image/svg+xml");
         });
 
-  // Server-sent events: "change" whenever the run's rows change (a search growing).
+  // Server-sent events: "change" whenever the run's rows change (a search growing), then "end"
+  // once the run has ended, and the stream closes: a finished run's page (a screenshot, `curl -N`)
+  // is not kept waiting. The page closes its EventSource on "end", which would otherwise reconnect.
   h.Get(R"(/api/runs/([A-Za-z0-9_-]+)/events)", [this](const httplib::Request& req,
                                                        httplib::Response& res) {
     std::string id = req.matches[1];
@@ -237,7 +240,14 @@ void Server::routes() {
               std::string msg = "event: change\ndata: " + dump({{"fingerprint", now}}) + "\n\n";
               if (!sink.write(msg.data(), msg.size())) return false;
               idle = std::chrono::steady_clock::now();
-            } else if (std::chrono::steady_clock::now() - idle > kEventKeepAlive) {
+            }
+            // After the change that carries the final state: nothing more will come.
+            if (const std::string state = db ? ended_state(**db, id) : ""; !state.empty()) {
+              std::string msg = "event: end\ndata: " + dump({{"state", state}}) + "\n\n";
+              if (!sink.write(msg.data(), msg.size())) return false;
+              break;
+            }
+            if (std::chrono::steady_clock::now() - idle > kEventKeepAlive) {
               if (!sink.write(": keep-alive\n\n", 14)) return false;
               idle = std::chrono::steady_clock::now();
             }

@@ -15,6 +15,7 @@
 #include "kforge/core/result.h"
 #include "kforge/web/hitl_backend.h"
 #include "kforge/web/request_guard.h"
+#include "kforge/web/serve_scratch.h"
 
 namespace httplib {
 class Server;
@@ -56,6 +57,7 @@ class Server {
   std::shared_ptr<HitlHost> hitl(const std::string& id);
 
   ServerOptions options_;
+  ServeScratch scratch_;  // diff(1)'s files for the run page; gone with the server
   GuardConfig guard_;
   std::unique_ptr<httplib::Server> http_;
   std::atomic<bool> stopping_{false};
