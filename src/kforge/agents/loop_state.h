@@ -14,6 +14,7 @@
 #include "kforge/eval/gpu_profile.h"
 #include "kforge/eval/machine.h"
 #include "kforge/eval/task_context.h"
+#include "kforge/target/bound_target.h"
 #include "kforge/toolchain/compiler.h"
 
 namespace kforge::agents {
@@ -78,7 +79,15 @@ struct KernelDialect {
   std::string arch;                          // "sm_90": what kernels are compiled for
   const eval::GpuProfile* device = nullptr;  // null: no device found
   std::string device_missing;                // "no CUDA device: ..." when device is null
+  // The host CPU's roofline bounds the kernels and the baseline was timed alone (cpp); else the
+  // baseline is timed beside each kernel and no roofline is quoted.
+  bool roofline = true;
 };
+
+// What the agents are told of `target`'s kernels for the task in `host`: its kforge_task.h and
+// parameters, its code fence, the compiler that builds its kernels, and for a GPU target the
+// device (or why there is none).
+KernelDialect kernel_dialect(const target::BoundTarget& target, const eval::TaskContext& host);
 
 struct LoopState {
   const eval::TaskContext* task = nullptr;

@@ -9,8 +9,8 @@
 namespace kforge::agents {
 namespace {
 
-void compile_all(const eval::TaskContext& ctx, const std::string& source,
-                 const std::string& file_name, const eval::EvalOptions& base,
+void compile_all(const target::BoundTarget& target, const eval::TaskContext& ctx,
+                 const std::string& source, const eval::EvalOptions& base,
                  const std::vector<TuneConfig>& configs, int jobs) {
   std::atomic<std::size_t> next{0};
   std::vector<std::thread> workers;
@@ -19,21 +19,21 @@ void compile_all(const eval::TaskContext& ctx, const std::string& source,
       for (std::size_t i; (i = next++) < configs.size();) {
         auto shared = base.machine_lock ? base.machine_lock->share() : eval::MachineLock::Shared();
         // Only warms the artifact cache: a failure shows again, with its diagnostics, in the trial.
-        (void)ctx.compiler().compile(
-            {base.role, apply_config(source, configs[i]), file_name, ctx.header(), {}});
+        (void)target.compile(ctx, apply_config(source, configs[i]), base.role);
       }
     });
   for (auto& w : workers) w.join();
 }
 
 // One variant against the leader, side by side; a tie gets one more run with twice the budget.
-TuneTrial duel(const eval::TaskContext& ctx, const std::string& source, const TuneConfig& variant,
-               const TuneConfig& leader, eval::EvalOptions o, double budget_s) {
+TuneTrial duel(const target::BoundTarget& target, const eval::TaskContext& ctx,
+               const std::string& source, const TuneConfig& variant, const TuneConfig& leader,
+               eval::EvalOptions o, double budget_s) {
   TuneTrial t{variant, leader};
   for (double b : {budget_s, 2 * budget_s}) {
     o.time_budget_s = b;
-    auto d = eval::decide_paired(ctx, apply_config(source, variant), apply_config(source, leader),
-                                 describe(leader), o);
+    auto d = target.decide_paired(ctx, apply_config(source, variant), apply_config(source, leader),
+                                  describe(leader), o);
     ++t.rounds;
     t.verdict = d.evaluation ? d.evaluation->verdict : eval::Verdict::runtime_error;
     t.ratio = d.ratio;
@@ -84,13 +84,14 @@ std::string TuneResult::table() const {
   return s;
 }
 
-Result<TuneResult> tune(const eval::TaskContext& ctx, const std::string& source,
-                        const std::string& file_name, const eval::EvalOptions& base,
+Result<TuneResult> tune(const target::BoundTarget& target, const eval::TaskContext& ctx,
+                        const std::string& source, const eval::EvalOptions& base,
                         const TuneOptions& o,
                         const std::function<void(std::string_view)>& progress) {
   auto say = [&](const std::string& m) {
     if (progress) progress(m);
   };
+  if (auto why = target.target().untunable_reason(); !why.empty()) return Error{why};
   auto tunables = parse_tunables(source);
   if (!tunables) return tunables.error();
   TuneResult result;
@@ -103,7 +104,7 @@ Result<TuneResult> tune(const eval::TaskContext& ctx, const std::string& source,
   if (configs.empty()) return result;
 
   say(fmt::format("tuning: compiling {} variants", configs.size()));
-  compile_all(ctx, source, file_name, base, configs, o.jobs);
+  compile_all(target, ctx, source, base, configs, o.jobs);
 
   eval::EvalOptions eo = base;
   eo.progress = nullptr;
@@ -111,7 +112,7 @@ Result<TuneResult> tune(const eval::TaskContext& ctx, const std::string& source,
   for (std::size_t i = 0; i < configs.size(); ++i) {
     say(fmt::format("tuning: {} against {} side by side ({}/{})", describe(configs[i]),
                     describe(leader), i + 1, configs.size()));
-    result.trials.push_back(duel(ctx, source, configs[i], leader, eo, o.time_budget_s));
+    result.trials.push_back(duel(target, ctx, source, configs[i], leader, eo, o.time_budget_s));
     if (result.trials.back().winner == eval::Winner::challenger) leader = configs[i];
   }
   if (leader == defaults) return result;
@@ -120,7 +121,7 @@ Result<TuneResult> tune(const eval::TaskContext& ctx, const std::string& source,
   // The winner's values written in, and that source evaluated from scratch.
   result.tuned_source = apply_config(source, *result.best);
   say(fmt::format("tuning: re-checking {}", describe(*result.best)));
-  result.recheck = eval::evaluate(ctx, result.tuned_source, file_name, base);
+  result.recheck = target.evaluate(ctx, result.tuned_source, target.kernel_file(), base);
   return result;
 }
 

@@ -6,7 +6,8 @@
 // more with twice the budget and, if still a tie, the leader stays (the order is not known). One
 // trial per variant timed alone once picked UNROLL=2 at 20.01 ms over 0.0049 ms on a loaded
 // machine; side by side, load slows both alike. The winner's values are written into the source,
-// and that source is checked and timed again from scratch.
+// and that source is checked and timed again from scratch. Every variant is compiled by the bound
+// target's compiler and judged by its judge: a CUDA kernel's trials run on the device.
 
 #include <functional>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "kforge/agents/tunables.h"
 #include "kforge/eval/evaluate.h"
 #include "kforge/eval/paired_decision.h"
+#include "kforge/target/bound_target.h"
 
 namespace kforge::agents {
 
@@ -48,9 +50,9 @@ struct TuneOptions {
 };
 
 // Returns an empty result (no tunables) when the source declares none; an Error when a
-// declaration is malformed.
-Result<TuneResult> tune(const eval::TaskContext& ctx, const std::string& source,
-                        const std::string& file_name, const eval::EvalOptions& base,
+// declaration is malformed, or when the target's kernels cannot be tuned.
+Result<TuneResult> tune(const target::BoundTarget& target, const eval::TaskContext& ctx,
+                        const std::string& source, const eval::EvalOptions& base,
                         const TuneOptions& options,
                         const std::function<void(std::string_view)>& progress = {});
 

@@ -3,12 +3,10 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <iostream>
 
 #include "kforge/cli/common.h"
 #include "kforge/core/paths.h"
-#include "kforge/target/cuda_target.h"
 
 namespace kforge::cli {
 
@@ -35,7 +33,7 @@ std::unique_ptr<AgentStack> make_agent_stack(const AgentStackOptions& o) {
   auto session = llm::LlmSession::open(*config, so);
   if (!session) throw UsageError(session.error().message);
 
-  const target::Target& target = o.target ? *o.target : target::default_target();
+  const target::Target& target = *o.target;
   auto stack = std::make_unique<AgentStack>(
       AgentStack{std::move(*session), target_prompts(target, o.prompts), std::nullopt, {}, {}});
   auto playbook = target_playbook(target);
@@ -59,28 +57,6 @@ agents::PromptLibrary target_prompts(const target::Target& target, const std::st
 
 Result<agents::KnowledgeIndex> target_playbook(const target::Target& target) {
   return agents::KnowledgeIndex::open(target.agent_material().playbook_dir);
-}
-
-agents::KernelDialect kernel_dialect(const target::Target& target, const eval::TaskContext& host,
-                                     toolchain::Compiler* kernel_compiler,
-                                     const eval::GpuProfile* device,
-                                     const std::string& device_missing) {
-  agents::KernelDialect d;
-  d.target = std::string(target.name());
-  const auto material = target.agent_material();
-  d.fence = material.code_fence;
-  d.header = target.task_header(host.task());
-  const std::string extra = target.abi().extra_params;
-  d.extra_parameters =
-      extra.empty() ? 0 : 1 + static_cast<int>(std::count(extra.begin(), extra.end(), ','));
-  d.compiler = kernel_compiler;
-  if (material.gpu) {
-    d.gpu = true;
-    d.device = device;
-    d.device_missing = device_missing;
-    d.arch = device ? device->device.arch() : target::cuda_arch(toolchain_settings().cuda_arch);
-  }
-  return d;
 }
 
 }  // namespace kforge::cli

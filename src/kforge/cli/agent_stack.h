@@ -8,7 +8,6 @@
 
 #include "kforge/agents/agents.h"
 #include "kforge/agents/knowledge_index.h"
-#include "kforge/eval/gpu_profile.h"
 #include "kforge/llm/llm.h"
 #include "kforge/target/target.h"
 
@@ -23,8 +22,8 @@ struct AgentStackOptions {
   double max_usd = 0;
   std::int64_t max_tokens = 0;
   bool stream = false;  // echo replies to stderr as they are written
-  // Whose prompts, playbook and strategies the agents get; null: the default target's (cpp).
-  const target::Target* target = nullptr;
+  // Whose prompts, playbook and strategies the agents get.
+  const target::Target* target = &target::default_target();
 };
 
 struct AgentStack {
@@ -42,14 +41,5 @@ std::unique_ptr<AgentStack> make_agent_stack(const AgentStackOptions& options);
 // target's own, then prompts/) and its playbook.
 agents::PromptLibrary target_prompts(const target::Target& target, const std::string& user_dir);
 Result<agents::KnowledgeIndex> target_playbook(const target::Target& target);
-
-// What the agents are told about the kernels of `target` for the task in `host`: the target's
-// kforge_task.h and parameters, the code fence, the compiler that builds kernels
-// (`kernel_compiler`: the target's, made by make_compiler), and for a GPU target the device
-// (`device`: gpu_profile's, or null with `device_missing` saying why there is none).
-agents::KernelDialect kernel_dialect(const target::Target& target, const eval::TaskContext& host,
-                                     toolchain::Compiler* kernel_compiler,
-                                     const eval::GpuProfile* device,
-                                     const std::string& device_missing);
 
 }  // namespace kforge::cli

@@ -31,23 +31,23 @@ struct AutoCliOptions {
 
 int run_auto_command(const AutoCliOptions& o) {
   // The target first: one that cannot run here is refused before a model is called.
-  const auto kt = kernel_target(o.target, o.dtype, o.beat == "fastest" ? "baseline" : o.beat);
-  require_available(kt, "auto");
-  // --report-peers pairs the best with the cpp target's peers (kforge-run's protocol): another
-  // target's best is not paired with them, and the user is told so.
-  if (!kt.host() && !o.report_peers.empty() && o.report_peers != "none")
+  auto bound = bind_mode_target("auto", o.target, o.dtype, o.beat);
+  const target::Target& target = bound.target();
+  // --report-peers pairs the best with the peers (kforge-run's protocol): a target the peers do
+  // not pair is not paired with them, and the user is told so.
+  if (!target.peers_apply() && !o.report_peers.empty() && o.report_peers != "none")
     fmt::print(stderr,
                "kforge auto: --report-peers skipped: the peers are the cpp target's; the {} "
                "target's kernels are paired with its own baseline\n",
-               kt.target->name());
-  const auto report_peers =
-      kt.host() ? peer_list(o.report_peers, "--report-peers") : std::vector<std::string>{};
+               target.name());
+  const auto report_peers = target.peers_apply() ? peer_list(o.report_peers, "--report-peers")
+                                                 : std::vector<std::string>{};
   auto spec = load_task_arg(o.task);
   auto compiler = make_compiler();
   auto ctx = eval::TaskContext::create(spec, o.size, *compiler, core::state_dir());
   if (!ctx) throw UsageError(ctx.error().message);
   AgentStackOptions so{
-      fmt::format("kforge auto {} --size {}{}", spec.id, ctx->task().size, target_words(kt)),
+      fmt::format("kforge auto {} --size {}{}", spec.id, ctx->task().size, target_words(bound)),
       o.model,
       o.config,
       o.prompts,
@@ -55,7 +55,7 @@ int run_auto_command(const AutoCliOptions& o) {
       o.max_usd,
       o.max_tokens,
       o.stream};
-  so.target = kt.target;
+  so.target = &target;
   auto stack = make_agent_stack(so);
   auto lock = make_machine_lock();
   auto machine = this_machine(lock.get());  // after the models are known to be usable
@@ -68,9 +68,9 @@ int run_auto_command(const AutoCliOptions& o) {
                             {"patience", o.patience}, {"debug_attempts", o.debug_attempts},
                             {"strategy", o.strategy}, {"threads", o.threads},
                             {"max_usd", o.max_usd},   {"tune_budget", o.tune_budget}};
-  if (!kt.host()) {
-    options["target"] = kt.target->name();
-    options["dtype"] = kt.dtype;
+  if (!recorded_target(bound).empty()) {
+    options["target"] = target.name();
+    options["dtype"] = bound.dtype();
   }
   if (auto st = journal->ledger().start_run(
           {run_id, "auto", spec.id, ctx->task().size, store::RunState::running, options.dump()});
@@ -89,16 +89,11 @@ int run_auto_command(const AutoCliOptions& o) {
   auto executor = make_executor(o.executor, o.config, run_id);
   env.eval.executor = executor.get();
   env.eval.quiet_waiter = &quiet_waiter();
-  if (kt.host())
-    apply_partner(resolve_beat(o.beat, spec.id, ctx->task().size, env.eval.threads, *machine),
-                  env.eval);
-  else
-    apply_partner(o.beat == "fastest" ? "baseline" : o.beat, env.eval);
-  kt.configure(env.eval);
   // A GPU target's agents are told the device and its measured peaks, or why there are none.
-  const auto mt = mode_target(kt, *ctx, *lock);
-  env.judge = mt->judge;
-  if (!kt.host()) env.dialect = mt->dialect;
+  enter_mode_target(
+      bound, mode_partner(bound, o.beat, spec.id, ctx->task().size, env.eval.threads, *machine),
+      *lock, env.eval);
+  env.target = bound;
   env.say = [](std::string_view m) { fmt::print(stderr, "  … {}\n", m); };
   modes::AutoOptions ao;
   ao.iterations = o.iterations;
@@ -111,7 +106,7 @@ int run_auto_command(const AutoCliOptions& o) {
              run_id, spec.id, ctx->task().size, env.eval.threads, journal->dir().string());
 
   auto result = modes::run_auto(env, ao);
-  if (result.best && !result.internal_error && kt.host())
+  if (result.best && !result.internal_error && target.peers_apply())
     result.peers =
         modes::compare_with_peers(*ctx, result.best->source, env.eval, report_peers, env.say);
   if (auto st = journal->write("report.md", modes::auto_report(env, result)); !st)
@@ -146,19 +141,19 @@ int run_auto_command(const AutoCliOptions& o) {
              it.outcome.substr(0, 90)});
     }
     fmt::print("{}\nstopped: {}\n", t.render(), result.stop_reason);
-    if (result.best && !modes::decides_on_time(env, result.best->evaluation))
+    if (result.best && !target.times_are_performance(result.best->evaluation))
       fmt::print(
           "best: iteration {}, the first correct kernel ({}: times are not performance, "
           "no speedup) → {}\n",
           result.best->iteration, result.best->evaluation.timing_basis,
-          (journal->dir() / env.judge.best_file()).string());
+          (journal->dir() / bound.best_file()).string());
     else if (result.best)
       fmt::print("best: iteration {}, {} ms, {} the baseline → {}\n", result.best->iteration,
                  format_ms(result.best->evaluation.candidate->median_ms),
                  result.best->evaluation.speedup
                      ? format_ratio(result.best->evaluation.speedup->median)
                      : "?",
-                 (journal->dir() / env.judge.best_file()).string());
+                 (journal->dir() / bound.best_file()).string());
     else
       fmt::print("no correct kernel\n");
     fmt::print("model use: {} calls, {} tokens in, {} out, ${:.4f}{}\n", totals.calls,

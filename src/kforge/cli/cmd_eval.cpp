@@ -11,9 +11,11 @@
 #include "kforge/cli/common.h"
 #include "kforge/cli/executor_setup.h"
 #include "kforge/cli/table.h"
+#include "kforge/cli/time_row.h"
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
 #include "kforge/eval/evaluate.h"
+#include "kforge/target/bound_target.h"
 
 namespace kforge::cli {
 namespace {
@@ -145,13 +147,7 @@ std::string print_human(const eval::Evaluation& e) {
   }
   if (e.verdict == eval::Verdict::compile_error && !e.compile.command.empty())
     rows.push_back({"command", e.compile.command});
-  std::string partner = e.phases.partner_s >= 0.05
-                            ? fmt::format("building the {} {:.2f}, ", e.partner, e.phases.partner_s)
-                            : "";
-  rows.push_back(
-      {"time", fmt::format("{:.2f} s ({}compile {:.2f}{}, check {:.2f}, timing {:.2f})",
-                           e.phases.total_s, partner, e.compile.seconds,
-                           e.compile.cached ? " cached" : "", e.phases.check_s, e.phases.time_s)});
+  rows.push_back({"time", time_row(e)});
   return key_values(rows);
 }
 
@@ -160,8 +156,10 @@ int run_eval(const EvalCliOptions& o) {
   // A folder or a binary is a usage error here, not a compile_error (or a crash) later.
   auto source = core::read_source(o.kernel, core::state_dir());
   if (!source) throw UsageError(source.error().message);
-  const auto kt = kernel_target(o.target, o.dtype, o.partner);
-  const target::Target& target = *kt.target;
+  const target::Target& target = target_arg(o.target);
+  check_partner_for_target(target, o.partner, false);
+  check_dtype_for_target(target, o.dtype);
+  const auto bound = target::bind(target, toolchain_settings(), o.dtype);
   auto compiler = make_compiler();
   auto ctx = eval::TaskContext::create(spec, o.size, *compiler, core::state_dir());
   if (!ctx) throw UsageError(ctx.error().message);
@@ -177,7 +175,7 @@ int run_eval(const EvalCliOptions& o) {
   opt.call_timeout_s = o.timeout;
   opt.progress = [](std::string_view m) { progress(m); };
   opt.dump_dir = o.dump;
-  kt.configure(opt);
+  opt.dtype = bound.dtype();
   if (o.profile) opt.profile_seconds = 1.0;
   if (!o.against.empty()) {
     auto b = core::read_source(o.against, core::state_dir());
@@ -196,7 +194,7 @@ int run_eval(const EvalCliOptions& o) {
   std::optional<eval::MachineProfile> machine;
   // The roofline of a cpu kernel is this CPU's; a GPU's peaks are `kforge hw --target cuda`'s.
   // A node measures its own peaks.
-  if (opt.time && !executor && target.name() == "cpp") {
+  if (opt.time && !executor && target.roofline_applies()) {
     auto m = this_machine(lock.get());
     if (m)
       machine = *m;
@@ -205,8 +203,7 @@ int run_eval(const EvalCliOptions& o) {
   }
   opt.machine = machine ? &*machine : nullptr;
 
-  auto e = target.evaluate(*ctx, kt.kernel_compiler(*compiler), *source,
-                           std::filesystem::path(o.kernel).filename().string(), opt);
+  auto e = bound.evaluate(*ctx, *source, std::filesystem::path(o.kernel).filename().string(), opt);
   if (executor && progress_enabled()) progress(executor->summary());
   if (o.json)
     fmt::print("{}\n", eval::to_json(e).dump(2));

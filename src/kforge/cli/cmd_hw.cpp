@@ -203,7 +203,7 @@ int run_hw_cuda(const HwOptions& o) {
 }
 
 int run_hw(const HwOptions& o) {
-  if (target_arg(o.target).name() == "cuda") return run_hw_cuda(o);
+  if (target_arg(o.target).agent_material().gpu) return run_hw_cuda(o);
   auto lock = make_machine_lock();
   auto m = this_machine(lock.get(), o.remeasure, o.budget);
   if (!m) throw UsageError(m.error().message);

@@ -99,19 +99,19 @@ struct SearchOutcome {
 };
 
 // --json of one search: the result, where it lives, and the target its kernels are for.
-nlohmann::json result_json(const SearchOutcome& outcome, const KernelTarget& kt) {
+nlohmann::json result_json(const SearchOutcome& outcome, const target::BoundTarget& bound) {
   auto j = modes::to_json(outcome.result);
   j["session"] = outcome.run_id;
   j["dir"] = outcome.dir.string();
-  j["target"] = std::string(kt.target->name());
+  j["target"] = std::string(bound.target().name());
   j["best_file"] = outcome.best_file;
   return j;
 }
 
 // The target a search's kernels are written for: --target and --dtype for a new search; for
 // --resume the ones stored with the run (a resume cannot change them: a usage error).
-KernelTarget search_target(const SearchCliOptions& o, const modes::SearchOptions* stored,
-                           const std::string& run_id) {
+target::BoundTarget search_target(const SearchCliOptions& o, const modes::SearchOptions* stored,
+                                  const std::string& run_id) {
   std::string name = o.target, dtype = o.dtype;
   if (stored) {
     const std::string kept = stored->target.empty() ? "cpp" : stored->target;
@@ -127,22 +127,19 @@ KernelTarget search_target(const SearchCliOptions& o, const modes::SearchOptions
     name = stored->target;
     dtype = stored->dtype;
   }
-  auto kt =
-      kernel_target(name, dtype.empty() ? "f32" : dtype, o.beat == "fastest" ? "baseline" : o.beat);
-  require_available(kt, "search");
-  return kt;
+  return bind_mode_target("search", name, dtype, o.beat);
 }
 
 // One search (new or resumed) of one task.
 SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec,
                          const std::string& size, modes::SearchOptions so,
-                         const std::string& resume_id, const KernelTarget& kt,
+                         const std::string& resume_id, target::BoundTarget bound,
                          eval::MachineLock& lock, const eval::MachineProfile& machine) {
   auto compiler = make_compiler();
   auto ctx = eval::TaskContext::create(spec, size, *compiler, core::state_dir());
   if (!ctx) throw UsageError(ctx.error().message);
   AgentStackOptions stack_options{
-      fmt::format("kforge search {} --algorithm {}{}", spec.id, so.algorithm, target_words(kt)),
+      fmt::format("kforge search {} --algorithm {}{}", spec.id, so.algorithm, target_words(bound)),
       so.model,
       o.config,
       o.prompts,
@@ -150,12 +147,11 @@ SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec,
       o.max_usd,
       o.max_tokens,
       o.stream};
-  stack_options.target = kt.target;
+  stack_options.target = &bound.target();
   auto stack = make_agent_stack(stack_options);
   // The target's own strategies (strategies/pallas.toml, strategies/cuda.toml) for its kernels.
-  auto strategies = modes::load_strategies(
-      kt.host() ? modes::default_strategies_file() : kt.target->agent_material().strategies_file,
-      so.strategies_file);
+  auto strategies =
+      modes::load_strategies(bound.target().agent_material().strategies_file, so.strategies_file);
   if (!strategies) throw UsageError(strategies.error().message);
 
   modes::SearchEnv env;
@@ -177,18 +173,13 @@ SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec,
       if (x && progress_enabled()) fmt::print(stderr, "{}\n", x->summary());
     }
   } summary_line{executor.get()};
-  if (kt.host())
-    apply_partner(resolve_beat(o.beat, spec.id, ctx->task().size, env.eval.threads, machine),
-                  env.eval);
-  else
-    apply_partner(o.beat == "fastest" ? "baseline" : o.beat, env.eval);
-  kt.configure(env.eval);
-  // The same judge and dialect auto builds for the target.
-  const auto mt = mode_target(kt, *ctx, lock);
-  env.judge = mt->judge;
-  if (!kt.host()) env.dialect = mt->dialect;
-  so.target = kt.host() ? "" : std::string(kt.target->name());
-  so.dtype = kt.dtype;
+  // The same door auto enters by.
+  enter_mode_target(
+      bound, mode_partner(bound, o.beat, spec.id, ctx->task().size, env.eval.threads, machine),
+      lock, env.eval);
+  env.target = bound;
+  so.target = recorded_target(bound);
+  so.dtype = bound.dtype();
   env.strategies = *strategies;
   if (!o.quiet())
     env.say = [id = spec.id](std::string_view m) { fmt::print(stderr, "  … {}: {}\n", id, m); };
@@ -203,7 +194,7 @@ SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec,
              env.run_id, env.run_id);
   // The baseline, once for the whole search. Another target's baseline (pallas: XLA; cuda:
   // PyTorch eager on the device) is paired with every kernel by the target's judge instead.
-  if (kt.host()) {
+  if (bound.target().baseline_timed_alone()) {
     eval::EvalOptions timed = env.eval;
     timed.time_budget_s = so.expansion.time_budget_s;
     auto baseline = modes::measure_baseline_ms(*ctx, timed);
@@ -216,7 +207,7 @@ SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec,
   auto result = modes::run_search(env, so);
   if (auto st = modes::finish_search_run(env, result); !st)
     fmt::print(stderr, "kforge search: {}\n", st.error().message);
-  return {result, env.run_id, core::state_dir() / "sessions" / env.run_id, env.judge.best_file(),
+  return {result, env.run_id, core::state_dir() / "sessions" / env.run_id, env.target.best_file(),
           stack->session->totals()};
 }
 
@@ -236,7 +227,7 @@ int run_search_command(SearchCliOptions o) {
   }
   // A new search's target is refused here when it cannot run (cuda without a device): before the
   // machine is profiled and before any model call. A resume takes the run's own, below.
-  const auto kt = o.resume.empty() ? search_target(o, nullptr, "") : KernelTarget{};
+  const auto bound = o.resume.empty() ? search_target(o, nullptr, "") : target::BoundTarget{};
   auto machine_lock = make_machine_lock();
   auto& lock = *machine_lock;
   auto machine = this_machine(&lock);
@@ -282,7 +273,7 @@ int run_search_command(SearchCliOptions o) {
           row["error"] = spec.error().message;
         else {
           try {
-            auto outcome = search_one(o, *spec, o.size, o.search, "", kt, lock, *machine);
+            auto outcome = search_one(o, *spec, o.size, o.search, "", bound, lock, *machine);
             row["run"] = outcome.run_id;
             row["state"] = store::run_state_name(outcome.result.state);
             row["best"] = outcome.result.best ? nlohmann::json(*outcome.result.best)
@@ -325,9 +316,9 @@ int run_search_command(SearchCliOptions o) {
 
   if (o.task.empty()) throw UsageError("kforge search needs a TASK, --resume ID, or --suite DIR");
   auto spec = load_task_arg(o.task);
-  auto outcome = search_one(o, spec, o.size, o.search, "", kt, lock, *machine);
+  auto outcome = search_one(o, spec, o.size, o.search, "", bound, lock, *machine);
   if (o.json) {
-    auto j = result_json(outcome, kt);
+    auto j = result_json(outcome, bound);
     j["cost_usd"] = outcome.totals.cost_usd;
     j["tokens_estimated"] = outcome.totals.estimated;
     fmt::print("{}\n", j.dump(2));

@@ -212,11 +212,7 @@ std::vector<std::string> peer_list(const std::string& given, std::string_view op
 
 void check_partner_for_target(const target::Target& target, const std::string& partner,
                               bool peers) {
-  if (target.name() == target::default_target().name()) return;
-  if (!peers && (partner == "baseline" || partner == "libtorch")) return;
-  // A Pallas kernel's partner is XLA (its baseline); the C++ reference, run by kforge-run under
-  // the same protocol, also partners it.
-  if (!peers && target.name() == "pallas" && (partner == "xla" || partner == "reference")) return;
+  if (peers ? target.peers_apply() : target.accepts_partner(partner)) return;
   throw UsageError(
       fmt::format("{} the cpp target's: the {} target's partner is the task's baseline for it ({})",
                   peers ? "--peers is" : fmt::format("--partner {} is", partner), target.name(),
@@ -225,23 +221,13 @@ void check_partner_for_target(const target::Target& target, const std::string& p
 
 void check_dtype_for_target(const target::Target& target, const std::string& dtype) {
   if (auto st = core::check_dtype_name(dtype); !st) throw UsageError(st.error().message);
-  if (dtype != "f32" && target.name() != "pallas")
-    throw UsageError(
-        fmt::format("--dtype {} is the pallas target's: {} kernels take the task's "
-                    "own dtypes",
-                    dtype, target.name()));
-}
-
-KernelTarget kernel_target(const std::string& name, const std::string& dtype,
-                           const std::string& partner, bool peers) {
-  KernelTarget k;
-  k.target = &target_arg(name);
-  check_partner_for_target(*k.target, partner, peers);
-  check_dtype_for_target(*k.target, dtype);
-  k.dtype = dtype;
-  if (k.target->name() != target::default_target().name())
-    k.compiler = k.target->make_compiler(toolchain_settings());
-  return k;
+  if (target.accepts_dtype(dtype)) return;
+  std::string takers;
+  for (const auto& n : target::target_names())
+    if (target::find_target(n)->accepts_dtype(dtype)) takers += (takers.empty() ? "" : ", ") + n;
+  throw UsageError(
+      fmt::format("--dtype {} is the {} target's: {} kernels take the task's own dtypes", dtype,
+                  takers.empty() ? "no" : takers, target.name()));
 }
 
 }  // namespace kforge::cli

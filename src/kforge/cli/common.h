@@ -33,28 +33,11 @@ target::ToolchainSettings toolchain_settings();
 // --partner: libtorch (or baseline: the task's baseline.cpp), reference, or a peer (torch,
 // torch-compile, torch-compile-max, xla). A usage error names the choices.
 void apply_partner(const std::string& partner, eval::EvalOptions& opt);
-// A partner other than the task's baseline (a peer, the reference) is the cpp target's only: a
-// UsageError for another target, before anything is built.
-// --dtype: f32, or bf16 for the pallas target only.
+// --dtype and --partner (or --peers) against the target: a UsageError, before anything is built,
+// for a dtype its kernels do not compute in or a partner (a peer, the reference) that does not
+// pair them.
 void check_dtype_for_target(const target::Target& target, const std::string& dtype);
 void check_partner_for_target(const target::Target& target, const std::string& partner, bool peers);
-// --target with --dtype and --partner, taken the same way by eval, auto, search and hitl: the
-// target (checked against the dtype and partner) and its kernel compiler (null for cpp, whose
-// kernels the host compiler builds). A UsageError before anything is built.
-struct KernelTarget {
-  const target::Target* target = nullptr;
-  std::unique_ptr<toolchain::Compiler> compiler;
-  std::string dtype = "f32";
-  bool host() const { return compiler == nullptr; }
-  // The compiler kernels of this target are built with: its own, or `host_compiler` for cpp.
-  toolchain::Compiler& kernel_compiler(toolchain::Compiler& host_compiler) const {
-    return compiler ? *compiler : host_compiler;
-  }
-  // What the target's kernels are evaluated with that the command's options do not say: the dtype.
-  void configure(eval::EvalOptions& options) const { options.dtype = dtype; }
-};
-KernelTarget kernel_target(const std::string& name, const std::string& dtype,
-                           const std::string& partner, bool peers = false);
 
 // "a,b,,c" → {"a", "b", "c"}: the comma-separated lists options take (--tasks, --peer-set).
 std::vector<std::string> split_commas(const std::string& s);

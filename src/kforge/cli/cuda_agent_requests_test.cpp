@@ -18,7 +18,7 @@
 #include "kforge/core/paths.h"
 #include "kforge/core/task_loader.h"
 #include "kforge/modes/strategy_catalogue.h"
-#include "kforge/target/target.h"
+#include "kforge/target/bound_target.h"
 #include "kforge/toolchain/fake_compiler.h"
 
 namespace kforge::cli {
@@ -112,7 +112,11 @@ class CudaAgentRequestsTest : public ::testing::Test {
     auto playbook = target_playbook(*target);
     ASSERT_TRUE(playbook) << playbook.error().message;
     playbook_ = std::make_unique<agents::KnowledgeIndex>(std::move(*playbook));
-    kernel_compiler_ = target->make_compiler(toolchain_settings());
+    bound_ = target::bind(*target, toolchain_settings());
+    if (device)
+      bound_.set_device(*device);
+    else
+      bound_.set_device_missing("no CUDA device: libcuda.so.1 is not installed");
     const bool cuda = target_name == "cuda";
     const std::string source = cuda ? kCudaSource : kCppSource;
     const std::string kernel = std::string(cuda ? "```cuda\n" : "```cpp\n") + source + "```\n";
@@ -126,8 +130,7 @@ class CudaAgentRequestsTest : public ::testing::Test {
     agents::LoopState s;
     s.task = ctx_.get();
     s.machine = &cpu_;
-    s.dialect = kernel_dialect(*target, *ctx_, kernel_compiler_.get(), device,
-                               device ? "" : "no CUDA device: libcuda.so.1 is not installed");
+    s.dialect = agents::kernel_dialect(bound_, *ctx_);
     s.baseline_ms = 0.08;
     s.roofline_ms = 0.01;
     s.budget = {2, 5, 2, 0, 3};
@@ -148,7 +151,7 @@ class CudaAgentRequestsTest : public ::testing::Test {
   std::unique_ptr<eval::TaskContext> ctx_;
   std::unique_ptr<agents::PromptLibrary> prompts_;
   std::unique_ptr<agents::KnowledgeIndex> playbook_;
-  std::unique_ptr<toolchain::Compiler> kernel_compiler_;
+  target::BoundTarget bound_;  // the dialect points at its compiler and device
   std::shared_ptr<std::vector<llm::ChatRequest>> seen_ =
       std::make_shared<std::vector<llm::ChatRequest>>();
   std::unique_ptr<llm::LlmSession> session_;

@@ -26,6 +26,7 @@
 #include "kforge/eval/evaluate_gpu.h"
 #include "kforge/eval/fake_gpu_device.h"
 #include "kforge/modes/auto_loop.h"
+#include "kforge/target/bound_target.h"
 #include "kforge/toolchain/cpp_compiler.h"
 
 namespace kforge::cli {
@@ -167,71 +168,114 @@ std::string marked(const std::string& expert, const std::string& mark) {
 
 }  // namespace
 
-TEST(CudaAutoOnAFakeDevice, AScriptedSessionChecksTimesAndDecidesSideBySide) {
-  const auto* cuda = target::find_target("cuda");
-  ASSERT_NE(cuda, nullptr);
-  auto expert =
-      core::read_text(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm" / "expert.cu");
-  ASSERT_TRUE(expert.ok());
-  FakeDeviceCuda target(*cuda);
-  auto kernel_compiler = target.make_compiler(toolchain_settings());
-  if (!kernel_compiler) GTEST_SKIP() << "no CUDA toolkit (nvcc) here";
+// A kernel that declares SPEED = {1, 2}: 1 ms a call as declared, 0.5 ms built with -DSPEED=2.
+std::string tunable(const std::string& expert) {
+  return expert +
+         "\n// kforge:tune SPEED = {1, 2}\n#ifndef SPEED\n#define SPEED 1\n#endif\n"
+         "extern \"C\" __attribute__((used)) const char kforge_fake_mark[] =\n"
+         "#if SPEED == 2\n    \"fake-device-ms=0.5\";\n#else\n    "
+         "\"fake-device-ms=1.0\";\n#endif\n";
+}
 
-  auto spec = core::load_task(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm");
-  ASSERT_TRUE(spec) << spec.error().message;
-  auto host_compiler = make_compiler();
-  const auto state = eval::test_state_dir("cuda-auto-fake");
-  auto ctx = eval::TaskContext::create(*spec, "ci", *host_compiler, state);
-  ASSERT_TRUE(ctx.ok()) << ctx.error().message;
+// One `auto --target cuda` run on the fake device, its kernels written by the scripted coder.
+class CudaAutoOnAFakeDevice : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* cuda = target::find_target("cuda");
+    ASSERT_NE(cuda, nullptr);
+    auto expert =
+        core::read_text(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm" / "expert.cu");
+    ASSERT_TRUE(expert.ok());
+    expert_ = *expert;
+    target_ = std::make_unique<FakeDeviceCuda>(*cuda);
+    auto spec = core::load_task(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm");
+    ASSERT_TRUE(spec) << spec.error().message;
+    spec_ = std::make_unique<core::TaskSpec>(std::move(*spec));
+    host_compiler_ = make_compiler();
+    state_ = eval::test_state_dir(std::string("cuda-auto-fake-") +
+                                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    auto ctx = eval::TaskContext::create(*spec_, "ci", *host_compiler_, state_);
+    ASSERT_TRUE(ctx.ok()) << ctx.error().message;
+    ctx_ = std::make_unique<eval::TaskContext>(std::move(*ctx));
+  }
+  void TearDown() override { std::filesystem::remove_all(state_); }
 
+  // Runs the loop for `iterations` with the coder's `kernels` in order; the tuner gets
+  // `tune_budget` variants (0: off).
+  modes::AutoResult run(std::vector<std::string> kernels, int iterations, int tune_budget) {
+    auto client = client_;
+    llm::SessionOptions so;
+    so.model = "openai:scripted";
+    so.command = "kforge auto 12p_rmsnorm --target cuda (fake device)";
+    so.state_dir = state_;  // the session's row: the run refers to it
+    so.make_client = [client, kernels](const llm::ModelSpec&, const llm::ClientOptions&)
+        -> llm::LlmResultOf<std::unique_ptr<llm::ModelClient>> {
+      auto c = std::make_unique<ScriptedClient>(kernels);
+      *client = c.get();
+      return std::unique_ptr<llm::ModelClient>(std::move(c));
+    };
+    auto session = llm::LlmSession::open({}, so);
+    EXPECT_TRUE(session) << session.error().message;
+    if (!session) return {};
+    session_ = std::move(*session);
+    prompts_ = std::make_unique<agents::PromptLibrary>(target_prompts(*target_, ""));
+    auto playbook = target_playbook(*target_);
+    EXPECT_TRUE(playbook) << playbook.error().message;
+    if (!playbook) return {};
+    playbook_ = std::make_unique<agents::KnowledgeIndex>(std::move(*playbook));
+    agents_ = agents::AgentEnv{session_.get(), prompts_.get(), playbook_.get()};
+
+    const std::string run_id = session_->id();
+    auto journal = modes::RunJournal::open(state_, run_id);
+    EXPECT_TRUE(journal) << journal.error().message;
+    if (!journal) return {};
+    journal_.emplace(std::move(*journal));
+    auto started = journal_->ledger().start_run(
+        {run_id, "auto", spec_->id, "ci", store::RunState::running, "{}"});
+    EXPECT_TRUE(started) << started.error().message;
+    modes::AutoEnv env;
+    env.ctx = ctx_.get();
+    env.machine = &machine_;
+    env.agents = &agents_;
+    env.journal = &*journal_;
+    env.run_id = run_id;
+    env.eval.threads = 1;
+    env.eval.warmup_s = 0;
+    env.eval.min_pairs = env.eval.max_pairs = 10;
+    // The fake target bound as a command binds it: its own (nvcc) compiler, no device found.
+    env.target = target::bind(*target_, toolchain_settings());
+    env.target.set_device_missing("no CUDA device: a fake device stands in for it");
+    modes::AutoOptions ao;
+    ao.iterations = iterations;
+    ao.patience = iterations;
+    ao.debug_attempts = 0;
+    ao.time_budget_s = 0;
+    ao.profile_seconds = 0;
+    ao.tune.budget = tune_budget;
+    ao.tune.jobs = 1;
+    return modes::run_auto(env, ao);
+  }
+
+  std::string expert_;
+  std::unique_ptr<FakeDeviceCuda> target_;
+  std::unique_ptr<core::TaskSpec> spec_;
+  std::unique_ptr<toolchain::CppCompiler> host_compiler_;
+  std::filesystem::path state_;
+  std::unique_ptr<eval::TaskContext> ctx_;
+  std::shared_ptr<ScriptedClient*> client_ = std::make_shared<ScriptedClient*>(nullptr);
+  std::unique_ptr<llm::LlmSession> session_;
+  std::unique_ptr<agents::PromptLibrary> prompts_;
+  std::unique_ptr<agents::KnowledgeIndex> playbook_;
+  agents::AgentEnv agents_;
+  std::optional<modes::RunJournal> journal_;
+  eval::MachineProfile machine_;
+};
+
+TEST_F(CudaAutoOnAFakeDevice, AScriptedSessionChecksTimesAndDecidesSideBySide) {
   // Iteration 1: correct at 1 ms a call; 2: correct at 0.5 ms; 3: wrong.
-  auto client = std::make_shared<ScriptedClient*>(nullptr);
-  llm::SessionOptions so;
-  so.model = "openai:scripted";
-  so.command = "kforge auto 12p_rmsnorm --target cuda (fake device)";
-  so.state_dir = state;  // the session's row: the run refers to it
-  so.make_client = [client, e = *expert](const llm::ModelSpec&, const llm::ClientOptions&)
-      -> llm::LlmResultOf<std::unique_ptr<llm::ModelClient>> {
-    auto c = std::make_unique<ScriptedClient>(
-        std::vector<std::string>{marked(e, "fake-device-ms=1.0"), marked(e, "fake-device-ms=0.5"),
-                                 marked(e, "fake-device-ms=0.5 fake-device-wrong")});
-    *client = c.get();
-    return std::unique_ptr<llm::ModelClient>(std::move(c));
-  };
-  auto session = llm::LlmSession::open({}, so);
-  ASSERT_TRUE(session) << session.error().message;
-  auto prompts = target_prompts(target, "");
-  auto playbook = target_playbook(target);
-  ASSERT_TRUE(playbook) << playbook.error().message;
-  agents::AgentEnv agents{session->get(), &prompts, &*playbook};
-
-  const std::string run_id = (*session)->id();
-  auto journal = modes::RunJournal::open(state, run_id);
-  ASSERT_TRUE(journal) << journal.error().message;
-  auto started =
-      journal->ledger().start_run({run_id, "auto", spec->id, "ci", store::RunState::running, "{}"});
-  ASSERT_TRUE(started) << started.error().message;
-  eval::MachineProfile machine;
-  modes::AutoEnv env;
-  env.ctx = &*ctx;
-  env.machine = &machine;
-  env.agents = &agents;
-  env.journal = &*journal;
-  env.run_id = run_id;
-  env.eval.threads = 1;
-  env.eval.warmup_s = 0;
-  env.eval.min_pairs = env.eval.max_pairs = 10;
-  env.judge = {&target, kernel_compiler.get()};
-  env.dialect = kernel_dialect(target, *ctx, kernel_compiler.get(), nullptr,
-                               "no CUDA device: a fake device stands in for it");
-  modes::AutoOptions ao;
-  ao.iterations = 3;
-  ao.patience = 3;
-  ao.debug_attempts = 0;
-  ao.time_budget_s = 0;
-  ao.profile_seconds = 0;
-  ao.tune.budget = 0;
-  auto r = modes::run_auto(env, ao);
+  auto r = run({marked(expert_, "fake-device-ms=1.0"), marked(expert_, "fake-device-ms=0.5"),
+                marked(expert_, "fake-device-ms=0.5 fake-device-wrong")},
+               3, 0);
 
   ASSERT_FALSE(r.internal_error) << *r.internal_error;
   ASSERT_EQ(r.iterations.size(), 3u) << r.stop_reason;
@@ -249,18 +293,38 @@ TEST(CudaAutoOnAFakeDevice, AScriptedSessionChecksTimesAndDecidesSideBySide) {
       << r.iterations[2].evaluation->reason;
   ASSERT_TRUE(r.best);
   EXPECT_EQ(r.best->iteration, 2);
-  auto best = core::read_text(journal->dir() / "best.cu");
+  auto best = core::read_text(journal_->dir() / "best.cu");
   ASSERT_TRUE(best.ok());
   EXPECT_THAT(*best, HasSubstr("fake-device-ms=0.5\""));
   // The coder was asked for CUDA, and told there is no device.
-  ASSERT_NE(*client, nullptr);
+  ASSERT_NE(*client_, nullptr);
   bool asked_for_cuda = false;
-  for (const auto& q : (*client)->requests)
+  for (const auto& q : (*client_)->requests)
     if (q.agent_role == "coder")
       for (const auto& m : q.messages)
         asked_for_cuda |= m.content.find("```cuda") != std::string::npos;
   EXPECT_TRUE(asked_for_cuda);
-  std::filesystem::remove_all(state);
+}
+
+// The tuner's trials are the target's: each variant built by nvcc and timed side by side by the
+// cuda judge on the (fake) device, so SPEED=2's 0.5 ms beats the declared 1 ms by 2x. Through the
+// cpp judge every .cu variant failed to compile and the defaults stood.
+TEST_F(CudaAutoOnAFakeDevice, TuningTrialsAreJudgedByTheCudaJudge) {
+  auto r = run({tunable(expert_)}, 1, 2);
+
+  ASSERT_FALSE(r.internal_error) << *r.internal_error;
+  ASSERT_EQ(r.iterations.size(), 1u) << r.stop_reason;
+  const auto& it = r.iterations[0];
+  EXPECT_THAT(it.tuning, HasSubstr("SPEED=2 beat the defaults")) << it.tuning_table;
+  EXPECT_THAT(it.tuning_table, HasSubstr("| SPEED=2 | SPEED=1 | correct | 2.000x |"))
+      << it.tuning_table;
+  ASSERT_TRUE(it.evaluation);
+  EXPECT_EQ(it.evaluation->verdict, eval::Verdict::correct) << it.evaluation->reason;
+  ASSERT_TRUE(it.evaluation->speedup);
+  EXPECT_DOUBLE_EQ(it.evaluation->speedup->median, 4.0);  // the tuned 0.5 ms against 2 ms
+  auto best = core::read_text(journal_->dir() / "best.cu");
+  ASSERT_TRUE(best.ok());
+  EXPECT_THAT(*best, HasSubstr("#define SPEED 2"));
 }
 
 }  // namespace kforge::cli

@@ -15,9 +15,8 @@
 namespace kforge::cli {
 
 std::unique_ptr<modes::HitlSession> HitlSetup::make_session(modes::Human& human) {
-  return std::make_unique<modes::HitlSession>(
-      *ctx, *machine, stack->env, *journal, eval, human, state,
-      modes::HitlTarget{mode_target->judge, mode_target->dialect});
+  return std::make_unique<modes::HitlSession>(*ctx, *machine, stack->env, *journal, eval, human,
+                                              state, target);
 }
 
 void HitlSetup::finish() {
@@ -45,8 +44,7 @@ void refuse_if_open_elsewhere(const std::string& id) {
 
 // The session's target: --target and --dtype for a new one; a resumed one keeps its own (another
 // is refused, like another partner). Refused before any model call when it cannot run here.
-KernelTarget hitl_target(const HitlCliOptions& o, const modes::HitlState* stored,
-                         const std::string& partner) {
+target::BoundTarget hitl_target(const HitlCliOptions& o, const modes::HitlState* stored) {
   std::string name = o.target, dtype = o.dtype;
   if (stored) {
     const std::string kept = stored->target.empty() ? "cpp" : stored->target;
@@ -61,9 +59,8 @@ KernelTarget hitl_target(const HitlCliOptions& o, const modes::HitlState* stored
     name = stored->target;
     dtype = stored->dtype;
   }
-  auto kt = kernel_target(name, dtype.empty() ? "f32" : dtype, partner);
-  require_available(kt, "hitl");
-  return kt;
+  // A resumed session keeps the partner it was measured against (checked below).
+  return bind_mode_target("hitl", name, dtype, stored ? "" : o.beat);
 }
 
 }  // namespace
@@ -87,11 +84,7 @@ std::unique_ptr<HitlSetup> open_hitl(const HitlCliOptions& o,
     if (model.empty()) model = s->state.model;  // the session remembers its model
   }
   if (task.empty()) throw UsageError("kforge hitl needs a TASK (or --resume ID)");
-  {
-    const std::string asked = o.beat.empty() || o.beat == "fastest" ? "baseline" : o.beat;
-    s->target = hitl_target(o, o.resume.empty() ? nullptr : &s->state,
-                            o.resume.empty() ? asked : "baseline");
-  }
+  s->target = hitl_target(o, o.resume.empty() ? nullptr : &s->state);
   s->spec = load_task_arg(task);
   s->compiler = make_compiler();
   auto ctx = eval::TaskContext::create(s->spec, size, *s->compiler, core::state_dir());
@@ -106,7 +99,7 @@ std::unique_ptr<HitlSetup> open_hitl(const HitlCliOptions& o,
       o.max_usd,
       o.max_tokens,
       false};
-  stack_options.target = s->target.target;
+  stack_options.target = &s->target.target();
   s->stack = make_agent_stack(stack_options);
   s->lock = make_machine_lock();
   auto machine = this_machine(s->lock.get());  // after the models are known to be usable
@@ -127,29 +120,27 @@ std::unique_ptr<HitlSetup> open_hitl(const HitlCliOptions& o,
   // measured against it) and kept by every resume. Sessions saved before --beat were libtorch's.
   // Another target's partner is its own baseline (pallas: XLA; cuda: PyTorch eager on the device).
   if (o.resume.empty())
-    state.partner = !s->target.host()
-                        ? (o.beat.empty() || o.beat == "fastest" ? "baseline" : o.beat)
-                        : resolve_beat(o.beat.empty() ? "fastest" : o.beat, s->spec.id,
-                                       s->ctx->task().size, eo.threads, *s->machine);
+    state.partner =
+        mode_partner(s->target, o.beat, s->spec.id, s->ctx->task().size, eo.threads, *s->machine);
   const std::string partner = state.partner.empty() ? "libtorch" : state.partner;
-  // "baseline" names libtorch for the cpp target and the target's own baseline for the others.
-  const std::string asked = o.beat == "baseline" && s->target.host() ? "libtorch" : o.beat;
+  // "baseline" names libtorch where the peers pair the kernels, and the target's own baseline for
+  // the others.
+  const std::string asked =
+      o.beat == "baseline" && s->target.target().peers_apply() ? "libtorch" : o.beat;
   if (!o.resume.empty() && !asked.empty() && asked != "fastest" && asked != partner)
     throw UsageError(fmt::format(
         "hitl session {} is paired with {}: its baseline was measured against it (--beat {} "
         "would need a new session)",
         o.resume, partner, o.beat));
-  apply_partner(partner, eo);
-  s->target.configure(eo);
-  s->mode_target = mode_target(s->target, *s->ctx, *s->lock);
+  enter_mode_target(s->target, partner, *s->lock, eo);
   if (o.resume.empty()) {
     state.run_id = s->stack->session->id();
     state.task = s->spec.id;
     state.size = s->ctx->task().size;
     state.model = model;
-    state.target = s->target.host() ? "" : std::string(s->target.target->name());
-    state.dtype = s->target.dtype;
-    if (s->target.host()) {
+    state.target = recorded_target(s->target);
+    state.dtype = s->target.dtype();
+    if (s->target.target().baseline_timed_alone()) {
       say(fmt::format("kforge hitl: session {} — {} (size {}); measuring the baseline…\n",
                       state.run_id, s->spec.id, state.size));
       auto baseline = modes::measure_baseline_ms(*s->ctx, eo);
@@ -160,7 +151,7 @@ std::unique_ptr<HitlSetup> open_hitl(const HitlCliOptions& o,
     } else {
       // The target's baseline is timed beside each kernel by its judge.
       say(fmt::format("kforge hitl: session {} — {} (size {}), target {}\n", state.run_id,
-                      s->spec.id, state.size, s->target.target->name()));
+                      s->spec.id, state.size, s->target.target().name()));
     }
     if (auto st = s->journal->ledger().start_run(
             {state.run_id, "hitl", s->spec.id, state.size, store::RunState::running, "{}"});

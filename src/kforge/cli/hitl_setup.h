@@ -45,8 +45,7 @@ class HitlSetup : public web::HitlBackend {
   std::optional<modes::RunJournal> journal;
   eval::EvalOptions eval;
   modes::HitlState state;
-  KernelTarget target;                      // the session's --target, kept by every resume
-  std::unique_ptr<ModeTarget> mode_target;  // its judge and what the agents are told of it
+  target::BoundTarget target;  // the session's --target, kept by every resume
 };
 
 // Throws UsageError (no such session or task, no model) or InternalError (the baseline fails).

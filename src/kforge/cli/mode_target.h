@@ -1,41 +1,40 @@
 #pragma once
-// What auto, search and hitl set up the same way for --target: the refusal of a target that cannot
-// run here (before any model call), the words the session row records, and the modes' judge with
-// what the agents are told of the target (for a GPU target, the device and its measured peaks).
+// The one door auto, search and hitl enter a target by. bind_mode_target takes --target, --dtype
+// and --beat and gives the bound target (target/bound_target.h), refused before any model call
+// when it cannot run here or the dtype or partner does not fit it; mode_partner says what --beat
+// pairs its kernels with; enter_mode_target, once the machine is known, measures its device and
+// sets the evaluation options it implies. Nothing here asks which target it is.
 
-#include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 
-#include "kforge/agents/loop_state.h"
-#include "kforge/cli/common.h"
-#include "kforge/eval/gpu_profile.h"
-#include "kforge/modes/kernel_judge.h"
+#include "kforge/eval/evaluate.h"
+#include "kforge/eval/machine.h"
+#include "kforge/eval/machine_lock.h"
+#include "kforge/target/bound_target.h"
 
 namespace kforge::cli {
 
-// A UsageError "kforge COMMAND --target T: <what is missing>" when the target cannot run here.
-void require_available(const KernelTarget& kt, std::string_view command);
+// A UsageError "kforge COMMAND --target T: <what is missing>" when the target cannot run here,
+// and the dtype's or the partner's refusal (common.h) before anything is built.
+target::BoundTarget bind_mode_target(std::string_view command, const std::string& name,
+                                     const std::string& dtype, const std::string& beat);
 
+// The partner --beat pairs the kernels with: for a target the peers pair, "fastest" (or nothing)
+// reads bench --peers' table for this task, size and thread count on this machine; for another
+// target, its own baseline unless --beat named one it accepts.
+std::string mode_partner(const target::BoundTarget& bound, const std::string& beat,
+                         const std::string& task, const std::string& size, int threads,
+                         const eval::MachineProfile& machine);
+
+// `partner` and the dtype into `eval`; a GPU target's device measured with the machine to itself
+// the first time (`lock`), then read from the per-user cache, or the agents told why there is none.
+void enter_mode_target(target::BoundTarget& bound, const std::string& partner,
+                       eval::MachineLock& lock, eval::EvalOptions& eval);
+
+// The target as a session records it: "" for the default target (as sessions before --target did).
+std::string recorded_target(const target::BoundTarget& bound);
 // " --target T [--dtype D]" as the session row records the command ("" for the default target).
-std::string target_words(const KernelTarget& kt);
-
-// The modes' judge and the agents' dialect for `kt`'s kernels on the task in `host`. It holds the
-// device the dialect points at, so it is not copied.
-struct ModeTarget {
-  modes::KernelJudge judge;
-  agents::KernelDialect dialect;  // the cpp target's default when kt is the host's
-  std::optional<eval::GpuProfile> device;
-  std::string device_missing;
-
-  ModeTarget() = default;
-  ModeTarget(const ModeTarget&) = delete;
-  ModeTarget& operator=(const ModeTarget&) = delete;
-};
-// A GPU target's device is measured with the machine to itself the first time (`lock`), then read
-// from the per-user cache; when there is none the agents are told why.
-std::unique_ptr<ModeTarget> mode_target(const KernelTarget& kt, const eval::TaskContext& host,
-                                        eval::MachineLock& lock);
+std::string target_words(const target::BoundTarget& bound);
 
 }  // namespace kforge::cli

@@ -18,7 +18,7 @@ ExpansionResult AutoExpander::expand(const Expansion& x, const store::NodeRecord
   ao.expansion = ExpansionTag{x.key, x.strategy, std::nullopt};
   if (x.strategy == "crossover" && partner) {
     // The second kernel in the target's own code fence (python for pallas, cuda for cuda).
-    const std::string fence = setup_.env.dialect.fence;
+    const std::string fence = setup_.env.target.target().agent_material().code_fence;
     ao.strategy =
         "Crossover: combine the ideas of the current kernel with those of a second kernel from "
         "another line of the search, "
@@ -54,8 +54,8 @@ eval::PairedDecision AutoExpander::compare(const std::string& challenger,
                                            const std::string& incumbent_label) {
   eval::EvalOptions eo = setup_.env.eval;
   eo.time_budget_s = setup_.expansion.time_budget_s;
-  return setup_.env.judge.decide_paired(*setup_.env.ctx, challenger, incumbent, incumbent_label,
-                                        eo);
+  return setup_.env.target.decide_paired(*setup_.env.ctx, challenger, incumbent, incumbent_label,
+                                         eo);
 }
 
 }  // namespace kforge::modes

@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <utility>
 
+#include "kforge/core/clock.h"
 #include "kforge/core/fs.h"
 #include "kforge/core/hash.h"
 #include "kforge/eval/python_kernel.h"
@@ -16,11 +16,8 @@
 namespace kforge::modes {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
+using core::Clock;
+using core::seconds_since;
 
 llm::SessionTotals minus(const llm::SessionTotals& a, const llm::SessionTotals& b) {
   llm::SessionTotals d;
@@ -101,7 +98,7 @@ void write_iteration_files(const AutoEnv& env, const AutoOptions& o, const Itera
                                        : fmt::format("iter-{}/", rec.iteration);
   std::vector<std::pair<std::string, std::string>> files;
   if (!rec.plan.empty()) files.emplace_back("plan.md", rec.plan);
-  if (!rec.source.empty()) files.emplace_back(env.judge.kernel_file(), rec.source);
+  if (!rec.source.empty()) files.emplace_back(env.target.kernel_file(), rec.source);
   if (rec.evaluation) files.emplace_back("evaluation.json", eval::to_json(*rec.evaluation).dump(2));
   if (rec.diagnosis)
     files.emplace_back(
@@ -195,9 +192,9 @@ class Loop {
   Loop(const AutoEnv& env, const AutoOptions& o) : env_(env), o_(o), parent_(o.parent_node) {
     state_.task = env.ctx;
     state_.machine = env.machine;
-    state_.dialect = env.dialect;
+    state_.dialect = agents::kernel_dialect(env.target, *env.ctx);
     state_.threads = env.eval.threads;
-    if (!env.eval.peer.empty()) state_.baseline_name = eval::peer_description(env.eval.peer);
+    state_.baseline_name = env.target.target().baseline_name(env.eval);
     timed_ = env.eval;
     timed_.time_budget_s = o.time_budget_s;
   }
@@ -229,11 +226,10 @@ class Loop {
                                          : "measured alone before the first iteration";
     if (o_.baseline_ms > 0)
       state_.baseline_ms = o_.baseline_ms;
-    else if (!env_.judge.host_target()) {
+    else if (!env_.target.target().baseline_timed_alone()) {
       // Another target's baseline (pallas: XLA; cuda: PyTorch eager on the device) is paired with
       // every kernel by the target's judge; the first timed kernel gives its time.
       state_.baseline_when = "measured beside each kernel (none timed yet)";
-      if (env_.judge.python_kernel()) state_.baseline_name = eval::peer_description("xla");
     } else {
       say("measuring the baseline");
       auto b = measure_baseline_ms(*env_.ctx, timed_);
@@ -246,8 +242,8 @@ class Loop {
     }
     result_.baseline_ms = state_.baseline_ms;
     const auto& task = env_.ctx->task();
-    // The roofline is the host CPU's: it bounds cpp kernels only.
-    if (!env_.judge.host_target()) return true;
+    // The roofline is the host CPU's: it bounds the host's own kernels only.
+    if (!env_.target.target().roofline_applies()) return true;
     state_.roofline_ms =
         1e3 * eval::roofline_seconds(task.flops, task.bytes, *env_.machine, state_.threads);
     return true;
@@ -279,7 +275,7 @@ class Loop {
               timed_,
               [this](std::string_view m) { say(std::string(m)); },
               &rec.clock,
-              env_.judge};
+              env_.target};
     std::optional<agents::Plan> plan;
     if (auto end = plan_step(rec, plan)) return *end;
     if (auto end = implement_step(rec, *plan)) return *end;
@@ -350,11 +346,8 @@ class Loop {
   void tune_step(IterationRecord& rec) {
     tuned_eval_.reset();
     // The tuner rebuilds a C-ABI kernel with -D values; a Python kernel has no such switch.
-    if (env_.judge.python_kernel()) {
-      rec.tuning = fmt::format(
-          "not tuned: the tuner sets -D tunables of C-ABI kernels, and a {} "
-          "kernel is a Python file",
-          env_.judge.target->name());
+    if (auto why = env_.target.target().untunable_reason(); !why.empty()) {
+      rec.tuning = "not tuned: " + why;
       return;
     }
     auto t = Clock::now();
@@ -364,7 +357,7 @@ class Loop {
     // default 1 s): there are several per iteration, and a shorter --budget shortens them too.
     agents::TuneOptions tune = o_.tune;
     tune.time_budget_s = std::min(tune.time_budget_s, o_.time_budget_s / 2);
-    auto tuned = agents::tune(*env_.ctx, rec.source, env_.judge.kernel_file(), tune_base, tune,
+    auto tuned = agents::tune(env_.target, *env_.ctx, rec.source, tune_base, tune,
                               [this](std::string_view m) { say(std::string(m)); });
     rec.clock.tune_s += seconds_since(t);
     if (!tuned) {
@@ -422,14 +415,14 @@ class Loop {
     end.fatal = std::exchange(diagnosis_error_, std::nullopt);
     const auto& e = *rec.evaluation;
     end.improved = !state_.best;
-    if (!decides_on_time(env_, e)) return decide_on_correctness(rec, end);
+    if (!env_.target.target().times_are_performance(e)) return decide_on_correctness(rec, end);
     if (state_.best) {
       say(fmt::format("iteration {}: timing against the best (iteration {}) side by side",
                       rec.iteration, state_.best->iteration));
       auto t = Clock::now();
       rec.decision =
-          env_.judge.decide_paired(*env_.ctx, rec.source, state_.best->source,
-                                   fmt::format("iteration {}", state_.best->iteration), timed_);
+          env_.target.decide_paired(*env_.ctx, rec.source, state_.best->source,
+                                    fmt::format("iteration {}", state_.best->iteration), timed_);
       rec.clock.time_s += seconds_since(t);
       end.improved = rec.decision->challenger_won();
     }
@@ -472,7 +465,7 @@ class Loop {
   }
 
   void write_best(const IterationRecord& rec) {
-    const std::string name = env_.judge.best_file();
+    const std::string name = env_.target.best_file();
     if (auto st = env_.journal->write(name, rec.source); !st)
       say(fmt::format("could not write {}: {}", name, st.error().message));
   }
@@ -554,22 +547,17 @@ class Loop {
 
 AutoResult run_auto(const AutoEnv& env, const AutoOptions& o) { return Loop(env, o).run(); }
 
-bool decides_on_time(const AutoEnv& env, const eval::Evaluation& e) {
-  return env.judge.host_target() || e.timing_is_performance();
-}
-
 std::string auto_report(const AutoEnv& env, const AutoResult& r) {
   std::string s =
       fmt::format("# kforge auto: {} (size {})\n\n", env.ctx->spec().id, env.ctx->task().size);
-  const std::string partner = !env.eval.peer.empty()      ? eval::peer_description(env.eval.peer)
-                              : env.judge.python_kernel() ? eval::peer_description("xla")
-                                                          : std::string("PyTorch eager, libtorch");
-  if (env.judge.host_target())
+  const target::Target& target = env.target.target();
+  const std::string partner = target.baseline_name(env.eval);
+  if (target.baseline_timed_alone())
     s += fmt::format("Baseline to beat ({}): {:.4g} ms with {} thread(s). Stopped: {}.\n\n",
                      partner, r.baseline_ms, env.eval.threads, r.stop_reason);
   else
     s += fmt::format("Target {}; every kernel paired with {} in the same run. Stopped: {}.\n\n",
-                     env.judge.target->name(), partner, r.stop_reason);
+                     target.name(), partner, r.stop_reason);
   s += "| iter | verdict | time ms | speedup | roofline | fixes | tokens in/out | cost $ | model s "
        "| compile s | check s | tune s | time s | "
        "what was tried |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
@@ -589,19 +577,19 @@ std::string auto_report(const AutoEnv& env, const AutoResult& r) {
              e && e->speedup
                  ? fmt::format("{:.2f}x{}", e->speedup->median, e->machine_busy ? " (busy)" : "")
                  : ""),
-        cell(e && e->candidate && env.judge.host_target(),
+        cell(e && e->candidate && target.roofline_applies(),
              e ? fmt::format("{:.0f}%", 100 * e->roofline) : ""),
         it.fixes, it.tokens.usage.input_tokens, it.tokens.usage.output_tokens, it.tokens.cost_usd,
         it.clock.model_s, it.clock.compile_s, it.clock.check_s, it.clock.tune_s, it.clock.time_s,
         strategy.substr(0, 160));
   }
-  if (r.best && !decides_on_time(env, r.best->evaluation)) {
+  if (r.best && !target.times_are_performance(r.best->evaluation)) {
     const auto& e = r.best->evaluation;
     s += fmt::format(
         "\n## Best kernel (iteration {})\n\nCorrect on every secret input set. Timing basis {}: "
         "interpret-mode times are not performance; the best is the first correct kernel. No "
         "speedup is quoted. `{}` in this folder.\n",
-        r.best->iteration, e.timing_basis, env.judge.best_file());
+        r.best->iteration, e.timing_basis, env.target.best_file());
   } else if (r.best) {
     const auto& e = r.best->evaluation;
     // A speedup timed busy is not a figure to quote: said as such, with what it read.
@@ -618,7 +606,7 @@ std::string auto_report(const AutoEnv& env, const AutoResult& r) {
         "\n## Best kernel (iteration {})\n\n{:.4g} ms, {}, {:.0f}% of the roofline{}. `{}` "
         "in this folder.\n",
         r.best->iteration, e.candidate->median_ms, speedup, 100 * e.roofline,
-        e.roofline_note.empty() ? "" : " (" + e.roofline_note + ")", env.judge.best_file());
+        e.roofline_note.empty() ? "" : " (" + e.roofline_note + ")", env.target.best_file());
     if (e.speedup && !e.partner_note.empty())
       s += fmt::format("\nThe baseline: {}.\n", e.partner_note);
   } else {

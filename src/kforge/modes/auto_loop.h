@@ -95,14 +95,10 @@ struct AutoEnv {
   std::string run_id;
   eval::EvalOptions eval;  // threads etc.
   std::function<void(std::string_view)> say;
-  // The target the kernels are written for (default: cpp) and what the agents are told of it.
-  KernelJudge judge;
-  agents::KernelDialect dialect;
+  // The target the kernels are written for, bound (default: cpp on the task's compiler); what
+  // the agents are told of it comes from it (agents::kernel_dialect).
+  target::BoundTarget target;
 };
-
-// Whether the loop decides on times: not when the target's times are interpret-mode ones (pallas
-// on a CPU backend), where the best is the first correct kernel.
-bool decides_on_time(const AutoEnv& env, const eval::Evaluation& e);
 
 // Runs the loop, recording each iteration as a node of run `env.run_id` (the run row must exist).
 AutoResult run_auto(const AutoEnv& env, const AutoOptions& options);

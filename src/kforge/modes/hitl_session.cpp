@@ -84,7 +84,7 @@ std::string unified_diff(const std::string& a, const std::string& b, const std::
 
 HitlSession::HitlSession(const eval::TaskContext& ctx, const eval::MachineProfile& machine,
                          agents::AgentEnv& agents, RunJournal& journal, eval::EvalOptions eval,
-                         Human& human, HitlState state, HitlTarget target)
+                         Human& human, HitlState state, target::BoundTarget target)
     : ctx_(ctx),
       machine_(machine),
       agents_(agents),
@@ -107,20 +107,17 @@ agents::LoopState HitlSession::loop_state() const {
   s.machine = &machine_;
   s.threads = eval_.threads;
   s.baseline_ms = state_.baseline_ms;
-  if (!eval_.peer.empty()) s.baseline_name = eval::peer_description(eval_.peer);
+  s.baseline_name = target_.target().baseline_name(eval_);
   s.baseline_when = state_.baseline_when.empty() ? "measured alone when the session started"
                                                  : state_.baseline_when;
+  s.dialect = agents::kernel_dialect(target_, ctx_);
   const auto& t = ctx_.task();
-  if (target_.judge.host_target()) {
+  // The roofline is the host CPU's and bounds the host's own kernels only; another target's
+  // baseline is paired with each kernel by its judge.
+  if (target_.target().roofline_applies())
     s.roofline_ms = 1e3 * eval::roofline_seconds(t.flops, t.bytes, machine_, s.threads);
-  } else {
-    // Another target's baseline is paired with each kernel by its judge; the roofline is the
-    // host CPU's and bounds cpp kernels only.
-    s.dialect = target_.dialect;
-    if (target_.judge.python_kernel()) s.baseline_name = eval::peer_description("xla");
-    if (state_.baseline_when.empty())
-      s.baseline_when = "measured beside each kernel (none timed yet)";
-  }
+  if (!target_.target().baseline_timed_alone() && state_.baseline_when.empty())
+    s.baseline_when = "measured beside each kernel (none timed yet)";
   if (state_.best && state_.best->candidate)
     if (const auto* v = version(state_.best_version))
       s.best = agents::BestKernel{v->source, *state_.best, std::nullopt, state_.best_version};
@@ -129,11 +126,7 @@ agents::LoopState HitlSession::loop_state() const {
 }
 
 StepEnv HitlSession::step_env() {
-  return StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_, target_.judge};
-}
-
-bool HitlSession::timed_for_real(const eval::Evaluation& e) const {
-  return target_.judge.host_target() || e.timing_is_performance();
+  return StepEnv{&ctx_, &agents_, nullptr, eval_, {}, &clock_, target_};
 }
 
 std::string HitlSession::extension() const {
@@ -364,7 +357,7 @@ void HitlSession::check() {
   if (!need_kernel()) return;
   eval::EvalOptions o = eval_;
   o.time = false;
-  auto e = target_.judge.evaluate(ctx_, current_source(), kernel_file(), o);
+  auto e = target_.evaluate(ctx_, current_source(), kernel_file(), o);
   judged(e);
   human_.show(fmt::format("verdict   {}\nreason    {}\n", eval::verdict_name(e.verdict), e.reason));
   if (e.mismatch) human_.show(e.mismatch->summary());
@@ -390,8 +383,8 @@ bool HitlSession::beats_best(const eval::EvalOptions& timing) {
   if (state_.best_version == state_.current) return true;
   human_.show(fmt::format("timing v{} against the best (v{}) side by side\n", state_.current,
                           state_.best_version));
-  auto d = target_.judge.decide_paired(ctx_, current_source(), incumbent->source,
-                                       fmt::format("v{}", state_.best_version), timing);
+  auto d = target_.decide_paired(ctx_, current_source(), incumbent->source,
+                                 fmt::format("v{}", state_.best_version), timing);
   human_.show(fmt::format("v{}: {}\n", state_.current, d.describe()));
   record(fmt::format("v{} against the best: {}", state_.current, d.describe()));
   if (d.challenger_won())
@@ -412,7 +405,7 @@ void HitlSession::time(bool profile) {
   eval::EvalOptions o = eval_;
   o.time = true;
   o.profile_seconds = profile ? 0.5 : 0;
-  auto e = target_.judge.evaluate(ctx_, current_source(), kernel_file(), o);
+  auto e = target_.evaluate(ctx_, current_source(), kernel_file(), o);
   judged(e);
   if (!e.correct()) {
     human_.show(
@@ -429,7 +422,7 @@ void HitlSession::time(bool profile) {
     state_.baseline_when =
         fmt::format("measured beside v{}, the latest measurement", state_.current);
   }
-  const bool real = timed_for_real(e);
+  const bool real = target_.target().times_are_performance(e);
   human_.show(timing_text(e, real));
   if (e.profile)
     human_.show(e.profile->summary() + toolchain::format_vector_remarks(e.profile->vectorization));
@@ -480,14 +473,11 @@ void HitlSession::time(bool profile) {
 void HitlSession::tune() {
   if (!need_kernel()) return;
   // The tuner rebuilds a C-ABI kernel with -D values; a Python kernel has no such switch.
-  if (target_.judge.python_kernel())
-    return human_.show(fmt::format(
-        "not tuned: the tuner sets -D tunables of C-ABI kernels, and a {} kernel is a Python "
-        "file\n",
-        target_.judge.target->name()));
+  if (auto why = target_.target().untunable_reason(); !why.empty())
+    return human_.show("not tuned: " + why + "\n");
   eval::EvalOptions o = eval_;
   o.time = true;
-  auto r = agents::tune(ctx_, current_source(), kernel_file(), o, {},
+  auto r = agents::tune(target_, ctx_, current_source(), o, {},
                         [&](std::string_view m) { human_.show(std::string(m) + "\n"); });
   if (!r) return human_.show("tunables not usable: " + r.error().message + "\n");
   if (r->tunables.empty())
@@ -553,7 +543,7 @@ void HitlSession::show_version(const std::string& arg) {
   const auto* v = version(n);
   if (!v) return human_.show(fmt::format("no version {} (see `history`)\n", n));
   human_.show(fmt::format("v{} ({}):\n```{}\n{}```\n", v->number, v->origin,
-                          target_.judge.host_target() ? "cpp" : target_.dialect.fence, v->source));
+                          target_.target().agent_material().code_fence, v->source));
 }
 
 void HitlSession::revert(const std::string& arg) {
@@ -588,7 +578,7 @@ bool HitlSession::accept(const std::string& args) {
     human_.show(st.error().message + "\n");
     return true;
   }
-  keep(target_.judge.best_file(), current_source());
+  keep(target_.best_file(), current_source());
   record(fmt::format("accepted v{} → {}", state_.current, path.string()));
   human_.show(fmt::format("v{} written to {}\n", state_.current, path.string()));
   return false;
@@ -603,7 +593,8 @@ void HitlSession::status() {
   s += v ? fmt::format("kernel    v{} ({})\n", v->number, v->origin) : "kernel    none\n";
   if (!state_.last_failure.empty())
     s += "failure   " + state_.last_failure.substr(0, state_.last_failure.find('\n')) + "\n";
-  if (state_.best && state_.best->candidate && !timed_for_real(*state_.best))
+  if (state_.best && state_.best->candidate &&
+      !target_.target().times_are_performance(*state_.best))
     s += fmt::format("best      v{}: the first correct version ({}: times are not performance)\n",
                      state_.best_version, state_.best->timing_basis);
   else if (state_.best && state_.best->candidate)

@@ -73,17 +73,11 @@ struct HitlState {
   static HitlState from_json(const nlohmann::json& j);
 };
 
-// The target a session's kernels are written for: its judge, and what the agents are told of it.
-struct HitlTarget {
-  KernelJudge judge;              // default: the cpp target
-  agents::KernelDialect dialect;  // default: the cpp target's
-};
-
 class HitlSession {
  public:
   HitlSession(const eval::TaskContext& ctx, const eval::MachineProfile& machine,
               agents::AgentEnv& agents, RunJournal& journal, eval::EvalOptions eval, Human& human,
-              HitlState state, HitlTarget target = {});
+              HitlState state, target::BoundTarget target = {});
 
   // Runs one command line ("plan use AVX2", "check", …). Returns false for `quit` / `accept`.
   bool execute(const std::string& line);
@@ -131,9 +125,7 @@ class HitlSession {
   void report_model_error(const llm::LlmError& e);
   agents::LoopState loop_state() const;
   StepEnv step_env();
-  // Whether this evaluation's times are a kernel's performance (not interpret-mode ones).
-  bool timed_for_real(const eval::Evaluation& e) const;
-  std::string kernel_file() const { return target_.judge.kernel_file(); }
+  std::string kernel_file() const { return target_.kernel_file(); }
   std::string extension() const;  // ".cpp", ".cu", ".py"
 
   const eval::TaskContext& ctx_;
@@ -145,7 +137,7 @@ class HitlSession {
   eval::EvalOptions eval_;
   Human& human_;
   HitlState state_;
-  HitlTarget target_;
+  target::BoundTarget target_;  // the session's kernels' target (default: cpp)
   PhaseClock clock_;
   std::map<int, std::string>
       tuning_;                  // the tuner's table of each version it produced, for the profiler

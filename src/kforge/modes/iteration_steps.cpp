@@ -3,19 +3,14 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
+#include "kforge/core/clock.h"
 
 namespace kforge::modes {
-namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
-}  // namespace
+using core::seconds_since;
 
 std::string compile_failure(const StepEnv& env, const std::string& source) {
-  return env.judge.build_failure(*env.ctx, source, env.eval);
+  return env.target.build_failure(*env.ctx, source, env.eval);
 }
 
 namespace {
@@ -70,7 +65,7 @@ DebugOutcome check_with_fixes(const StepEnv& env, std::string source, int max_fi
     o.profile_seconds = 0;
     o.progress = nullptr;
     auto t = std::chrono::steady_clock::now();
-    auto e = env.judge.evaluate(*env.ctx, out.source, env.judge.kernel_file(), o);
+    auto e = env.target.evaluate(*env.ctx, out.source, env.target.kernel_file(), o);
     env.clock->check_s += seconds_since(t);
     out.evaluation = e;
     if (e.correct()) {
@@ -90,7 +85,7 @@ eval::Evaluation time_and_profile(const StepEnv& env, const std::string& source,
   o.profile_seconds = profile_seconds;
   o.progress = nullptr;
   auto t = std::chrono::steady_clock::now();
-  auto e = env.judge.evaluate(*env.ctx, source, env.judge.kernel_file(), o);
+  auto e = env.target.evaluate(*env.ctx, source, env.target.kernel_file(), o);
   env.clock->time_s += seconds_since(t);
   return e;
 }

@@ -12,7 +12,7 @@
 #include "kforge/agents/agents.h"
 #include "kforge/agents/tuner.h"
 #include "kforge/eval/evaluate.h"
-#include "kforge/modes/kernel_judge.h"
+#include "kforge/target/bound_target.h"
 
 namespace kforge::modes {
 
@@ -29,7 +29,7 @@ struct StepEnv {
   eval::EvalOptions eval;  // threads, budget, machine (time/profile set per step)
   std::function<void(std::string_view)> say;  // progress lines
   PhaseClock* clock = nullptr;
-  KernelJudge judge;  // the target's file name, compiler and judge (default: cpp)
+  target::BoundTarget target;  // its file name, compiler and judge (default: cpp)
 };
 
 // The outcome of a step that may have asked the debugger for fixes.

@@ -54,7 +54,7 @@ SearchResult run_search(const SearchEnv& env, const SearchOptions& o) {
   expansion.iterations = o.iterations_per_expansion;
   expansion.patience = o.iterations_per_expansion;
   AutoExpander expander({AutoEnv{env.ctx, env.machine, env.agents, &*journal, env.run_id, env.eval,
-                                 env.say, env.judge, env.dialect},
+                                 env.say, env.target},
                          expansion, env.strategies});
   SearchDriver d({env.run_id, env.strategies, env.ctx->spec().tags, o.seed, o.jobs, env.say},
                  expander, journal->ledger());

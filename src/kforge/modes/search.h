@@ -60,9 +60,8 @@ struct SearchEnv {
   eval::EvalOptions eval;  // threads, machine, machine_lock
   std::vector<Strategy> strategies;
   std::function<void(std::string_view)> say;
-  // The target the kernels are written for (default: cpp) and what the agents are told of it.
-  KernelJudge judge;
-  agents::KernelDialect dialect;
+  // The target the kernels are written for, bound (default: cpp on the task's compiler).
+  target::BoundTarget target;
 };
 
 struct SearchResult {

@@ -28,7 +28,7 @@ Status start_search_run(const SearchEnv& env, const SearchOptions& o, const std:
     eval::EvalOptions eo = env.eval;
     eo.time_budget_s = o.expansion.time_budget_s;
     record_evaluation(root,
-                      env.judge.evaluate(*env.ctx, o.start_source, env.judge.kernel_file(), eo));
+                      env.target.evaluate(*env.ctx, o.start_source, env.target.kernel_file(), eo));
   }
   auto id = ledger.add_node(root);
   if (!id) return id.error();
@@ -71,7 +71,7 @@ Status finish_search_run(const SearchEnv& env, const SearchResult& r) {
   if (r.best)
     for (const auto& n : r.nodes)
       if (n.id == *r.best)
-        if (auto st = journal->write(env.judge.best_file(), n.source); !st)
+        if (auto st = journal->write(env.target.best_file(), n.source); !st)
           problems.push_back(st.error().message);
   auto st = journal->ledger().update_run(env.run_id, [&](store::RunRecord& run) {
     run.state = r.state;
