@@ -304,7 +304,7 @@ std::string best_strategy(const LoopState& s) {
 
 std::string describe_standing(const LoopState& s) {
   std::string out = partner_standing(s) + other_partners(s);
-  if (s.dialect.target == "cpp")
+  if (s.dialect.roofline)
     out += fmt::format("At 100% of the roofline the kernel would take {:.4g} ms.\n", s.roofline_ms);
   else if (s.best && !s.best->evaluation.timing_is_performance())
     out += fmt::format(

@@ -13,6 +13,7 @@
 #include "kforge/cli/mode_target.h"
 #include "kforge/cli/table.h"
 #include "kforge/core/paths.h"
+#include "kforge/core/shorten.h"
 #include "kforge/core/threads.h"
 #include "kforge/llm/llm.h"
 #include "kforge/modes/auto_loop.h"
@@ -136,9 +137,11 @@ int run_auto_command(const AutoCliOptions& o) {
       const auto* e = it.evaluation ? &*it.evaluation : nullptr;
       t.add({std::to_string(it.iteration), e ? paint_verdict(eval::verdict_name(e->verdict)) : "—",
              e && e->candidate ? format_ms(e->candidate->median_ms) : "",
-             e && e->speedup && e->timing_is_performance() ? paint_ratio(e->speedup->median) : "",
+             e && e->speedup && e->timing_is_performance()
+                 ? (e->machine_busy ? std::string("busy") : paint_ratio(e->speedup->median))
+                 : "",
              e && e->candidate ? format_percent(e->roofline) : "", std::to_string(it.fixes),
-             it.outcome.substr(0, 90)});
+             core::shorten(it.outcome, 90, "…")});
     }
     fmt::print("{}\nstopped: {}\n", t.render(), result.stop_reason);
     if (result.best && !target.times_are_performance(result.best->evaluation))
@@ -148,11 +151,13 @@ int run_auto_command(const AutoCliOptions& o) {
           result.best->iteration, result.best->evaluation.timing_basis,
           (journal->dir() / bound.best_file()).string());
     else if (result.best)
-      fmt::print("best: iteration {}, {} ms, {} the baseline → {}\n", result.best->iteration,
+      fmt::print("best: iteration {}, {} ms, {} → {}\n", result.best->iteration,
                  format_ms(result.best->evaluation.candidate->median_ms),
-                 result.best->evaluation.speedup
-                     ? format_ratio(result.best->evaluation.speedup->median)
-                     : "?",
+                 !result.best->evaluation.speedup ? std::string("no speedup")
+                 : result.best->evaluation.machine_busy
+                     ? std::string("no speedup (timed on a busy machine)")
+                     : format_ratio(result.best->evaluation.speedup->median) + " the " +
+                           result.best->evaluation.partner,
                  (journal->dir() / bound.best_file()).string());
     else
       fmt::print("no correct kernel\n");

@@ -10,6 +10,7 @@
 #include "kforge/core/clock.h"
 #include "kforge/core/fs.h"
 #include "kforge/core/hash.h"
+#include "kforge/core/shorten.h"
 #include "kforge/eval/python_kernel.h"
 #include "kforge/eval/roofline.h"
 
@@ -138,6 +139,8 @@ agents::AttemptRecord attempt_record(const IterationRecord& rec, const std::stri
     a.speedup = rec.evaluation->speedup;
     a.roofline = rec.evaluation->roofline;
   }
+  // Its side-by-side result against the best of the time: the model compares within one run.
+  if (rec.decision) a.paired = rec.decision->describe();
   a.failure = failure;
   a.tuning = rec.tuning;
   a.diagnosis = rec.diagnosis;
@@ -426,10 +429,12 @@ class Loop {
       rec.clock.time_s += seconds_since(t);
       end.improved = rec.decision->challenger_won();
     }
-    end.outcome =
-        fmt::format("correct, {:.4g} ms, {:.2f}x the baseline, {:.0f}% of the roofline{}",
-                    e.candidate->median_ms, e.speedup ? e.speedup->median : 0.0, 100 * e.roofline,
-                    e.roofline_note.empty() ? "" : " (" + e.roofline_note + ")");
+    end.outcome = fmt::format(
+        "correct, {:.4g} ms, {}, {:.0f}% of the roofline{}", e.candidate->median_ms,
+        !e.speedup       ? "no speedup"
+        : e.machine_busy ? "no speedup (busy)"
+                         : fmt::format("{:.2f}x {}", e.speedup->median, state_.baseline_name),
+        100 * e.roofline, e.roofline_note.empty() ? "" : " (" + e.roofline_note + ")");
     if (rec.decision) end.outcome += "; " + rec.decision->describe();
     if (end.improved) {
       end.outcome += in_search(o_) ? " — best of this expansion" : " — new best";
@@ -574,14 +579,14 @@ std::string auto_report(const AutoEnv& env, const AutoResult& r) {
         cell(e && e->candidate,
              e && e->candidate ? fmt::format("{:.4g}", e->candidate->median_ms) : ""),
         cell(e && e->speedup && e->timing_is_performance(),
-             e && e->speedup
-                 ? fmt::format("{:.2f}x{}", e->speedup->median, e->machine_busy ? " (busy)" : "")
-                 : ""),
+             e && e->speedup ? (e->machine_busy ? std::string("busy: no figure")
+                                                : fmt::format("{:.2f}x", e->speedup->median))
+                             : ""),
         cell(e && e->candidate && target.roofline_applies(),
              e ? fmt::format("{:.0f}%", 100 * e->roofline) : ""),
         it.fixes, it.tokens.usage.input_tokens, it.tokens.usage.output_tokens, it.tokens.cost_usd,
         it.clock.model_s, it.clock.compile_s, it.clock.check_s, it.clock.tune_s, it.clock.time_s,
-        strategy.substr(0, 160));
+        core::shorten(strategy, 160, "…"));
   }
   if (r.best && !target.times_are_performance(r.best->evaluation)) {
     const auto& e = r.best->evaluation;
