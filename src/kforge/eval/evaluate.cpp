@@ -13,6 +13,7 @@
 #include <random>
 #include <thread>
 
+#include "kforge/core/clock.h"
 #include "kforge/core/dtype_tolerance.h"
 #include "kforge/core/fs.h"
 #include "kforge/core/task_python.h"
@@ -28,11 +29,7 @@
 namespace kforge::eval {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
+using core::Clock;
 
 bool is_trusted(toolchain::Role role) { return role != toolchain::Role::candidate; }
 
@@ -220,7 +217,7 @@ class EvaluationRun {
   Evaluation finish(const Judgement& j) {
     e_.verdict = j.verdict;
     e_.reason = j.reason;
-    e_.phases.total_s = since(start_);
+    e_.phases.total_s = core::seconds_since(start_);
     return std::move(e_);
   }
 
@@ -251,7 +248,7 @@ class EvaluationRun {
                                  : "building the baseline (first time: about a minute)");
     auto partner_start = Clock::now();
     auto partner = baseline ? ctx_.baseline_library() : ctx_.reference_library();
-    e_.phases.partner_s = since(partner_start);
+    e_.phases.partner_s = core::seconds_since(partner_start);
     if (!partner) return Judgement{Verdict::runtime_error, partner.error().message};
     partner_library_ = scratch_.place(*partner, "partner");
     e_.partner = baseline ? "baseline" : "reference";
@@ -295,7 +292,7 @@ class EvaluationRun {
         ctx_.make_timing_inputs(std::random_device{}() * 0x100000001ULL ^ std::random_device{}());
     if (!t) return Judgement{Verdict::runtime_error, t.error().message};
     timing_set_.emplace(std::move(*t));
-    e_.phases.prepare_s = since(prepare_start);
+    e_.phases.prepare_s = core::seconds_since(prepare_start);
     all_sets_ = {&*timing_set_};
     for (const auto& s : check_inputs_) all_sets_.push_back(&s);
     // Two output sets for each side, never shared: see KernelProcessSpec::output_sets.
@@ -443,7 +440,7 @@ class EvaluationRun {
     std::vector<OutputSnapshot> results;
     auto failed = run_check_calls(*candidate_, 0, check_inputs_.size(), opt_.call_timeout_s,
                                   results, &e_.check_ms);
-    e_.phases.check_s = since(check_start);
+    e_.phases.check_s = core::seconds_since(check_start);
     e_.kernel_output = candidate_->printed();
     if (!failed) failed = candidate_->channel_untouched("the check");
     if (failed) return failed;
@@ -493,7 +490,7 @@ class EvaluationRun {
     auto time_start = Clock::now();
     auto timed =
         time_paired(*candidate_, partner_ ? &*partner_ : nullptr, *inputs_, task_, request);
-    e_.phases.time_s = since(time_start);
+    e_.phases.time_s = core::seconds_since(time_start);
     judge_machine_load(measuring_.contention, e_);
     if (!timed.failure) timed.failure = candidate_->channel_untouched("timing");
     if (!timed.failure && partner_ && !partner_->trusted())

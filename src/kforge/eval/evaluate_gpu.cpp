@@ -9,6 +9,7 @@
 #include <cstring>
 #include <random>
 
+#include "kforge/core/clock.h"
 #include "kforge/eval/cuda_process_device.h"
 #include "kforge/eval/gpu_judge.h"
 #include "kforge/eval/sanitizer_report.h"
@@ -19,11 +20,7 @@
 namespace kforge::eval {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
+using core::Clock;
 
 HostSet host_copy(const SharedSet& set, const std::vector<core::ResolvedTensor>& tensors) {
   HostSet h;
@@ -87,7 +84,7 @@ class GpuEvaluationRun {
   Evaluation finish(const Judgement& j) {
     e_.verdict = j.verdict;
     e_.reason = j.reason;
-    e_.phases.total_s = since(start_);
+    e_.phases.total_s = core::seconds_since(start_);
     return std::move(e_);
   }
 
@@ -125,7 +122,7 @@ class GpuEvaluationRun {
         host_.make_inputs(std::random_device{}() * 0x100000001ULL ^ std::random_device{}());
     if (!timing) return Judgement{Verdict::runtime_error, timing.error().message};
     timing_inputs_ = host_copy(*timing, host_.task().inputs);
-    e_.phases.prepare_s = since(t0);
+    e_.phases.prepare_s = core::seconds_since(t0);
     return std::nullopt;
   }
 
@@ -140,7 +137,7 @@ class GpuEvaluationRun {
     candidate_buffers_ = std::move(*buffers);
     auto j = gpu_check(*candidate_, candidate_buffers_, host_.task(), inputs_, references_,
                        opt_.call_timeout_s, e_);
-    e_.phases.check_s = since(t0);
+    e_.phases.check_s = core::seconds_since(t0);
     return j;
   }
 
@@ -244,7 +241,7 @@ class GpuEvaluationRun {
         *candidate_, candidate_buffers_, partner.get(), partner ? &partner_buffers : nullptr,
         host_.task(), timing_inputs_, req, [&rd] { return (std::uint64_t{rd()} << 32) ^ rd(); },
         setup_.clock ? MsClock(setup_.clock) : steady_ms_clock());
-    e_.phases.time_s = since(t0);
+    e_.phases.time_s = core::seconds_since(t0);
     if (auto j = judge_timing(timed, host_.task(), e_)) return j;
     profile();
     return std::nullopt;

@@ -35,7 +35,7 @@ int remove_stale_scratch(const std::filesystem::path& tmp_dir) {
   return removed;
 }
 
-ServeScratch::ServeScratch(std::filesystem::path tmp_dir)
+ServeScratch::ServeScratch(const std::filesystem::path& tmp_dir)
     : dir_(tmp_dir / (std::string(kPrefix) + std::to_string(::getpid()))) {
   remove_stale_scratch(tmp_dir);
 }

@@ -12,7 +12,7 @@ class ServeScratch {
  public:
   // `tmp_dir`: <state>/tmp. Removes the folders of servers that are gone; makes nothing yet (the
   // first diff writes the folder).
-  explicit ServeScratch(std::filesystem::path tmp_dir);
+  explicit ServeScratch(const std::filesystem::path& tmp_dir);
   ~ServeScratch();
   ServeScratch(const ServeScratch&) = delete;
   ServeScratch& operator=(const ServeScratch&) = delete;
