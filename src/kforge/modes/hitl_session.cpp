@@ -21,6 +21,14 @@
 namespace kforge::modes {
 namespace {
 
+// "1.23x the baseline", or why there is no figure (a busy timing gives none).
+std::string speedup_words(const eval::Evaluation& e) {
+  if (!e.speedup) return "no speedup";
+  if (e.machine_busy) return "no speedup (timed on a busy machine)";
+  const bool baseline = e.partner.empty() || e.partner == "baseline" || e.partner == "libtorch";
+  return fmt::format("{:.2f}x the {}", e.speedup->median, baseline ? "baseline" : e.partner);
+}
+
 std::string trim(const std::string& s) { return std::string(core::trim(s)); }
 
 std::string lower(std::string s) {
@@ -49,7 +57,9 @@ std::string timing_text(const eval::Evaluation& e, bool real) {
     s += fmt::format("timing    {}: times are not performance (no speedup)\n", e.timing_basis);
     return s;
   }
-  if (e.speedup)
+  if (e.speedup && e.machine_busy)
+    s += "speedup   none: the machine was busy (below); time it again on a quiet machine\n";
+  else if (e.speedup)
     s += fmt::format("speedup   {:.2f}x  (p10 {:.2f}x, p90 {:.2f}x)\n", e.speedup->median,
                      e.speedup->p10, e.speedup->p90);
   if (e.speedup && !e.partner_note.empty()) s += fmt::format("partner   {}\n", e.partner_note);
@@ -57,8 +67,8 @@ std::string timing_text(const eval::Evaluation& e, bool real) {
     s += fmt::format("roofline  {:.1f}%  ({:.2f} GFLOP/s, {:.2f} GB/s){}\n", 100 * e.roofline,
                      e.gflops, e.gbps, e.roofline_note.empty() ? "" : "  " + e.roofline_note);
   if (e.machine_busy)
-    s += fmt::format("busy      {} (load {:.1f}): absolute times are unreliable\n", e.busy_reason,
-                     e.load_average);
+    s += fmt::format("busy      {} (load {:.1f}): times are unreliable, no speedup is given\n",
+                     e.busy_reason, e.load_average);
   return s;
 }
 
@@ -440,8 +450,8 @@ void HitlSession::time(bool profile) {
     record(fmt::format("v{}: correct ({}: times are not performance)", state_.current,
                        e.timing_basis));
   } else {
-    record(fmt::format("v{}: {:.4g} ms, {:.2f}x the baseline", state_.current,
-                       e.candidate->median_ms, e.speedup ? e.speedup->median : 0.0));
+    record(fmt::format("v{}: {:.4g} ms, {}", state_.current, e.candidate->median_ms,
+                       speedup_words(e)));
     if (beats_best(o)) {
       state_.best = e;
       state_.best_version = state_.current;
@@ -598,9 +608,8 @@ void HitlSession::status() {
     s += fmt::format("best      v{}: the first correct version ({}: times are not performance)\n",
                      state_.best_version, state_.best->timing_basis);
   else if (state_.best && state_.best->candidate)
-    s += fmt::format("best      v{}: {:.4g} ms, {:.2f}x the baseline\n", state_.best_version,
-                     state_.best->candidate->median_ms,
-                     state_.best->speedup ? state_.best->speedup->median : 0.0);
+    s += fmt::format("best      v{}: {:.4g} ms, {}\n", state_.best_version,
+                     state_.best->candidate->median_ms, speedup_words(*state_.best));
   const char* est = t.estimated ? "~" : "";
   s += fmt::format("models    {} calls, {}{} tokens in, {}{} out, ${:.4f}{}\n", t.calls, est,
                    t.usage.input_tokens, est, t.usage.output_tokens, t.cost_usd,
