@@ -81,6 +81,18 @@ class CudaTargetTest : public ::testing::Test {
     if (!dynamic_cast<toolchain::CudaCompiler&>(*compiler_).available())
       GTEST_SKIP() << "nvcc is not installed (/usr/local/cuda)";
   }
+  // The cuda judge's set-up with the device taken away: what the host side decides by itself.
+  eval::GpuEvalSetup deviceless_setup(const eval::TaskContext& ctx) const {
+    const Target& cuda = *find_target("cuda");
+    eval::GpuEvalSetup setup;
+    setup.compiler = compiler_.get();
+    setup.header = cuda.task_header(ctx.task());
+    setup.link_policy = [this, &cuda](toolchain::Role r) {
+      return cuda.link_policy(*compiler_, r);
+    };
+    setup.device_missing = [] { return std::string("no CUDA device: taken away by the test"); };
+    return setup;
+  }
   ToolchainSettings settings_;
   std::unique_ptr<toolchain::Compiler> compiler_;
 };
@@ -197,12 +209,7 @@ TEST_F(CudaTargetTest, TheAdversarialCorpusGetsItsHostVerdicts) {
   auto state = eval::test_state_dir("cuda-corpus");
   auto ctx = eval::TaskContext::create(spec, "ci", *host_compiler, state);
   ASSERT_TRUE(ctx.ok()) << ctx.error().message;
-  const Target& cuda = *find_target("cuda");
-  eval::GpuEvalSetup setup;
-  setup.compiler = compiler_.get();
-  setup.header = cuda.task_header(ctx->task());
-  setup.link_policy = [&](toolchain::Role r) { return cuda.link_policy(*compiler_, r); };
-  setup.device_missing = [] { return std::string("no CUDA device: taken away by the test"); };
+  auto setup = deviceless_setup(*ctx);
   std::vector<eval::Evaluation> results(cases.size());
   two_at_a_time(cases.size(), [&](std::size_t i) {
     auto text = core::read_text(cases[i].file);
@@ -224,12 +231,7 @@ TEST_F(CudaTargetTest, WithoutLandlockNothingUntrustedIsJudgedUnlessAsked) {
   auto state = eval::test_state_dir("cuda-no-landlock");
   auto ctx = eval::TaskContext::create(spec, "ci", *host_compiler, state);
   ASSERT_TRUE(ctx.ok()) << ctx.error().message;
-  const Target& cuda = *find_target("cuda");
-  eval::GpuEvalSetup setup;
-  setup.compiler = compiler_.get();
-  setup.header = cuda.task_header(ctx->task());
-  setup.link_policy = [&](toolchain::Role r) { return cuda.link_policy(*compiler_, r); };
-  setup.device_missing = [] { return std::string("no CUDA device: taken away by the test"); };
+  auto setup = deviceless_setup(*ctx);
   auto text =
       core::read_text(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm" / "expert.cu");
   ASSERT_TRUE(text.ok());
