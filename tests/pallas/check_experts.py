@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Checks every Pallas expert (bench/<suite>/<id>/expert_pallas.py) on the judge's secret inputs.
+"""Checks every Pallas expert (bench/<suite>/<id>/expert_pallas.py, the TPU kernel, and
+expert_pallas_gpu.py, the GPU kernel) on the judge's secret inputs, and lowers each for its chip.
 
   check_experts.py --kforge build/bin/kforge [--suite bench/jaxbench] [--size ci] [--tasks a,b]
   check_experts.py --kforge build/bin/kforge --prove-breakage
 
-For each task that has an expert_pallas.py, kforge itself makes what the judge would use: the
+For each task that has a Pallas expert, kforge itself makes what the judge would use: the
 generated kforge_task.py (`kforge show ID --python`) and the check sets with their reference
 outputs (`kforge eval ID reference.cpp --role reference --no-time --dump DIR`: the same generator,
 per-task secret seeds and C++ reference an evaluation uses). Then, in this process, the expert's
@@ -20,12 +21,26 @@ reference). Its traced jaxpr must contain a pallas_call: an "expert" in plain jn
                       on this CPU machine, with jax.default_backend() answering "tpu" so the
                       expert takes its TPU path (CompilerParams, dimension semantics): a block
                       shape that breaks the (8, 128) rule or an op Mosaic cannot lower fails here.
-                      (The GPU lowerings need a GPU jaxlib, absent here.)
+The GPU kernel (expert_pallas_gpu.py, which the pallas target runs when its JAX backend is a GPU):
+  - "gpu-interpret":  as written, on every set (its masked loads and stores in the HLO
+                      interpreter), against the reference and workload.py as above; and
+  - "cuda-lowering":  the Pallas -> Triton lowering for platform "cuda" on this CPU machine
+                      (jax.jit(...).trace(...).lower(lowering_platforms=("cuda",)), with
+                      jax.default_backend() answering "gpu"), of the file kforge runs on a GPU:
+                      expert_pallas_gpu.py, else expert_pallas.py. Triton is the lowering a
+                      pallas_call without compiler parameters got on the H200's JAX (this jaxlib
+                      has no Mosaic GPU: its flag's default would leave such a call no GPU
+                      lowering at all), so the check asks for it. TPU VMEM scratch ("scratch
+                      memory not implemented in the Triton backend", what the H200 run saw), a
+                      block of no power-of-two size or a TPU-only primitive fails here. What it
+                      cannot see: Triton's own compile to PTX (shared memory, registers), which
+                      this jaxlib leaves to XLA on the device, and the speed.
 Any problem is one line naming the task, the mode, the set and what is wrong; exit status 1.
 
---prove-breakage copies two tasks into a scratch suite with broken experts (a numerically wrong
-RMSNorm, a GEMM in plain jnp) and exits 0 only if this check reports both: a check that cannot
-fail proves nothing.
+--prove-breakage copies three tasks into a scratch suite with broken experts (a numerically wrong
+RMSNorm on both chips, a GEMM in plain jnp, a TPU-misaligned block, a GPU tile of no power-of-two
+size, a task whose only expert keeps TPU scratch) and exits 0 only if this check reports each:
+a check that cannot fail proves nothing.
 """
 import argparse
 import json
@@ -36,6 +51,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 
 import numpy as np
 
@@ -44,6 +60,15 @@ sys.dont_write_bytecode = True  # no __pycache__ in bench/
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench" / "python"))
 from task_modules import NUMPY_DTYPES, bind_task, load_module  # noqa: E402
+
+TPU_EXPERT, GPU_EXPERT = "expert_pallas.py", "expert_pallas_gpu.py"
+
+
+def expert_on_gpu(task_dir):
+    """The file the pallas target runs on a GPU backend (PallasTarget::expert_path): the GPU
+    kernel where the task has one, else the TPU kernel."""
+    gpu = task_dir / GPU_EXPERT
+    return gpu if gpu.exists() else task_dir / TPU_EXPERT
 
 
 def run_kforge(kforge, args, env):
@@ -112,18 +137,49 @@ class ExpertCheck:
         task = bind_task(work_dir)
         manifest = json.loads((work_dir / "dump" / "manifest.json").read_text())
         rtol, atol = manifest["rtol"], manifest["atol"]
-        expert = load_module(suite / tid / "expert_pallas.py", f"{tid}_expert_pallas")
-        workload = self.jax.jit(load_module(suite / tid / "workload.py", f"{tid}_workload").workload)
+        task_dir = suite / tid
+        workload = self.jax.jit(load_module(task_dir / "workload.py", f"{tid}_workload").workload)
         sets = sorted((work_dir / "dump").glob("set*"))
         first = [np.load(sets[0] / "inputs" / f"{name}.npy") for name, _, _ in task.INPUTS]
-        if "pallas_call" not in str(self.jax.make_jaxpr(expert.kernel)(*first)):
-            self.problems.append(f"{tid}: the expert's jaxpr has no pallas_call (plain jnp)")
-        self.check_tpu_lowering(tid, expert.kernel, first)
-        for mode, run in self.modes(expert.kernel).items():
+        kernels = {}
+        for label, file, modes in (("", TPU_EXPERT, self.modes), (" (gpu)", GPU_EXPERT, self.gpu_modes)):
+            if not (task_dir / file).exists():
+                continue
+            expert = load_module(task_dir / file, f"{tid}_{file[:-3]}")
+            kernels[file] = expert.kernel
+            if "pallas_call" not in str(self.jax.make_jaxpr(expert.kernel)(*first)):
+                self.problems.append(f"{tid}{label}: the expert's jaxpr has no pallas_call (plain jnp)")
+            if file == TPU_EXPERT:
+                self.check_tpu_lowering(tid, expert.kernel, first)
+            self.check_sets(tid, task, modes(expert.kernel), sets, workload, rtol, atol)
+        gpu_file = expert_on_gpu(task_dir)
+        self.check_cuda_lowering(f"{tid} cuda-lowering", gpu_file.name, kernels[gpu_file.name],
+                                 [self.jax.ShapeDtypeStruct(a.shape, a.dtype) for a in first])
+
+    def check_cuda_lowering_at(self, kforge, task_dir, size, work, env):
+        """The cuda lowering at another of the task's sizes (its tiles are not the ci size's):
+        shapes only, nothing runs."""
+        tid, out = task_dir.name, work / f"{task_dir.name}@{size}"
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "kforge_task.py").write_text(
+            run_kforge(kforge, ["show", str(task_dir), "--size", size, "--python"], env))
+        task = bind_task(out)
+        gpu_file = expert_on_gpu(task_dir)
+        kernel = load_module(gpu_file, f"{tid}_{gpu_file.stem}_{size}").kernel
+        args = [self.jax.ShapeDtypeStruct(shape, NUMPY_DTYPES[dtype])
+                for _, dtype, shape in task.INPUTS]
+        self.check_cuda_lowering(f"{tid} cuda-lowering@{size}", gpu_file.name, kernel, args)
+
+    def gpu_modes(self, kernel):
+        return {"gpu-interpret": self.jax.jit(kernel)}
+
+    def check_sets(self, tid, task, modes, sets, workload, rtol, atol):
+        for mode, run in modes.items():
             started, worst_err = time.monotonic(), 0.0
             # The TPU interpret mode is for memory: races and out-of-bounds accesses (one set shows
             # them; it is ~10x slower). Numbers are checked on every set in plain interpret mode.
-            for s in sets if mode == "interpret" else sets[:1]:
+            every = mode != "tpu-interpret"
+            for s in sets if every else sets[:1]:
                 where = f"{tid} {mode}: {s.name}"
                 inputs = [np.load(s / "inputs" / f"{name}.npy") for name, _, _ in task.INPUTS]
                 try:
@@ -133,7 +189,30 @@ class ExpertCheck:
                     break
                 xla = [np.asarray(o) for o in as_list(workload(*inputs))]
                 worst_err = max(worst_err, self.compare(where, task, s, got, xla, rtol, atol))
-            self.rows.append((tid, mode, len(sets) if mode == "interpret" else 1, worst_err, time.monotonic() - started))
+            self.rows.append((tid, mode, len(sets) if every else 1, worst_err, time.monotonic() - started))
+
+    def check_cuda_lowering(self, where, file_name, kernel, args):
+        """The Pallas -> Triton lowering for "cuda" of the file kforge runs on a GPU; no GPU and no
+        CUDA jaxlib needed (the Triton IR is made by jaxlib's own Triton dialect, for sm_90 when
+        no GPU is visible)."""
+        jax = self.jax
+        started, real_backend = time.monotonic(), jax.default_backend
+        use_mosaic_gpu = jax.config.jax_pallas_use_mosaic_gpu
+        jax.default_backend = lambda: "gpu"  # the experts' own switch, read at trace time
+        jax.config.update("jax_pallas_use_mosaic_gpu", False)
+        try:
+            text = jax.jit(lambda *a: kernel(*a)).trace(*args).lower(
+                lowering_platforms=("cuda",)).as_text()
+            if not any(call in text for call in ("__gpu$xla.gpu.triton", "triton_kernel_call")):
+                self.problems.append(f"{where}: {file_name}: no Triton kernel in the lowered "
+                                     "module")
+        except Exception as e:
+            self.problems.append(f"{where}: {file_name}: {type(e).__name__}: {str(e)[:600]}")
+        finally:
+            jax.default_backend = real_backend
+            jax.config.update("jax_pallas_use_mosaic_gpu", use_mosaic_gpu)
+        tid, mode = where.split(" ", 1)
+        self.rows.append((tid, mode, 0, float("nan"), time.monotonic() - started))
 
     def check_tpu_lowering(self, tid, kernel, inputs):
         jax = self.jax
@@ -175,12 +254,17 @@ class ExpertCheck:
         return worst_err
 
 
+def task_sizes(task_dir):
+    with open(task_dir / "task.toml", "rb") as f:
+        return sorted(tomllib.load(f).get("sizes", {}))
+
+
 def check_suite(kforge, suite, size, only, env):
-    dirs = sorted(p.parent for p in suite.glob("*/expert_pallas.py"))
+    dirs = sorted({p.parent for f in (TPU_EXPERT, GPU_EXPERT) for p in suite.glob(f"*/{f}")})
     if only:
         dirs = [d for d in dirs if d.name in only.split(",")]
     if not dirs:
-        return ExpertCheck(), [f"no expert_pallas.py selected under {suite}"]
+        return ExpertCheck(), [f"no {TPU_EXPERT} or {GPU_EXPERT} selected under {suite}"]
     check = ExpertCheck()
     with tempfile.TemporaryDirectory(prefix="kforge-pallas-experts-") as tmp:
         env = dict(env, KFORGE_DIR=str(pathlib.Path(tmp) / "state"))
@@ -188,15 +272,18 @@ def check_suite(kforge, suite, size, only, env):
             try:
                 work_dir = prepare(kforge, d, size, pathlib.Path(tmp) / "work", env)
                 check.check_task(suite, work_dir)
+                for other in task_sizes(d):
+                    if other != size:
+                        check.check_cuda_lowering_at(kforge, d, other, pathlib.Path(tmp) / "work", env)
             except Exception as e:
                 check.problems.append(f"{d.name}: {type(e).__name__}: {e}")
     return check, check.problems
 
 
 def print_table(rows):
-    print(f"{'task':36} {'mode':14} {'sets':>4} {'max |err|':>10} {'seconds':>8}")
+    print(f"{'task':36} {'mode':18} {'sets':>4} {'max |err|':>10} {'seconds':>8}")
     for tid, mode, n, err, secs in rows:
-        print(f"{tid:36} {mode:14} {n or '-':>4} {'-' if err != err else f'{err:.3g}':>10} "
+        print(f"{tid:36} {mode:18} {n or '-':>4} {'-' if err != err else f'{err:.3g}':>10} "
               f"{secs:>8.1f}")
 
 
@@ -212,21 +299,42 @@ def prove_breakage(kforge, env):
         text = rms.read_text()
         assert "jnp.mean(x * x," in text
         rms.write_text(text.replace("jnp.mean(x * x,", "jnp.mean(x * x * 1.001,"))  # 0.05% off
+        rms_gpu = suite / "12p_rmsnorm" / GPU_EXPERT
+        text = rms_gpu.read_text()
+        assert "jnp.sum(x * x," in text
+        rms_gpu.write_text(text.replace("jnp.sum(x * x,", "jnp.sum(x * x * 1.001,"))
+        # 8p's GPU kernel with M's tile the dimension itself (40 at ci): right in interpret mode,
+        # but no power of two, which Triton refuses.
+        gemm_gpu = suite / "8p_gemm" / GPU_EXPERT
+        text = gemm_gpu.read_text()
+        assert "_pow2_tile(m, BM)" in text
+        gemm_gpu.write_text(text.replace("_pow2_tile(m, BM)", "m"))
         (suite / "8p_gemm" / "expert_pallas.py").write_text(
             "import jax.numpy as jnp\n\ndef kernel(a, b):\n    return jnp.matmul(a, b)\n")
         fused = suite / "19k_matmul_subtract_multiply_relu" / "expert_pallas.py"
         text = fused.read_text()
         assert "_tile(n, BN, 128)" in text
         fused.write_text(text.replace("_tile(n, BN, 128)", "_tile(n, 10, 2)"))  # right, not TPU-sized
+        # 19k with its TPU kernel only, as every task was before it had a GPU kernel: on a GPU
+        # kforge runs the TPU kernel, whose VMEM scratch Triton cannot lower (the H200's failure).
+        (suite / "19k_matmul_subtract_multiply_relu" / GPU_EXPERT).unlink()
         check, problems = check_suite(kforge, suite, "ci", "", env)
     print_table(check.rows)
     expected = ["12p_rmsnorm interpret: set1 output 'y'", "12p_rmsnorm tpu-interpret: set1 output 'y'",
                 "differ from the reference", "8p_gemm: the expert's jaxpr has no pallas_call",
                 "19k_matmul_subtract_multiply_relu tpu-lowering: ValueError: The Pallas TPU lowering "
                 "currently requires that the last two dimensions of your block shape are divisible "
-                "by 8 and 128"]
-    # The 19k copy is numerically right: only its lowering may be reported.
-    expected_clean = ["19k_matmul_subtract_multiply_relu interpret"]
+                "by 8 and 128",
+                "12p_rmsnorm gpu-interpret: set1 output 'y'",
+                "8p_gemm cuda-lowering: expert_pallas_gpu.py: ValueError: The Pallas Triton "
+                "lowering currently requires that all operations have array arguments and results "
+                "whose size is a power of 2",
+                "19k_matmul_subtract_multiply_relu cuda-lowering: expert_pallas.py: "
+                "NotImplementedError: scratch memory not implemented in the Triton backend"]
+    # The 19k copy and 8p's GPU kernel are numerically right, 12p's kernels lower: only what was
+    # broken may be reported.
+    expected_clean = ["19k_matmul_subtract_multiply_relu interpret", "8p_gemm gpu-interpret",
+                      "12p_rmsnorm cuda-lowering"]
     missing = [e for e in expected if not any(e in p for p in problems)]
     for p in problems:
         print("reported:", p)

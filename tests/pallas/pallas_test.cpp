@@ -15,6 +15,8 @@
 #include <latch>
 #include <thread>
 
+#include <unistd.h>
+
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/python_env.h"
@@ -58,7 +60,8 @@ class PallasTest : public ::testing::Test {
 
   // Evaluates kernel.py `source` on 12p_rmsnorm at the ci size; timed (against XLA) when `time`.
   Evaluation run(const std::string& source, bool time = false, const std::string& dtype = "f32",
-                 double ready_timeout_s = 0, MachineLock* machine_lock = nullptr) {
+                 double ready_timeout_s = 0, MachineLock* machine_lock = nullptr,
+                 toolchain::Role role = toolchain::Role::candidate) {
     auto ctx = TaskContext::create(*spec_, "ci", *compiler_, *state_);
     EXPECT_TRUE(ctx.ok());
     if (!ctx.ok()) return {};
@@ -71,6 +74,7 @@ class PallasTest : public ::testing::Test {
     o.dtype = dtype;
     o.ready_timeout_s = ready_timeout_s;
     o.machine_lock = machine_lock;
+    o.role = role;
     return target_.evaluate(*ctx, *pallas_, source, "kernel.py", o);
   }
 
@@ -175,6 +179,48 @@ TEST_F(PallasTest, TheTrustedFilesRuleHoldsCandidatesNotTheTasksExpert) {
   EXPECT_FALSE(candidate.ok);
   EXPECT_NE(candidate.log.find("names kforge's or the task's own files"), std::string::npos)
       << candidate.log;
+}
+
+// The task's GPU kernel (expert_pallas_gpu.py: Triton's compiler parameters, masked loads and
+// stores) is judged on a CPU in the plain HLO interpreter from its first call, and says so: the TPU
+// interpreter refuses a call whose parameters are not Mosaic TPU's (its bare "AssertionError" was
+// the whole verdict of every GPU kernel before).
+TEST_F(PallasTest, AGpuKernelIsCheckedInThePlainInterpreter) {
+  const auto file = target::pallas_expert_for(spec_->dir, "cuda");
+  ASSERT_EQ(file.filename(), "expert_pallas_gpu.py");
+  auto source = core::read_text(file);
+  ASSERT_TRUE(source.ok()) << source.error().message;
+  ASSERT_NE(source->find("pltriton.CompilerParams("), std::string::npos);
+  auto e = run(*source, false, "f32", 0, nullptr, toolchain::Role::expert);
+  ASSERT_EQ(e.verdict, Verdict::correct) << e.reason << "\n" << e.kernel_output;
+  EXPECT_EQ(e.pallas_mode, "interpret (written for the GPU's triton lowering)");
+}
+
+// Which expert the pallas target runs: on a GPU backend the task's GPU kernel where it has one
+// (the TPU kernel's VMEM scratch cannot lower for Triton), else, and on every other backend, the
+// TPU kernel. The suite's GEMM, attention, RMSNorm and fused-GEMM tasks each have a GPU kernel.
+TEST(PallasExpertFile, AGpuRunsTheGpuKernelWhereTheTaskHasOne) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("kforge-pallas-expert-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  ASSERT_TRUE(core::write_atomic(dir / "expert_pallas.py", "def kernel(x):\n    return x\n").ok());
+  for (const char* platform : {"cpu", "tpu", "cuda", "rocm"})
+    EXPECT_EQ(target::pallas_expert_for(dir, platform).filename(), "expert_pallas.py") << platform;
+  ASSERT_TRUE(
+      core::write_atomic(dir / "expert_pallas_gpu.py", "def kernel(x):\n    return x\n").ok());
+  for (const char* platform : {"cuda", "rocm"})
+    EXPECT_EQ(target::pallas_expert_for(dir, platform).filename(), "expert_pallas_gpu.py")
+        << platform;
+  for (const char* platform : {"cpu", "tpu"})
+    EXPECT_EQ(target::pallas_expert_for(dir, platform).filename(), "expert_pallas.py") << platform;
+  std::filesystem::remove_all(dir);
+  const auto suite = core::source_dir() / "bench" / "jaxbench";
+  for (const char* id :
+       {"8p_gemm", "1p_flash_attention", "12p_rmsnorm", "19k_matmul_subtract_multiply_relu"}) {
+    EXPECT_EQ(target::pallas_expert_for(suite / id, "cuda").filename(), "expert_pallas_gpu.py")
+        << id;
+    EXPECT_EQ(target::pallas_expert_for(suite / id, "cpu").filename(), "expert_pallas.py") << id;
+  }
 }
 
 // The whole computation in plain jnp (XLA's kernels, not a Pallas one) is refused by the trace.

@@ -9,8 +9,9 @@ Grid (M/bm, N/bn, K/bk) with K last and "arbitrary" (the accumulator carries acr
 size) or the full dimension when none divides it (ci: M = 6, N = 70). The bias is a (1, bn) block
 that follows j only, fetched once per output tile. f32 dots use precision=HIGHEST (the MXU's f32
 default is one bf16 pass). On a CPU backend it runs in interpret mode. TPU-first: the
-accumulator lives in TPU VMEM scratch (pltpu.VMEM); a GPU version would carry it in registers
-through an in-kernel loop instead (GPU lowering not tried here: no GPU).
+accumulator lives in TPU VMEM scratch (pltpu.VMEM), which the GPU's Triton lowering does not have;
+on a GPU backend the pallas target runs expert_pallas_gpu.py instead (registers, an in-kernel K
+loop).
 """
 import jax
 import jax.numpy as jnp

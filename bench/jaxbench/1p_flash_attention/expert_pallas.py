@@ -16,9 +16,10 @@ the first block, so m is finite after it and exp(m - m') never meets inf - inf.
 Written for TPU first: bq and bk are 128 (multiples of the (8, 128) tile; D = 128 is the lane
 axis) or the full sequence when 128 does not divide it (the ci size, S = 77); b, h and i are
 "parallel" for megacore. f32 dots use precision=HIGHEST (the MXU's f32 default is one bf16 pass).
-On a CPU backend it runs in interpret mode. TPU-first: the online-softmax state lives in TPU VMEM scratch
-(pltpu.VMEM); a GPU version would carry it in registers through an in-kernel loop instead (GPU
-lowering not tried here: no GPU).
+On a CPU backend it runs in interpret mode. TPU-first: the online-softmax state lives in TPU VMEM
+scratch (pltpu.VMEM), which the GPU's Triton lowering does not have; on a GPU backend the pallas
+target runs expert_pallas_gpu.py instead, which carries it in registers through an in-kernel loop
+over the key blocks.
 """
 import functools
 import math

@@ -13,8 +13,8 @@ Written for TPU first:
   would miss the task's 1e-4 tolerance.
 - K is never padded: a partial K block would add garbage into the sum, so bk divides K.
 On a CPU backend it runs in interpret mode. TPU-first: the accumulator lives in TPU VMEM scratch
-(pltpu.VMEM); a GPU version would carry it in registers through an in-kernel loop instead (GPU
-lowering not tried here: no GPU).
+(pltpu.VMEM), which the GPU's Triton lowering does not have; on a GPU backend the pallas target
+runs expert_pallas_gpu.py instead, which carries it in registers through an in-kernel K loop.
 """
 import jax
 import jax.numpy as jnp

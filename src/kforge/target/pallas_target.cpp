@@ -14,6 +14,7 @@
 #include "kforge/core/paths.h"
 #include "kforge/core/python_env.h"
 #include "kforge/core/task_python.h"
+#include "kforge/eval/jax_backend.h"
 #include "kforge/eval/machine_lock.h"
 #include "kforge/eval/python_kernel.h"
 #include "kforge/toolchain/pallas_compiler.h"
@@ -54,8 +55,18 @@ std::string PallasTarget::signature_block(const core::ResolvedTask& task) const 
       task.spec->id, task.size, kernel_signature(task));
 }
 
+std::filesystem::path pallas_expert_for(const std::filesystem::path& task_dir,
+                                        std::string_view platform) {
+  const bool gpu = platform == "cuda" || platform == "rocm" || platform == "gpu";
+  if (gpu && std::filesystem::exists(task_dir / "expert_pallas_gpu.py"))
+    return task_dir / "expert_pallas_gpu.py";
+  return task_dir / "expert_pallas.py";
+}
+
+// The backend kforge decided for its JAX workers (eval/jax_backend.h) is the one the expert runs
+// on.
 std::filesystem::path PallasTarget::expert_path(const core::TaskSpec& spec) const {
-  return spec.dir / "expert_pallas.py";
+  return pallas_expert_for(spec.dir, eval::this_jax_backend().platform);
 }
 
 std::filesystem::path PallasTarget::baseline_path(const core::TaskSpec& spec) const {

@@ -44,6 +44,14 @@ class PallasTarget : public Target {
   std::string run_header(const std::string& dtype) const override;
 };
 
+// The Pallas expert of the task in `task_dir` for the JAX platform the worker runs on ("cpu",
+// "cuda", "rocm", "tpu"): on a GPU, expert_pallas_gpu.py where the task has one (written for the
+// Triton lowering, which has no TPU scratch and takes power-of-two blocks only); everywhere else,
+// and on a GPU where the task has no GPU kernel, expert_pallas.py (written for the TPU, run in
+// interpret mode on a CPU).
+std::filesystem::path pallas_expert_for(const std::filesystem::path& task_dir,
+                                        std::string_view platform);
+
 // What eval::evaluate needs to judge a Pallas kernel: its compiler (the Python checker), the
 // worker's "pallas" framework, and the XLA baseline (the task's workload.py under jax.jit) as the
 // partner unless a peer, the reference or an --against kernel was asked for.

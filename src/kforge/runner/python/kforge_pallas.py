@@ -6,7 +6,9 @@ A Pallas candidate is untrusted code in the worker's process. Before its module 
     before the call's own argument (pallas_call.py: `config...value or interpret`). The TPU
     interpret mode (pltpu.InterpretParams: TPU memory spaces, DMAs and semaphores simulated,
     out-of-bounds reads raise, fresh buffers hold NaN, a happens-before race detector) is used
-    where it runs; the plain HLO interpreter (interpret=True) where it does not.
+    where it runs; the plain HLO interpreter (interpret=True) where it does not, and from the
+    start for a kernel whose pallas_calls carry a GPU lowering's compiler parameters (Triton's,
+    Mosaic GPU's: the task's expert_pallas_gpu.py, a candidate written for a GPU).
   - a first seccomp filter closes processes, exec, sockets and ptrace (see loading_filter()).
 After the import and before the first call:
   - the kernel is traced once (jax.make_jaxpr on the first check set's shapes) and refused when
@@ -46,7 +48,7 @@ def force_interpret_mode(backend):
 
 def use_plain_interpreter():
     """Falls back from TPU interpret mode (a kernel written for the GPU's Triton/Mosaic lowering
-    uses primitives the TPU interpreter does not model)."""
+    uses primitives and compiler parameters the TPU interpreter does not model)."""
     from jax._src import config
     config.pallas_tpu_interpret_mode_context_manager.set_global(True)
     return "interpret"
@@ -140,9 +142,27 @@ def arithmetic(jaxpr):
     return outside, inside
 
 
+def gpu_lowerings(jaxpr, seen=None):
+    """The GPU lowerings ("triton", "mosaic_gpu") whose compiler parameters the program's
+    pallas_calls carry, at any depth: a kernel written for a GPU. The TPU interpreter runs TPU
+    kernels only (it asserts that a call's parameters are Mosaic TPU's)."""
+    seen = set() if seen is None else seen
+    for eqn in jaxpr.eqns:
+        params = eqn.params.get("compiler_params") if eqn.primitive.name == "pallas_call" else None
+        module = type(params).__module__ if params is not None else ""
+        for lowering in ("triton", "mosaic_gpu"):
+            if f".{lowering}." in module:
+                seen.add(lowering)
+        for v in eqn.params.values():
+            for sub in _sub_jaxprs(v):
+                gpu_lowerings(sub, seen)
+    return sorted(seen)
+
+
 def check_program(fn, args):
     """Refuses a kernel whose traced program has no pallas_call, does most of its arithmetic
-    outside Pallas, or calls back to the host."""
+    outside Pallas, or calls back to the host. Returns the program's primitives and the GPU
+    lowerings its pallas_calls ask for (gpu_lowerings)."""
     import jax
     closed = jax.make_jaxpr(fn)(*args)
     names = primitive_names(closed.jaxpr)
@@ -160,7 +180,7 @@ def check_program(fn, args):
                       f"{outside:.3g} operations in plain jax.numpy/lax (XLA's own kernels) against "
                       f"{inside:.3g} in Pallas; the task's computation belongs in the Pallas kernel "
                       "(layout changes and small epilogues outside it are fine)")
-    return sorted(names)
+    return sorted(names), gpu_lowerings(closed.jaxpr)
 
 
 def cast_inputs(arrays, dtype):

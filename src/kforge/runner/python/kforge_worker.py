@@ -658,8 +658,12 @@ def main():
         if pallas:
             import kforge_pallas
             check_set = inputs[1] if len(inputs) > 1 else inputs[0]
-            primitives = kforge_pallas.check_program(fn, kforge_pallas.cast_inputs(check_set,
-                                                                                   dtype))
+            primitives, gpu_lowerings = kforge_pallas.check_program(
+                fn, kforge_pallas.cast_inputs(check_set, dtype))
+            if gpu_lowerings and pallas_mode == "tpu-interpret":
+                # A GPU kernel: the TPU interpreter would refuse its compiler parameters.
+                pallas_mode = (kforge_pallas.use_plain_interpreter() + " (written for the GPU's "
+                               + " and ".join(gpu_lowerings) + " lowering)")
             pallas_mode = first_call_in_interpreter(call, pallas_mode)
             extra = {"pallas_mode": pallas_mode, "backend": pallas_backend(),
                      "primitives": primitives, "loading_seccomp": loading_filter or "on"}
