@@ -11,6 +11,7 @@
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/python_env.h"
+#include "kforge/core/torch_install.h"
 #include "kforge/eval/cuda_process_device.h"
 #include "kforge/eval/evaluate_gpu.h"
 #include "kforge/eval/gpu_profile.h"
@@ -42,20 +43,15 @@ std::filesystem::path CudaTarget::baseline_path(const core::TaskSpec& spec) cons
   return spec.dir / "baseline.cu";
 }
 
-std::filesystem::path wheel_torch_dir() {
-  std::error_code ec;
-  const auto lib = core::python_env_dir() / "lib";
-  for (const auto& e : std::filesystem::directory_iterator(lib, ec)) {
-    const auto torch = e.path() / "site-packages" / "torch";
-    if (std::filesystem::exists(torch / "lib" / "libtorch_cuda.so", ec))
-      return std::filesystem::canonical(torch, ec);
-  }
-  return {};
+std::optional<core::TorchInstall> wheel_torch_with_cuda() {
+  auto torch = core::wheel_torch(core::python_env_dir());
+  if (!torch || !torch->cuda) return std::nullopt;
+  return torch;
 }
 
 std::unique_ptr<toolchain::Compiler> CudaTarget::make_compiler(const ToolchainSettings& s) const {
   toolchain::CudaCompilerOptions o;
-  o.torch_dir = wheel_torch_dir();
+  o.torch = wheel_torch_with_cuda();
   if (!s.cxx.empty()) o.host_cxx = s.cxx;
   o.cuda_home = s.cuda_home;
   o.arch = cuda_arch(s.cuda_arch);

@@ -1,6 +1,9 @@
 #pragma once
 // The cuda target (cuda_target.cpp says what it is).
 
+#include <optional>
+
+#include "kforge/core/torch_install.h"
 #include "kforge/target/target.h"
 
 namespace kforge::target {
@@ -29,8 +32,8 @@ class CudaTarget : public Target {
   Result<eval::GpuProfile> measure_device(const toolchain::Compiler& compiler) const override;
 };
 
-// The torch folder of the project's Python environment when its wheel has CUDA; else empty.
-std::filesystem::path wheel_torch_dir();
+// The torch wheel of kforge's Python environment when it has CUDA (core/torch_install.h).
+std::optional<core::TorchInstall> wheel_torch_with_cuda();
 
 // The architecture to compile for: `configured` when set, else the first device's, else sm_90.
 std::string cuda_arch(const std::string& configured);

@@ -153,7 +153,7 @@ TEST(Targets, EveryTaskWithACudaExpertHasACudaBaseline) {
 // libtorch_cuda.so among its NEEDED libraries: without it PyTorch has no CUDA backend at run time
 // ("Cannot initialize CUDA without ATen_cuda library").
 TEST_F(CudaTargetTest, TheCudaBaselinesCompileAgainstTheWheelsTorch) {
-  if (wheel_torch_dir().empty()) GTEST_SKIP() << "no torch wheel with CUDA in build/pyenv";
+  if (!wheel_torch_with_cuda()) GTEST_SKIP() << "no torch wheel with CUDA in build/pyenv";
   const Target& cuda = *find_target("cuda");
   std::vector<core::TaskSpec> specs;
   for (const auto& dir : core::list_task_dirs(core::source_dir() / "bench" / "jaxbench"))
@@ -324,6 +324,8 @@ TEST_F(CudaTargetTest, TheGpuEvaluationRunsCompileCheckTimeAndProfileInOrder) {
   ASSERT_TRUE(e.speedup);
   EXPECT_DOUBLE_EQ(e.speedup->median, 2.0);
   EXPECT_EQ(e.partner, "baseline");
+  // Timed in batches (the fake device runs them as kforge-run-cuda does), and said so.
+  EXPECT_NE(e.timing_method.find("CUDA events"), std::string::npos) << e.timing_method;
   ASSERT_TRUE(e.profile);
   ASSERT_FALSE(e.profile->gpu_kernels.empty());
   EXPECT_GT(e.profile->gpu_kernels[0].registers, 0);

@@ -68,8 +68,8 @@ std::vector<std::string> CudaCompiler::link_flags(Role role) const {
     f.insert(f.end(), {"-Xlinker", "-rpath," + (options_.cuda_home / "lib64").string()});
   if (!trusted(role)) return f;
   f.push_back("-L" + (options_.cuda_home / "lib64").string());
-  if (role == Role::baseline && !options_.torch_dir.empty()) {
-    const auto lib = options_.torch_dir / "lib";
+  if (role == Role::baseline && options_.torch) {
+    const auto& lib = options_.torch->lib_dir;
     // No -lcudart: PyTorch loads the CUDA runtime its wheel ships (through its own run path),
     // which may be newer than the toolkit's. libtorch_cuda registers PyTorch's CUDA backend from
     // its static initializers and no baseline names a symbol of it, so a linker that drops
@@ -125,17 +125,18 @@ CompileSandbox CudaCompiler::sandbox_for(Role role, const std::filesystem::path&
   sb.timeout = role == Role::baseline ? options_.baseline_timeout : options_.timeout;
   if (trusted(role)) {
     if (!options_.include_dir.empty()) sb.trusted_reads.push_back(options_.include_dir);
-    if (!options_.torch_dir.empty()) sb.trusted_reads.push_back(options_.torch_dir);
+    if (options_.torch)
+      for (const auto& dir : options_.torch->runtime_dirs) sb.trusted_reads.push_back(dir);
   }
   return sb;
 }
 
 CompileResult CudaCompiler::compile(const CompileRequest& request) {
   CompileResult result;
-  if (request.role == Role::baseline && options_.torch_dir.empty()) {
+  if (request.role == Role::baseline && !options_.torch) {
     result.log =
-        "no PyTorch with CUDA for the baseline: the project's Python environment (build/pyenv, "
-        "made by scripts/setup) has no torch wheel";
+        "no PyTorch with CUDA for the baseline: kforge's Python environment (KFORGE_PYENV or "
+        "--pyenv; build/pyenv in a build tree) has no torch wheel with CUDA";
     result.diagnostics.push_back(Diagnostic{"kforge", 0, 0, "error", result.log, {}});
     return result;
   }
@@ -158,10 +159,7 @@ CompileResult CudaCompiler::compile(const CompileRequest& request) {
   if (trusted(request.role)) key.add(include_digest_);
   if (request.role == Role::baseline) {
     // The wheel's version decides what the baseline links: a new torch must miss the cache.
-    auto version = core::read_text(options_.torch_dir / "version.py");
-    key.add(options_.torch_dir.string())
-        .add(version ? *version : "no torch")
-        .add(options_.host_cxx);
+    key.add(options_.torch->root.string()).add(options_.torch->version).add(options_.host_cxx);
   }
   const auto& limits = trusted(request.role) ? options_.trusted_limits : options_.candidate_limits;
   key.add(fmt::format("{} fsize {} as {}", kSandboxGeneration, limits.output_bytes,
@@ -198,9 +196,7 @@ CompileResult CudaCompiler::compile(const CompileRequest& request) {
     argv.push_back("-I" + options_.include_dir.string());
   if (baseline) {
     argv.push_back("-I" + (options_.cuda_home / "include").string());
-    argv.push_back("-I" + (options_.torch_dir / "include").string());
-    argv.push_back(
-        "-I" + (options_.torch_dir / "include" / "torch" / "csrc" / "api" / "include").string());
+    for (const auto& dir : options_.torch->include_dirs) argv.push_back("-I" + dir.string());
     argv.insert(argv.end(), {"-x", "c++", file, "-x", "none"});
   } else {
     argv.push_back(file);

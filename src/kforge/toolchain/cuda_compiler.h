@@ -7,9 +7,11 @@
 #include <chrono>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "kforge/core/torch_install.h"
 #include "kforge/toolchain/compile_sandbox.h"
 #include "kforge/toolchain/compiler.h"
 #include "kforge/toolchain/link_check.h"
@@ -22,9 +24,9 @@ struct CudaCompilerOptions {
   std::filesystem::path cache_dir;    // artifacts live in cache_dir/obj
   std::filesystem::path include_dir;  // bench/include: for trusted roles only
   std::filesystem::path scratch_root;
-  // PyTorch with CUDA (the torch folder of the project's Python environment's wheel): CUDA
-  // baselines are PyTorch eager on the device through its C++ API. Empty: none installed.
-  std::filesystem::path torch_dir;
+  // PyTorch with CUDA (the torch wheel of kforge's Python environment, core/torch_install.h):
+  // CUDA baselines are PyTorch eager on the device through its C++ API. None: none installed.
+  std::optional<core::TorchInstall> torch;
   std::string host_cxx = "g++";       // builds the baselines (host code); $KFORGE_CXX in the CLI
   std::chrono::seconds timeout{120};  // nvcc is several processes; a cold one takes ~15 s
   std::chrono::seconds baseline_timeout{900};

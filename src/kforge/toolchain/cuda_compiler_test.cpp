@@ -131,7 +131,13 @@ TEST_F(CudaCompilerTest, TheBaselineNeedsLibtorchCudaWhereTheLinkerDropsUnusedLi
         {.timeout = std::chrono::seconds(60)});
     ASSERT_TRUE(r.success()) << r.err;
   }
-  CudaCompiler c({.arch = "sm_90", .cache_dir = *cache_, .torch_dir = torch});
+  CudaCompiler c({.arch = "sm_90",
+                  .cache_dir = *cache_,
+                  .torch = core::TorchInstall{.root = torch,
+                                              .wheel = true,
+                                              .include_dirs = {torch / "include"},
+                                              .lib_dir = torch / "lib",
+                                              .runtime_dirs = {torch}}});
   const std::string source =
       "#include \"kforge_task.h\"\n"
       "extern \"C\" void kernel(const float*, float*, cudaStream_t) {}\n";
