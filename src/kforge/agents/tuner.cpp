@@ -1,4 +1,4 @@
-// Compile in parallel, then a king-of-the-hill of side-by-side runs, write back, re-check.
+// Compile in parallel, then race the variants side by side, write the winner back, re-check.
 #include "kforge/agents/tuner.h"
 
 #include <fmt/format.h>
@@ -25,37 +25,19 @@ void compile_all(const target::BoundTarget& target, const eval::TaskContext& ctx
   for (auto& w : workers) w.join();
 }
 
-// One variant against the leader, side by side; a tie gets one more run with twice the budget.
-TuneTrial duel(const target::BoundTarget& target, const eval::TaskContext& ctx,
-               const std::string& source, const TuneConfig& variant, const TuneConfig& leader,
-               eval::EvalOptions o, double budget_s) {
-  TuneTrial t{variant, leader};
-  for (double b : {budget_s, 2 * budget_s}) {
-    o.time_budget_s = b;
-    auto d = target.decide_paired(ctx, apply_config(source, variant), apply_config(source, leader),
-                                  describe(leader), o);
-    ++t.rounds;
-    t.verdict = d.evaluation ? d.evaluation->verdict : eval::Verdict::runtime_error;
-    t.ratio = d.ratio;
-    t.winner = d.winner;
-    t.busy = d.busy;
-    t.reason = d.reason;
-    if (d.winner != eval::Winner::tie) break;
-  }
-  return t;
-}
-
 }  // namespace
 
 std::string TuneResult::summary() const {
   if (tunables.empty()) return "no tunables declared";
   std::string names;
   for (const auto& t : tunables) names += (names.empty() ? "" : ", ") + t.name;
-  std::string s = fmt::format("tuned {} over {} side-by-side trials", names, trials.size());
+  std::string s =
+      fmt::format("tuned {}: {} side-by-side runs (at most {})", names, trials.size(), max_runs);
+  if (!unraced.empty()) s += fmt::format(", {} variant(s) left untimed", unraced.size());
   if (!best) return s + ": no variant beat the declared defaults, which stay";
   s += fmt::format(": {} beat the defaults", describe(*best));
   for (const auto& t : trials)
-    if (t.config == *best && t.ratio)
+    if (t.config == *best && t.winner == eval::Winner::challenger && t.ratio)
       s += fmt::format(" ({:.2f}x its predecessor, 95% CI {:.2f}–{:.2f})", t.ratio->median,
                        t.ratio->ci_low, t.ratio->ci_high);
   if (recheck) s += fmt::format("; re-check: {}", eval::verdict_name(recheck->verdict));
@@ -65,19 +47,22 @@ std::string TuneResult::summary() const {
 std::string TuneResult::table() const {
   if (trials.empty()) return "";
   std::string s =
-      "| variant | against | verdict | speedup over it | 95% CI | outcome "
-      "|\n|---|---|---|---|---|---|\n";
+      "| variant | against | verdict | speedup over it | 95% CI | round (timing) | outcome "
+      "|\n|---|---|---|---|---|---|---|\n";
   for (const auto& t : trials) {
-    std::string outcome = t.winner == eval::Winner::challenger  ? "took the lead"
-                          : t.winner == eval::Winner::incumbent ? "slower"
-                          : t.winner == eval::Winner::tie
-                              ? fmt::format("tie after {} runs: the leader stays", t.rounds)
-                              : (t.reason.empty() ? "not decided" : t.reason.substr(0, 120));
-    s += fmt::format(
-        "| {} | {} | {} | {} | {} | {} |\n", describe(t.config), describe(t.against),
-        eval::verdict_name(t.verdict), t.ratio ? fmt::format("{:.3f}x", t.ratio->median) : "–",
-        t.ratio ? fmt::format("{:.3f}–{:.3f}", t.ratio->ci_low, t.ratio->ci_high) : "–", outcome);
+    std::string outcome = t.outcome;
+    if (t.winner == eval::Winner::undecided && !t.reason.empty())
+      outcome += ": " + t.reason.substr(0, 120);
+    s +=
+        fmt::format("| {} | {} | {} | {} | {} | {} ({:.2g} s) | {} |\n", describe(t.config),
+                    describe(t.against), eval::verdict_name(t.verdict),
+                    t.ratio ? fmt::format("{:.3f}x", t.ratio->median) : "–",
+                    t.ratio ? fmt::format("{:.3f}–{:.3f}", t.ratio->ci_low, t.ratio->ci_high) : "–",
+                    t.round, t.budget_s, outcome);
   }
+  for (const auto& c : unraced)
+    s += fmt::format("| {} | – | – | – | – | – | not timed: the budget of {} runs was spent |\n",
+                     describe(c), max_runs);
   if (recheck)
     s += fmt::format("The winner's values, written in as the defaults and checked again: {}\n",
                      eval::verdict_name(recheck->verdict));
@@ -108,13 +93,31 @@ Result<TuneResult> tune(const target::BoundTarget& target, const eval::TaskConte
 
   eval::EvalOptions eo = base;
   eo.progress = nullptr;
-  TuneConfig leader = defaults;
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    say(fmt::format("tuning: {} against {} side by side ({}/{})", describe(configs[i]),
-                    describe(leader), i + 1, configs.size()));
-    result.trials.push_back(duel(target, ctx, source, configs[i], leader, eo, o.time_budget_s));
-    if (result.trials.back().winner == eval::Winner::challenger) leader = configs[i];
-  }
+  say(
+      fmt::format("tuning: racing {} variants side by side against the defaults, at most {} runs "
+                  "(--tune-rounds; default {})",
+                  configs.size(), o.rounds, TuneOptions{}.rounds));
+  auto judge = [&](const TuneConfig& variant, const TuneConfig& leader, double budget_s) {
+    eo.time_budget_s = budget_s;
+    return target.decide_paired(ctx, apply_config(source, variant), apply_config(source, leader),
+                                describe(leader), eo);
+  };
+  // A wait for a quiet machine before each round, not before each run: on a machine busy for
+  // minutes every run waited its full bound (15 s) and then timed busy anyway, four times a
+  // variant (a busy run is confirmed, a tie raced again): 420 s of one iteration's 691 s of
+  // tuning. A run timed busy is still marked so and confirmed by the judge (paired_decision.h).
+  eo.quiet_waiter = nullptr;
+  RaceOptions race_options{o.rounds, o.time_budget_s / 2};
+  if (base.quiet_waiter && base.time)
+    race_options.round_starts = [&](int) {
+      const int threads = base.threads > 0 ? base.threads : eval::usable_cpus();
+      base.quiet_waiter->wait(threads, std::vector<pid_t>{}, progress);
+    };
+  auto raced = race(defaults, configs, judge, race_options, progress);
+  result.trials = std::move(raced.trials);
+  result.unraced = std::move(raced.unraced);
+  result.max_runs = o.rounds;
+  const TuneConfig leader = raced.leader;
   if (leader == defaults) return result;
   result.best = leader;
 

@@ -1,13 +1,13 @@
 #pragma once
-// The tuner (no LLM): searches the tunables a kernel declares within a budget of trials. All
-// variants are compiled in parallel first. Then each is timed side by side, in one run, against
-// the setting that leads so far, starting from the declared defaults (see eval/paired_decision.h):
-// a variant takes the lead only when its whole 95% interval lies above 1; a tie is measured once
-// more with twice the budget and, if still a tie, the leader stays (the order is not known). One
-// trial per variant timed alone once picked UNROLL=2 at 20.01 ms over 0.0049 ms on a loaded
-// machine; side by side, load slows both alike. The winner's values are written into the source,
-// and that source is checked and timed again from scratch. Every variant is compiled by the bound
-// target's compiler and judged by its judge: a CUDA kernel's trials run on the device.
+// The tuner (no LLM): searches the tunables a kernel declares. All variants are compiled in
+// parallel first (the judge times nothing meanwhile: on two cores a compile beside a timing would
+// bias it), then raced side by side against the declared defaults within a budget of runs
+// (tune_race.h): a variant takes the lead only when its whole 95% interval lies above 1, a tie
+// keeps the leader. One trial per variant timed alone once picked UNROLL=2 at 20.01 ms over
+// 0.0049 ms on a loaded machine; side by side, load slows both alike. The winner's values are
+// written into the source, and that source is checked and timed again from scratch. Every variant
+// is compiled by the bound target's compiler and judged by its judge: a CUDA kernel's trials run
+// on the device.
 
 #include <functional>
 #include <optional>
@@ -15,28 +15,20 @@
 #include <vector>
 
 #include "kforge/agents/tunables.h"
+#include "kforge/agents/tune_race.h"
 #include "kforge/eval/evaluate.h"
 #include "kforge/eval/paired_decision.h"
 #include "kforge/target/bound_target.h"
 
 namespace kforge::agents {
 
-struct TuneTrial {
-  TuneConfig config;
-  TuneConfig against;  // the leader it was timed against
-  eval::Verdict verdict = eval::Verdict::runtime_error;
-  std::optional<eval::SpeedupStats> ratio;  // the leader's time over this variant's, per pair
-  eval::Winner winner = eval::Winner::undecided;
-  int rounds = 0;  // side-by-side runs (2 when the first was a tie)
-  bool busy = false;
-  std::string reason;  // why it failed or was not decided
-};
-
 struct TuneResult {
   std::vector<Tunable> tunables;
-  std::vector<TuneTrial> trials;
-  std::optional<TuneConfig> best;  // the variant that beat the defaults; none when they stand
-  std::string tuned_source;        // the source with the best values written in
+  std::vector<TuneTrial> trials;    // every side-by-side run, in order
+  std::vector<TuneConfig> unraced;  // variants the budget of runs left untimed
+  int max_runs = 0;                 // that budget
+  std::optional<TuneConfig> best;   // the variant that beat the defaults; none when they stand
+  std::string tuned_source;         // the source with the best values written in
   std::optional<eval::Evaluation> recheck;  // the tuned source, evaluated again
   std::string summary() const;              // one paragraph for histories and reports
   std::string table() const;  // every trial, as a markdown table (for the model and report)
@@ -44,9 +36,12 @@ struct TuneResult {
 
 struct TuneOptions {
   int budget = 8;  // variants (besides the defaults)
-  int jobs = 2;    // parallel compiles
+  // Side-by-side runs per tuning (--tune-rounds): 7 variants take 7 short runs, then the better
+  // half of those that tied (at most 4) one more each with twice the timing, the budget allowing.
+  int rounds = 10;
+  int jobs = 2;  // parallel compiles
   unsigned seed = 1;
-  double time_budget_s = 0.5;  // paired timing per side-by-side run
+  double time_budget_s = 0.5;  // paired timing of a round-2 run; round 1 gets half
 };
 
 // Returns an empty result (no tunables) when the source declares none; an Error when a

@@ -125,9 +125,10 @@ TEST_F(AutoLoopTest, DebugsCompileAndCheckFailuresTunesAndStopsWithoutImprovemen
   // The tuner timed UNROLL=2 side by side against the declared default, UNROLL=1, and kept the
   // default unless the variant's whole interval lay above 1.
   const std::string tuning = its[0]["tuning"].get<std::string>();
-  EXPECT_THAT(tuning,
-              HasSubstr("tuned UNROLL over 1 side-by-side trials"));  // the table itself reaches
-                                                                      // the profiler (below)
+  // One variant, raced within the default budget of side-by-side runs (the table itself reaches
+  // the profiler, below).
+  EXPECT_THAT(tuning, HasSubstr("tuned UNROLL: "));
+  EXPECT_THAT(tuning, HasSubstr("side-by-side runs (at most 10)"));
   const bool tuned = tuning.find("beat the defaults") != std::string::npos;
   if (tuned) {
     EXPECT_THAT(tuning, HasSubstr("re-check: correct"));

@@ -99,6 +99,7 @@ nlohmann::json SearchOptions::to_json() const {
           {"iterations_per_expansion", iterations_per_expansion},
           {"debug_attempts", expansion.debug_attempts},
           {"tune_budget", expansion.tune.budget},
+          {"tune_rounds", expansion.tune.rounds},
           {"time_budget_s", expansion.time_budget_s},
           {"profile_seconds", expansion.profile_seconds},
           {"model", model},
@@ -127,6 +128,7 @@ Result<SearchOptions> SearchOptions::from_json(const nlohmann::json& j) {
     o.iterations_per_expansion = j.at("iterations_per_expansion");
     o.expansion.debug_attempts = j.at("debug_attempts");
     o.expansion.tune.budget = j.at("tune_budget");
+    o.expansion.tune.rounds = j.value("tune_rounds", o.expansion.tune.rounds);
     o.expansion.time_budget_s = j.at("time_budget_s");
     o.expansion.profile_seconds = j.at("profile_seconds");
     o.model = j.value("model", "");
