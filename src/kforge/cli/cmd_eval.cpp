@@ -62,6 +62,7 @@ std::string print_human(const eval::Evaluation& e) {
         {"partner", fmt::format("the {} failed, not the kernel: no speedup", e.partner)});
   if (e.mismatch) rows.push_back({"mismatch", e.mismatch->summary()});
   if (!e.sanitizer_note.empty()) rows.push_back({"sanitizer", e.sanitizer_note});
+  if (!e.timing_method.empty()) rows.push_back({"timed", e.timing_method});
   if (!e.walls.empty() && e.role == "candidate") rows.push_back({"walls", e.walls});
   if (!e.pallas_mode.empty())
     rows.push_back({"pallas", fmt::format("{} ({} inputs)", e.pallas_mode, e.dtype)});

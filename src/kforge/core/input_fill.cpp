@@ -79,20 +79,25 @@ void fill_typed(const ResolvedTensor& t, std::uint64_t seed, std::uint64_t strea
 // 4096 factors (fresh for every seed) is applied cyclically from a random rotation, so every
 // element changes, differently on every pair, at the speed of a multiply.
 template <typename T>
-void perturb_typed(const T* src, T* dst, std::int64_t n, std::uint64_t seed, double spread) {
-  constexpr std::int64_t kTable = 4096;
-  T table[kTable];
-  const std::uint64_t rotation = counter_bits(seed, 0x726f74617465ULL, 0) % kTable;
-  for (std::int64_t k = 0; k < kTable; ++k) {
+std::vector<std::byte> table_typed(std::uint64_t seed, double spread) {
+  std::vector<std::byte> bytes(kPerturbTable * sizeof(T));
+  T* table = reinterpret_cast<T*>(bytes.data());
+  const std::uint64_t rotation = counter_bits(seed, 0x726f74617465ULL, 0) % kPerturbTable;
+  for (std::int64_t k = 0; k < kPerturbTable; ++k) {
     double u =
         to_unit(counter_bits(seed, 0x7065727475726250ULL, static_cast<std::uint64_t>(k))) * 2.0 -
         1.0;
-    table[(k + rotation) % kTable] = static_cast<T>(1.0 + spread * u);
+    table[(k + rotation) % kPerturbTable] = static_cast<T>(1.0 + spread * u);
   }
-  const std::int64_t blocks = (n + kTable - 1) / kTable;
+  return bytes;
+}
+
+template <typename T>
+void apply_typed(const T* src, T* dst, std::int64_t n, const T* table) {
+  const std::int64_t blocks = (n + kPerturbTable - 1) / kPerturbTable;
 #pragma omp parallel for schedule(static) if (n > (1 << 16))
   for (std::int64_t b = 0; b < blocks; ++b) {
-    const std::int64_t start = b * kTable, len = std::min(kTable, n - start);
+    const std::int64_t start = b * kPerturbTable, len = std::min(kPerturbTable, n - start);
 #pragma omp simd
     for (std::int64_t k = 0; k < len; ++k) dst[start + k] = src[start + k] * table[k];
   }
@@ -118,14 +123,27 @@ void fill_input(const ResolvedTensor& t, std::uint64_t seed, std::uint32_t tenso
   }
 }
 
-void perturb(DType dtype, const void* src, void* dst, std::int64_t numel, std::uint64_t seed,
-             double spread) {
-  if (dtype == DType::f32)
-    perturb_typed(static_cast<const float*>(src), static_cast<float*>(dst), numel, seed, spread);
-  else if (dtype == DType::f64)
-    perturb_typed(static_cast<const double*>(src), static_cast<double*>(dst), numel, seed, spread);
+std::vector<std::byte> perturb_table(DType dtype, std::uint64_t seed, double spread) {
+  if (dtype == DType::f32) return table_typed<float>(seed, spread);
+  if (dtype == DType::f64) return table_typed<double>(seed, spread);
+  return {};
+}
+
+void apply_perturb_table(DType dtype, const void* src, void* dst, std::int64_t numel,
+                         const std::vector<std::byte>& table) {
+  if (dtype == DType::f32 && !table.empty())
+    apply_typed(static_cast<const float*>(src), static_cast<float*>(dst), numel,
+                reinterpret_cast<const float*>(table.data()));
+  else if (dtype == DType::f64 && !table.empty())
+    apply_typed(static_cast<const double*>(src), static_cast<double*>(dst), numel,
+                reinterpret_cast<const double*>(table.data()));
   else
     std::memcpy(dst, src, static_cast<std::size_t>(numel) * dtype_size(dtype));
+}
+
+void perturb(DType dtype, const void* src, void* dst, std::int64_t numel, std::uint64_t seed,
+             double spread) {
+  apply_perturb_table(dtype, src, dst, numel, perturb_table(dtype, seed, spread));
 }
 
 }  // namespace kforge::core

@@ -3,7 +3,9 @@
 // Values are a pure function of (seed, tensor index, element index), so generation parallelizes
 // and gives the same bytes on every machine with the same libm.
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "kforge/core/task_resolve.h"
 
@@ -20,5 +22,14 @@ void fill_input(const ResolvedTensor& t, std::uint64_t seed, std::uint32_t tenso
 // sampled contents returns stale outputs that the comparison catches.
 void perturb(DType dtype, const void* src, void* dst, std::int64_t numel, std::uint64_t seed,
              double spread);
+
+// perturb() in two halves, so that a device can apply the same factors (the GPU judge perturbs
+// inputs on the device): the table of kPerturbTable factors of `seed`, already rotated, in the
+// dtype's own type (empty for the types perturb copies unchanged), and dst[i] = src[i] *
+// table[i % kPerturbTable]: one IEEE multiply per element, so any device gives the same bytes.
+constexpr std::int64_t kPerturbTable = 4096;
+std::vector<std::byte> perturb_table(DType dtype, std::uint64_t seed, double spread);
+void apply_perturb_table(DType dtype, const void* src, void* dst, std::int64_t numel,
+                         const std::vector<std::byte>& table);
 
 }  // namespace kforge::core

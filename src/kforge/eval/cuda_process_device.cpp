@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -131,6 +132,52 @@ class CudaProcessDevice : public GpuDevice {
     auto r = request({wire::Op::flush_l2, 0, 0}, nullptr, 0, 60);
     return r ? ok_status() : Status(r.error());
   }
+  Result<std::vector<std::byte>> gather(const DeviceBuffer& from,
+                                        const std::vector<Range>& ranges) override {
+    std::vector<wire::Range> w;
+    std::size_t total = 0;
+    for (const auto& r : ranges) {
+      w.push_back({r.offset, r.length});
+      total += r.length;
+    }
+    auto r = request(
+        {wire::Op::gather, static_cast<std::uint32_t>(from.id), w.size() * sizeof(wire::Range)},
+        w.data(), w.size() * sizeof(wire::Range), 60);
+    if (!r) return r.error();
+    if (payload_.size() != total)
+      return Error{fmt::format("kforge-run-cuda sent {} bytes where {} were asked for",
+                               payload_.size(), total)};
+    std::vector<std::byte> bytes(total);
+    std::memcpy(bytes.data(), payload_.data(), total);
+    return bytes;
+  }
+  BatchOutcome time_calls(const TimedBatch& b) override {
+    auto payload = batch_payload(b);
+    BatchOutcome out;
+    unsupported_ = false;
+    auto r = request({wire::Op::time_calls, 0, payload.size()}, payload.data(), payload.size(),
+                     b.timeout_s);
+    if (!r) {
+      out.unsupported = unsupported_;
+      out.call = {hung_ ? DeviceCall::Outcome::hung : DeviceCall::Outcome::failed,
+                  r.error().message};
+      return out;
+    }
+    if (payload_.size() != static_cast<std::size_t>(b.calls) * sizeof(wire::CallTimes)) {
+      out.call = {DeviceCall::Outcome::failed,
+                  fmt::format("kforge-run-cuda sent {} bytes of times for {} calls",
+                              payload_.size(), b.calls)};
+      return out;
+    }
+    out.times.resize(static_cast<std::size_t>(b.calls));
+    for (std::size_t k = 0; k < out.times.size(); ++k) {
+      wire::CallTimes t;
+      std::memcpy(&t, payload_.data() + k * sizeof t, sizeof t);
+      out.times[k] = {t.device_ms, t.host_ms};
+    }
+    out.call = {DeviceCall::Outcome::returned, {}};
+    return out;
+  }
   Death death() const override {
     std::lock_guard lock(mu_);
     return {signal_, output_};
@@ -153,6 +200,45 @@ class CudaProcessDevice : public GpuDevice {
   }
 
  private:
+  static std::vector<char> batch_payload(const TimedBatch& b) {
+    std::vector<char> p;
+    auto put = [&p](const void* data, std::size_t n) {
+      const auto* c = static_cast<const char*>(data);
+      p.insert(p.end(), c, c + n);
+    };
+    const bool null_call = b.null_call;
+    wire::BatchHeader h{static_cast<std::uint32_t>(b.calls),
+                        static_cast<std::uint32_t>(b.inputs.size()),
+                        static_cast<std::uint32_t>(b.outputs.size()),
+                        null_call ? wire::kNullCall : 0u,
+                        static_cast<std::uint32_t>(std::max(b.table_buffer.id, 0)),
+                        0};
+    put(&h, sizeof h);
+    for (const auto& in : b.inputs) {
+      wire::BatchInput w;
+      w.buffer = static_cast<std::uint32_t>(in.buffer.id);
+      w.pristine = static_cast<std::uint32_t>(in.pristine.id);
+      w.fresh = in.tables.empty() ? wire::Fresh::copy
+                : in.f64          ? wire::Fresh::scale_f64
+                                  : wire::Fresh::scale_f32;
+      w.bytes = in.buffer.bytes;
+      put(&w, sizeof w);
+    }
+    for (const auto& o : b.outputs) {
+      auto id = static_cast<std::uint32_t>(o.id);
+      put(&id, sizeof id);
+    }
+    for (const auto& call : b.snapshots)
+      for (const auto& s : call) {
+        auto id = static_cast<std::uint32_t>(s.id);
+        put(&id, sizeof id);
+      }
+    for (int k = 0; k < b.calls; ++k)
+      for (const auto& in : b.inputs)
+        if (!in.tables.empty()) put(in.tables[k].data(), in.tables[k].size());
+    return p;
+  }
+
   Status read_buffer(wire::Op op, const DeviceBuffer& from, std::span<std::byte> to) {
     auto r = request({op, static_cast<std::uint32_t>(from.id), to.size()}, nullptr, 0, 60);
     if (!r) return r.error();
@@ -190,6 +276,7 @@ class CudaProcessDevice : public GpuDevice {
       dead_ = true;
       return Error{"the kernel's process died mid-reply" + process_note()};
     }
+    unsupported_ = r.status == wire::kUnsupported;
     if (r.status != 0) return Error{payload_};
     return r;
   }
@@ -244,7 +331,7 @@ class CudaProcessDevice : public GpuDevice {
   pid_t pid_;
   int channel_;
   int signal_ = 0;
-  bool dead_ = false, hung_ = false;
+  bool dead_ = false, hung_ = false, unsupported_ = false;
   std::string payload_;
   std::thread reader_;
   mutable std::mutex mu_;

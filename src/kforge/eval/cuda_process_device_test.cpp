@@ -13,7 +13,9 @@
 #include <fstream>
 
 #include "kforge/core/landlock.h"
+#include "kforge/core/paths.h"
 #include "kforge/core/subprocess.h"
+#include "kforge/eval/gpu_batch_timing.h"
 #include "kforge/eval/gpu_judge.h"
 #include "kforge/eval/gpu_judge_test_util.h"
 #include "kforge/eval/sanitizer_report.h"
@@ -141,12 +143,53 @@ TEST_F(CudaProcessDeviceTest, PairedTimingReadsBothSidesThroughTheirProcesses) {
   req.warmup_s = 0;
   req.min_pairs = req.max_pairs = 5;
   std::uint64_t seed = 7;
+  GpuTimingInfo info;
   auto t = gpu_paired_timing(
       **cand, *cb, partner->get(), &*pb, task_, floats({x, y}), req, [&] { return seed++; },
-      steady_ms_clock());
+      steady_ms_clock(), &info);
   ASSERT_FALSE(t.failure) << t.failure->reason;
+  // Batched through the wire: inputs made fresh in the process from its pristine copies (each
+  // batch's last inputs were compared with kforge's own perturbation), snapshots read back.
+  EXPECT_TRUE(info.batched) << info.why_not_batched;
+  EXPECT_GE(info.calls_per_sample, 1);
   EXPECT_EQ(t.candidate_ms.size(), 5u);
   for (double ms : t.candidate_ms) EXPECT_GT(ms, 0);
+}
+
+// The same through the process: an input written during the timed calls is caught.
+TEST_F(CudaProcessDeviceTest, AnInputWrittenInATimedBatchIsCaught) {
+  auto cand = start_cuda_process_device(
+      {.library = build(std::string(kAdd) + " static int calls = 0; if (++calls > 3) "
+                                            "const_cast<float*>(y)[9] = 3.0f;"),
+       .host_memory = true});
+  ASSERT_TRUE(cand.ok());
+  auto cb = allocate_set(**cand, task_);
+  std::vector<float> x(kN, 1.0f), y(kN, 2.0f);
+  PairedTimingRequest req;
+  req.budget_s = 0;
+  req.warmup_s = 0;
+  req.min_pairs = req.max_pairs = 5;
+  std::uint64_t seed = 7;
+  auto t = gpu_paired_timing(
+      **cand, *cb, nullptr, nullptr, task_, floats({x, y}), req, [&] { return seed++; },
+      steady_ms_clock());
+  ASSERT_TRUE(t.failure);
+  EXPECT_EQ(t.failure->verdict, Verdict::input_modified) << t.failure->reason;
+}
+
+// kforge's perturbation kernel is PTX text the driver compiles on the GPU machine; ptxas (the
+// same compiler, offline) proves here that it assembles for the GPUs kforge's users have.
+TEST(CudaPerturbPtx, AssemblesForTuringHopperAndBlackwell) {
+  std::filesystem::path ptxas;
+  for (const char* p : {"/usr/local/cuda/bin/ptxas", "/usr/bin/ptxas"})
+    if (std::filesystem::exists(p)) ptxas = p;
+  if (ptxas.empty()) GTEST_SKIP() << "no ptxas (the CUDA toolkit) on this machine";
+  const auto ptx = core::source_dir() / "src" / "kforge" / "runner" / "cuda_perturb.ptx";
+  ASSERT_TRUE(std::filesystem::exists(ptx)) << ptx;
+  for (const char* arch : {"sm_75", "sm_90", "sm_100"}) {
+    auto r = core::run_process({ptxas.string(), "-arch", arch, ptx.string(), "-o", "/dev/null"});
+    EXPECT_TRUE(r.success()) << arch << ": " << r.err;
+  }
 }
 
 // The sanitizer pass: the runner under a wrapper (here a shell standing in for compute-sanitizer,

@@ -11,6 +11,7 @@
 
 #include "kforge/core/clock.h"
 #include "kforge/eval/cuda_process_device.h"
+#include "kforge/eval/gpu_batch_timing.h"
 #include "kforge/eval/gpu_judge.h"
 #include "kforge/eval/sanitizer_report.h"
 #include "kforge/eval/secret_seeds.h"
@@ -237,14 +238,27 @@ class GpuEvaluationRun {
     req.perturb = opt_.perturb;
     req.call_timeout_s = opt_.call_timeout_s;
     std::random_device rd;
+    GpuTimingInfo info;
     auto timed = gpu_paired_timing(
         *candidate_, candidate_buffers_, partner.get(), partner ? &partner_buffers : nullptr,
         host_.task(), timing_inputs_, req, [&rd] { return (std::uint64_t{rd()} << 32) ^ rd(); },
-        setup_.clock ? MsClock(setup_.clock) : steady_ms_clock());
+        setup_.clock ? MsClock(setup_.clock) : steady_ms_clock(), &info);
     e_.phases.time_s = core::seconds_since(t0);
+    e_.timing_method = timing_method(info);
     if (auto j = judge_timing(timed, host_.task(), e_)) return j;
     profile();
     return std::nullopt;
+  }
+
+  static std::string timing_method(const GpuTimingInfo& info) {
+    if (info.batched)
+      return fmt::format(
+          "CUDA events, {} call{} per sample; inputs made fresh on the device, L2 "
+          "flushed before each call",
+          info.calls_per_sample, info.calls_per_sample == 1 ? "" : "s");
+    return "call by call on kforge's clock, inputs uploaded per call" +
+           (info.why_not_batched.empty() ? std::string{}
+                                         : " (no batches: " + info.why_not_batched + ")");
   }
 
   // What there is to profile without the device's counters: the roofline against the measured

@@ -73,6 +73,7 @@ nlohmann::json to_json(const Evaluation& e) {
   if (!e.counters.empty()) j["counters"] = e.counters;
   if (!e.counters_note.empty()) j["counters_note"] = e.counters_note;
   if (!e.sanitizer_note.empty()) j["sanitizer_note"] = core::valid_utf8(e.sanitizer_note);
+  if (!e.timing_method.empty()) j["timing_method"] = e.timing_method;
   j["kernel_output"] = core::valid_utf8(e.kernel_output);  // nlohmann::json throws on invalid UTF-8
   j["sandbox"] = {{"landlock_abi", e.landlock_abi}, {"walls", e.walls}};
   nlohmann::json samples = nlohmann::json::array();

@@ -77,6 +77,9 @@ struct Evaluation {
   // What a compute-sanitizer pass could not settle (a report without its summary, possible races
   // of warning severity, a call that failed only under the tool): never a verdict. "" when none.
   std::string sanitizer_note;
+  // How a GPU kernel was timed: in batches of calls by events, or call by call on kforge's clock
+  // (and why). Empty on the cpp target.
+  std::string timing_method;
 
   std::string kernel_output;  // what the runner process printed (capped)
   int landlock_abi = 0;

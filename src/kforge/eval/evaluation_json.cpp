@@ -168,6 +168,7 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
     e.counters = j["counters"].get<std::vector<NcuKernel>>();
   e.counters_note = j.value("counters_note", "");
   e.sanitizer_note = j.value("sanitizer_note", "");
+  e.timing_method = j.value("timing_method", "");
   for (const auto& ms : j.value("check_ms", nlohmann::json::array()))
     e.check_ms.push_back(ms.get<double>());
   e.kernel_output = j.value("kernel_output", "");

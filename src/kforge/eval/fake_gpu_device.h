@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "kforge/core/input_fill.h"
 #include "kforge/eval/gpu_device.h"
 
 namespace kforge::eval {
@@ -28,6 +29,8 @@ struct FakeLaunch {
   std::function<void()> late;
   bool busy_after_return = false;   // work launched after the return never finishes
   bool host_keeps_running = false;  // a host thread computes on after the return
+  double off_stream_ms = 0;         // work on a stream of its own: the events miss it, the runner's
+                                    // clock and the device-wide synchronization do not
   int killed_by = 0;       // the process dies of this signal during the call (SIGSYS: the filter)
   std::string last_words;  // what it printed before ("forbidden system call clone (56)")
 };
@@ -81,6 +84,7 @@ class FakeGpuDevice : public GpuDevice {
       return {DeviceCall::Outcome::failed, "the kernel's process died (killed by signal " +
                                                std::to_string(launch.killed_by) + ")"};
     }
+    last_ = launch;
     late_ = std::move(launch.late);
     busy_after_return_ = launch.busy_after_return;
     host_keeps_running_ = launch.host_keeps_running;
@@ -98,14 +102,84 @@ class FakeGpuDevice : public GpuDevice {
     ++l2_flushes_;
     return ok_status();
   }
+  Result<std::vector<std::byte>> gather(const DeviceBuffer& from,
+                                        const std::vector<Range>& ranges) override {
+    if (dead_) return Error{"the device process is gone"};
+    run_late();
+    std::vector<std::byte> out;
+    for (const auto& r : ranges) {
+      const auto& m = memory_.at(from.id);
+      out.insert(out.end(), m.begin() + static_cast<std::ptrdiff_t>(r.offset),
+                 m.begin() + static_cast<std::ptrdiff_t>(r.offset + r.length));
+    }
+    return out;
+  }
+  // A batch as kforge-run-cuda runs it, on host memory: fresh inputs from the pristine copies,
+  // poison, a flush, the call (the clock advances by its device time, plus its work on other
+  // streams, plus kPrepareMs per call for the steps around it), the snapshot before late work.
+  static constexpr double kPrepareMs = 0.02;
+  BatchOutcome time_calls(const TimedBatch& b) override {
+    BatchOutcome out;
+    ++batches_;
+    if (!batches_supported) {
+      out.unsupported = true;
+      out.call = {DeviceCall::Outcome::failed, "this fake times call by call"};
+      return out;
+    }
+    for (int k = 0; k < b.calls; ++k) {
+      for (const auto& in : b.inputs) make_fresh(in, k);
+      for (const auto& o : b.outputs)
+        std::fill(memory_.at(o.id).begin(), memory_.at(o.id).end(), std::byte{0xFF});
+      ++l2_flushes_;
+      *clock_ += kPrepareMs;
+      const double before = *clock_;
+      FakeLaunch launch;
+      if (!b.null_call) {
+        std::vector<DeviceBuffer> args;
+        for (const auto& in : b.inputs) args.push_back(in.buffer);
+        args.insert(args.end(), b.outputs.begin(), b.outputs.end());
+        auto c = call(args, b.timeout_s);
+        if (c.outcome != DeviceCall::Outcome::returned) {
+          out.call = c;
+          return out;
+        }
+        launch = last_;
+        *clock_ += launch.off_stream_ms;
+      }
+      const double host = *clock_ - before + kHostOverheadMs;
+      *clock_ += kHostOverheadMs;
+      out.times.push_back({(b.null_call ? 0.0 : launch.ms) * report_factor, host * report_factor});
+      for (std::size_t o = 0; o < b.outputs.size(); ++o)
+        memory_.at(b.snapshots.at(static_cast<std::size_t>(k)).at(o).id) =
+            memory_.at(b.outputs[o].id);
+      run_late();  // work launched after the return lands after the snapshot, before the next call
+    }
+    out.call = {DeviceCall::Outcome::returned, {}};
+    return out;
+  }
 
   Death death() const override { return death_; }
 
   int calls() const { return calls_; }
+  int batches() const { return batches_; }
+  bool batches_supported = true;
+  double report_factor = 1.0;  // < 1: a process that under-reports its calls' times
+  static constexpr double kHostOverheadMs = 0.005;  // the runner's synchronization after a call
   int l2_flushes() const { return l2_flushes_; }
   int settles() const { return settles_; }
 
  private:
+  void make_fresh(const BatchInput& in, int k) {
+    auto& to = memory_.at(in.buffer.id);
+    const auto& from = memory_.at(in.pristine.id);
+    if (in.tables.empty()) {
+      std::copy(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(to.size()), to.begin());
+      return;
+    }
+    core::apply_perturb_table(in.f64 ? core::DType::f64 : core::DType::f32, from.data(), to.data(),
+                              static_cast<std::int64_t>(to.size() / (in.f64 ? 8 : 4)),
+                              in.tables.at(static_cast<std::size_t>(k)));
+  }
   void run_late() {
     if (!late_) return;
     auto work = std::move(late_);
@@ -120,7 +194,8 @@ class FakeGpuDevice : public GpuDevice {
   bool busy_after_return_ = false, host_keeps_running_ = false;
   bool dead_ = false;
   Death death_;
-  int calls_ = 0, l2_flushes_ = 0, settles_ = 0;
+  int calls_ = 0, l2_flushes_ = 0, settles_ = 0, batches_ = 0;
+  FakeLaunch last_;
 };
 
 }  // namespace kforge::eval

@@ -25,6 +25,35 @@ struct DeviceCall {
   std::string error;  // failed: the CUDA error ("an illegal memory access was encountered")
 };
 
+// A batch of timed calls (GpuDevice::time_calls). Every call gets inputs made fresh on the device
+// from pristine copies uploaded once (multiplied by the call's table of factors, or copied),
+// poisoned outputs and a cold L2, with the device idle when it starts; each call's outputs are
+// copied to its snapshot buffers the instant the device is idle after it.
+struct BatchInput {
+  DeviceBuffer buffer, pristine;
+  bool f64 = false;                            // the factors' type (f32 otherwise)
+  std::vector<std::vector<std::byte>> tables;  // one per call (core::perturb_table); none: copied
+};
+struct TimedBatch {
+  int calls = 1;
+  std::vector<BatchInput> inputs;
+  std::vector<DeviceBuffer> outputs;
+  std::vector<std::vector<DeviceBuffer>> snapshots;  // [call][output]
+  DeviceBuffer table_buffer;                         // room for every call's tables
+  bool null_call = false;                            // every step but the call: the overhead
+  double timeout_s = 30;                             // the whole batch
+};
+// What the device's process measured of one call: the events on the kernel's stream around it,
+// and its own clock from before the call to the end of the device-wide synchronization.
+struct CallTime {
+  double device_ms = 0, host_ms = 0;
+};
+struct BatchOutcome {
+  DeviceCall call;           // returned, hung (the watchdog), failed (the error names the call)
+  bool unsupported = false;  // this device cannot time batches (call.error says why)
+  std::vector<CallTime> times;
+};
+
 class GpuDevice {
  public:
   virtual ~GpuDevice() = default;
@@ -61,6 +90,16 @@ class GpuDevice {
   // Evicts the L2 cache (a write over a buffer larger than it), so a timed call reads its inputs
   // from memory as it would inside a model, not from the previous call's cache lines.
   virtual Status flush_l2() = 0;
+  // The bytes of `ranges` (offset, length) of `from`, in order, after the work on the kernel's
+  // stream (a plain copy): samples of a tensor too large to read whole every pair.
+  struct Range {
+    std::size_t offset = 0, length = 0;
+  };
+  virtual Result<std::vector<std::byte>> gather(const DeviceBuffer& from,
+                                                const std::vector<Range>& ranges) = 0;
+  // Runs a timed batch (TimedBatch); what comes back are the process's own measures, which the
+  // judge checks against its clock (gpu_judge.cpp), never takes on trust alone.
+  virtual BatchOutcome time_calls(const TimedBatch& batch) = 0;
   // Ends the device's process and returns what it printed (a compute-sanitizer report when it
   // ran under one); empty for a device that prints nothing.
   virtual Result<std::string> finish() { return std::string{}; }

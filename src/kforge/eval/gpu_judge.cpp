@@ -14,6 +14,8 @@
 
 #include "kforge/core/compare.h"
 #include "kforge/core/input_fill.h"
+#include "kforge/eval/gpu_batch_timing.h"
+#include "kforge/eval/gpu_device_failure.h"
 #include "kforge/eval/mismatch.h"
 
 namespace kforge::eval {
@@ -59,32 +61,6 @@ std::string trapped_call_sentence(const std::string& output) {
        it != std::sregex_iterator(); ++it)
     call = fmt::format("forbidden system call {} ({})", (*it)[1].str(), (*it)[2].str());
   return call + ": kernels may compute, allocate memory and start threads, nothing else";
-}
-
-// Why the device's process failed a request, as the cpp target names it (runner_failure.cpp): a
-// death by SIGSYS is the seccomp filter's, a sandbox_violation naming the trapped call (the
-// runner prints "forbidden system call NAME (NR)" before it dies); anything else a runtime_error.
-Judgement device_failure(const GpuDevice& d, const std::string& when, const std::string& message) {
-  const auto death = d.death();
-  if (death.signal != SIGSYS) return {Verdict::runtime_error, when + ": " + message};
-  return {Verdict::sandbox_violation, when + ": " + trapped_call_sentence(death.output)};
-}
-
-std::optional<Judgement> judge_call(const GpuDevice& d, const DeviceCall& c,
-                                    const std::string& when, double timeout_s) {
-  switch (c.outcome) {
-    case DeviceCall::Outcome::returned:
-      return std::nullopt;
-    case DeviceCall::Outcome::hung:
-      return Judgement{Verdict::timeout,
-                       fmt::format("{}: the kernel did not finish within {:g} s (the device was "
-                                   "synchronized, so work on any stream counts); the watchdog "
-                                   "killed its process",
-                                   when, timeout_s)};
-    case DeviceCall::Outcome::failed:
-      break;
-  }
-  return device_failure(d, when, "CUDA error: " + c.error);
 }
 
 // A judgement when any input's bytes differ from what was uploaded.
@@ -211,6 +187,32 @@ TimedCall timed_call(GpuDevice& d, const DeviceSet& b, const core::ResolvedTask&
 
 }  // namespace
 
+// Why the device's process failed a request, as the cpp target names it (runner_failure.cpp): a
+// death by SIGSYS is the seccomp filter's, a sandbox_violation naming the trapped call (the
+// runner prints "forbidden system call NAME (NR)" before it dies); anything else a runtime_error.
+Judgement device_failure(const GpuDevice& d, const std::string& when, const std::string& message) {
+  const auto death = d.death();
+  if (death.signal != SIGSYS) return {Verdict::runtime_error, when + ": " + message};
+  return {Verdict::sandbox_violation, when + ": " + trapped_call_sentence(death.output)};
+}
+
+std::optional<Judgement> judge_call(const GpuDevice& d, const DeviceCall& c,
+                                    const std::string& when, double timeout_s) {
+  switch (c.outcome) {
+    case DeviceCall::Outcome::returned:
+      return std::nullopt;
+    case DeviceCall::Outcome::hung:
+      return Judgement{Verdict::timeout,
+                       fmt::format("{}: the kernel did not finish within {:g} s (the device was "
+                                   "synchronized, so work on any stream counts); the watchdog "
+                                   "killed its process",
+                                   when, timeout_s)};
+    case DeviceCall::Outcome::failed:
+      break;
+  }
+  return device_failure(d, when, "CUDA error: " + c.error);
+}
+
 Judgement judge_start_failure(const std::string& message) {
   // The form the device's process gives a death (cuda_process_device.cpp): "(killed by signal N:".
   if (message.find(fmt::format("(killed by signal {}:", SIGSYS)) == std::string::npos)
@@ -281,7 +283,13 @@ PairedTiming gpu_paired_timing(GpuDevice& candidate, const DeviceSet& candidate_
                                GpuDevice* partner, const DeviceSet* partner_buffers,
                                const core::ResolvedTask& task, const HostSet& timing_inputs,
                                const PairedTimingRequest& req,
-                               const std::function<std::uint64_t()>& seed, const MsClock& clock) {
+                               const std::function<std::uint64_t()>& seed, const MsClock& clock,
+                               GpuTimingInfo* info) {
+  GpuTimingInfo own;
+  GpuTimingInfo& said = info ? *info : own;
+  if (auto batched = gpu_batched_timing(candidate, candidate_buffers, partner, partner_buffers,
+                                        task, timing_inputs, req, seed, clock, said))
+    return *batched;
   PairedTiming result;
   HostSet inputs = timing_inputs;
   const double start = clock();

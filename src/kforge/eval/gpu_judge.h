@@ -52,12 +52,18 @@ std::optional<Judgement> gpu_check(GpuDevice& device, const DeviceSet& buffers,
 using MsClock = std::function<double()>;
 MsClock steady_ms_clock();
 
+struct GpuTimingInfo;  // gpu_batch_timing.h
+
 // Pairs until the budget is spent (at least min_pairs, at most max_pairs). `seed` gives each
-// pair's perturbation seed (kforge's secret draws). `partner` may be null (timed alone).
+// pair's perturbation seed (kforge's secret draws). `partner` may be null (timed alone). In
+// batches of calls where both devices can (gpu_batch_timing.h), else call by call: each call
+// uploads freshly perturbed inputs and is timed on kforge's clock around the request. `info`,
+// when given, says which.
 PairedTiming gpu_paired_timing(GpuDevice& candidate, const DeviceSet& candidate_buffers,
                                GpuDevice* partner, const DeviceSet* partner_buffers,
                                const core::ResolvedTask& task, const HostSet& timing_inputs,
                                const PairedTimingRequest& request,
-                               const std::function<std::uint64_t()>& seed, const MsClock& clock);
+                               const std::function<std::uint64_t()>& seed, const MsClock& clock,
+                               GpuTimingInfo* info = nullptr);
 
 }  // namespace kforge::eval

@@ -18,6 +18,8 @@
 #include <signal.h>
 #include <sys/prctl.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -26,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "kforge/runner/cuda_perturb_ptx.h"  // generated
 #include "kforge/runner/cuda_sandbox.h"
 #include "kforge/runner/cuda_wire.h"
 #include "kforge/runner/sandbox.h"
@@ -33,8 +36,15 @@
 namespace {
 
 using namespace kforge::runner::cuda_wire;
+using kforge::runner::kPerturbPtx;
 constexpr int kChannel = 3;
 constexpr int kMaxArgs = 24;
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 // The kernel's entry takes N pointers and the stream (a pointer too): all in the integer
 // registers or on the stack alike, so one cast per argument count calls it.
@@ -69,10 +79,61 @@ class Backend {
   virtual void* stream() = 0;
   virtual std::string synchronize() = 0;
   virtual std::string flush_l2() = 0;
+
+  // The steps of a timed batch (serve_batch), on the kernel's stream unless said otherwise.
+  // Empty: the device can time batches; else why not (the judge then times call by call).
+  virtual std::string batch_support() const = 0;
+  virtual std::string copy(void* to, const void* from, std::size_t n) = 0;
+  virtual std::string scale(Fresh how, void* to, const void* from, const void* table,
+                            std::size_t bytes) = 0;
+  virtual std::string fill(void* to, unsigned char byte, std::size_t n) = 0;
+  virtual std::string enqueue_l2_flush() = 0;
+  virtual std::string wait_stream() = 0;
+  virtual std::string record_start() = 0;
+  virtual std::string record_end() = 0;
+  virtual std::string elapsed_ms(double& ms) = 0;  // between the last start and end
+  // Copies on a stream that waits for nothing the kernel launched, and waits for the copy.
+  virtual std::string snapshot(void* to, const void* from, std::size_t n) = 0;
 };
 
 class HostBackend : public Backend {
  public:
+  std::string batch_support() const override { return {}; }
+  std::string copy(void* to, const void* from, std::size_t n) override {
+    std::memcpy(to, from, n);
+    return {};
+  }
+  std::string scale(Fresh how, void* to, const void* from, const void* table,
+                    std::size_t bytes) override {
+    if (how == Fresh::scale_f32)
+      scale_typed(static_cast<float*>(to), static_cast<const float*>(from),
+                  static_cast<const float*>(table), bytes / 4);
+    else
+      scale_typed(static_cast<double*>(to), static_cast<const double*>(from),
+                  static_cast<const double*>(table), bytes / 8);
+    return {};
+  }
+  std::string fill(void* to, unsigned char byte, std::size_t n) override {
+    std::memset(to, byte, n);
+    return {};
+  }
+  std::string enqueue_l2_flush() override { return {}; }
+  std::string wait_stream() override { return {}; }
+  std::string record_start() override {
+    start_ = now_ms();
+    return {};
+  }
+  std::string record_end() override {
+    end_ = now_ms();
+    return {};
+  }
+  std::string elapsed_ms(double& ms) override {
+    ms = end_ - start_;
+    return {};
+  }
+  std::string snapshot(void* to, const void* from, std::size_t n) override {
+    return copy(to, from, n);
+  }
   std::string init() override { return {}; }
   std::pair<void*, std::string> allocate(std::size_t bytes) override {
     void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
@@ -92,6 +153,14 @@ class HostBackend : public Backend {
   void* stream() override { return nullptr; }
   std::string synchronize() override { return {}; }
   std::string flush_l2() override { return {}; }
+
+ private:
+  // The host twin of cuda_perturb.ptx: dst[i] = src[i] * table[i % 4096].
+  template <typename T>
+  static void scale_typed(T* to, const T* from, const T* table, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) to[i] = from[i] * table[i % kTableElements];
+  }
+  double start_ = 0, end_ = 0;
 };
 
 // The driver API by its ABI (cuda.h): CUdeviceptr is a 64-bit integer, a stream and a context
@@ -110,6 +179,7 @@ class DeviceBackend : public Backend {
         !bind("cuStreamSynchronize", stream_sync_))
       return "libcuda.so.1 lacks the driver API kforge-run-cuda calls";
     bind("cuGetErrorString", error_string_);
+    bind_batch_api();
     int device = 0;
     void* ctx = nullptr;
     if (int r = init_(0)) return error("cuInit", r);
@@ -125,6 +195,7 @@ class DeviceBackend : public Backend {
     // Twice the L2, written before every timed call, evicts whatever the last call left.
     flush_bytes_ = std::max<std::size_t>(2 * static_cast<std::size_t>(l2), 8u << 20);
     if (int r = alloc_(&flush_, flush_bytes_)) return error("cuMemAlloc (L2 flush buffer)", r);
+    prepare_batches();
     return {};
   }
   std::pair<void*, std::string> allocate(std::size_t bytes) override {
@@ -156,7 +227,90 @@ class DeviceBackend : public Backend {
     return synchronize();
   }
 
+  std::string batch_support() const override { return batch_unsupported_; }
+  std::string copy(void* to, const void* from, std::size_t n) override {
+    int r = dtod_async_(ptr(to), ptr(from), n, stream_);
+    return r ? error("cuMemcpyDtoDAsync (a pristine input)", r) : "";
+  }
+  std::string scale(Fresh how, void* to, const void* from, const void* table,
+                    std::size_t bytes) override {
+    const bool f32 = how == Fresh::scale_f32;
+    unsigned long long dst = ptr(to), src = ptr(from), tab = ptr(table);
+    unsigned long long n = bytes / (f32 ? 4 : 8);
+    void* params[] = {&dst, &src, &tab, &n};
+    // A grid-stride loop: enough blocks to fill the device, no more than the elements need.
+    constexpr unsigned kThreads = 256;
+    const auto blocks = static_cast<unsigned>(
+        std::clamp<unsigned long long>((n + kThreads - 1) / kThreads, 1, 65535));
+    int r = launch_(f32 ? perturb_f32_ : perturb_f64_, blocks, 1, 1, kThreads, 1, 1, 0, stream_,
+                    params, nullptr);
+    return r ? error("launching kforge's input perturbation", r) : "";
+  }
+  std::string fill(void* to, unsigned char byte, std::size_t n) override {
+    int r = memset_async_(ptr(to), byte, n, stream_);
+    return r ? error("cuMemsetD8Async (poisoning an output)", r) : "";
+  }
+  std::string enqueue_l2_flush() override {
+    int r = memset_async_(flush_, 0x5A, flush_bytes_, stream_);
+    return r ? error("cuMemsetD8Async (L2 flush)", r) : "";
+  }
+  std::string wait_stream() override {
+    int r = stream_sync_(stream_);
+    return r ? error("preparing a timed call", r) : "";
+  }
+  std::string record_start() override {
+    int r = event_record_(start_event_, stream_);
+    return r ? error("cuEventRecord (start)", r) : "";
+  }
+  std::string record_end() override {
+    int r = event_record_(end_event_, stream_);
+    return r ? error("cuEventRecord (end)", r) : "";
+  }
+  std::string elapsed_ms(double& ms) override {
+    float f = 0;
+    int r = elapsed_(&f, start_event_, end_event_);
+    ms = f;
+    return r ? error("cuEventElapsedTime", r) : "";
+  }
+  std::string snapshot(void* to, const void* from, std::size_t n) override {
+    int r = dtod_async_(ptr(to), ptr(from), n, peek_stream_);
+    if (r == 0) r = stream_sync_(peek_stream_);
+    return r ? error("cuMemcpyDtoDAsync (an output's snapshot)", r) : "";
+  }
+
  private:
+  static unsigned long long ptr(const void* p) { return reinterpret_cast<unsigned long long>(p); }
+
+  void bind_batch_api() {
+    if (!bind("cuModuleLoadData", module_load_) || !bind("cuModuleGetFunction", get_function_) ||
+        !bind("cuLaunchKernel", launch_) || !bind("cuMemcpyDtoDAsync_v2", dtod_async_) ||
+        !bind("cuMemsetD8Async", memset_async_) || !bind("cuEventCreate", event_create_) ||
+        !bind("cuEventRecord", event_record_) ||
+        !(bind("cuEventElapsedTime_v2", elapsed_) || bind("cuEventElapsedTime", elapsed_)))
+      batch_unsupported_ = "libcuda.so.1 lacks the calls of timed batches";
+  }
+  // kforge's perturbation kernel (PTX, compiled by the driver here, before the walls) and the two
+  // events around each timed call. A failure leaves the device usable, timed call by call.
+  void prepare_batches() {
+    if (!batch_unsupported_.empty()) return;
+    void* module = nullptr;
+    if (int r = module_load_(&module, kPerturbPtx)) {
+      batch_unsupported_ = error("loading kforge's perturbation kernel (cuModuleLoadData)", r);
+      return;
+    }
+    for (auto [f, name] : {std::pair{&perturb_f32_, "kforge_perturb_f32"},
+                           std::pair{&perturb_f64_, "kforge_perturb_f64"}})
+      if (int r = get_function_(f, module, name)) {
+        batch_unsupported_ = error("cuModuleGetFunction (kforge's perturbation kernel)", r);
+        return;
+      }
+    for (void** e : {&start_event_, &end_event_})
+      if (int r = event_create_(e, 0)) {
+        batch_unsupported_ = error("cuEventCreate", r);
+        return;
+      }
+  }
+
   template <typename F>
   bool bind(const char* name, F& f) {
     f = reinterpret_cast<F>(::dlsym(lib_, name));
@@ -183,6 +337,20 @@ class DeviceBackend : public Backend {
   int (*dtoh_async_)(void*, unsigned long long, std::size_t, void*) = nullptr;
   int (*stream_sync_)(void*) = nullptr;
   int (*error_string_)(int, const char**) = nullptr;
+  int (*module_load_)(void**, const void*) = nullptr;
+  int (*get_function_)(void**, void*, const char*) = nullptr;
+  int (*launch_)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*,
+                 void**, void**) = nullptr;
+  int (*dtod_async_)(unsigned long long, unsigned long long, std::size_t, void*) = nullptr;
+  int (*memset_async_)(unsigned long long, unsigned char, std::size_t, void*) = nullptr;
+  int (*event_create_)(void**, unsigned) = nullptr;
+  int (*event_record_)(void*, void*) = nullptr;
+  int (*elapsed_)(float*, void*, void*) = nullptr;
+  std::string batch_unsupported_;
+  void* perturb_f32_ = nullptr;
+  void* perturb_f64_ = nullptr;
+  void* start_event_ = nullptr;
+  void* end_event_ = nullptr;
   void* stream_ = nullptr;
   void* peek_stream_ = nullptr;
   unsigned long long flush_ = 0;
@@ -196,8 +364,123 @@ bool reply(std::uint32_t status, std::uint32_t value, const void* payload, std::
 
 bool reply_error(const std::string& text) { return reply(1, 0, text.data(), text.size()); }
 
+using Buffers = std::vector<std::pair<void*, std::size_t>>;
+
+// A time_calls request's payload, read and checked against the buffers kforge allocated.
+struct Batch {
+  BatchHeader header;
+  std::vector<BatchInput> inputs;
+  std::vector<std::uint32_t> outputs, snapshots;
+  const char* tables = nullptr;
+  std::size_t table_total = 0;
+};
+
+bool parse_batch(const std::vector<char>& payload, const Buffers& buffers, Batch& b) {
+  std::size_t at = 0;
+  auto take = [&](void* to, std::size_t n) {
+    if (at + n > payload.size()) return false;
+    std::memcpy(to, payload.data() + at, n);
+    at += n;
+    return true;
+  };
+  auto& h = b.header;
+  if (!take(&h, sizeof h) || h.calls == 0 || h.calls > 4096 || h.inputs + h.outputs > kMaxArgs)
+    return false;
+  b.inputs.resize(h.inputs);
+  b.outputs.resize(h.outputs);
+  b.snapshots.resize(std::size_t{h.calls} * h.outputs);
+  if (!take(b.inputs.data(), b.inputs.size() * sizeof(BatchInput)) ||
+      !take(b.outputs.data(), b.outputs.size() * 4) ||
+      !take(b.snapshots.data(), b.snapshots.size() * 4))
+    return false;
+  auto fits = [&](std::uint32_t id, std::size_t bytes) {
+    return id < buffers.size() && bytes <= buffers[id].second;
+  };
+  for (const auto& in : b.inputs) {
+    if (!fits(in.buffer, in.bytes) || !fits(in.pristine, in.bytes) ||
+        static_cast<std::uint32_t>(in.fresh) > 2)
+      return false;
+    b.table_total += table_bytes(in.fresh) * h.calls;
+  }
+  for (auto o : b.outputs)
+    if (o >= buffers.size()) return false;
+  for (std::size_t k = 0; k < b.snapshots.size(); ++k)
+    if (!fits(b.snapshots[k], buffers[b.outputs[k % h.outputs]].second)) return false;
+  if (b.table_total > 0 && !fits(h.table_buffer, b.table_total)) return false;
+  b.tables = payload.data() + at;
+  return at + b.table_total == payload.size();
+}
+
+// Fresh inputs, poisoned outputs and a cold L2 for call k, all on the kernel's stream, and the
+// device idle before the call starts (none of it is timed).
+std::string prepare_call(Backend& be, const Batch& b, const Buffers& buffers, std::uint32_t k) {
+  const auto* table_base = static_cast<const char*>(buffers[b.header.table_buffer].first);
+  std::size_t table_at = 0;
+  for (std::uint32_t kk = 0; kk < k; ++kk)
+    for (const auto& in : b.inputs) table_at += table_bytes(in.fresh);
+  for (const auto& in : b.inputs) {
+    void* to = buffers[in.buffer].first;
+    const void* from = buffers[in.pristine].first;
+    auto err = in.fresh == Fresh::copy
+                   ? be.copy(to, from, in.bytes)
+                   : be.scale(in.fresh, to, from, table_base + table_at, in.bytes);
+    if (!err.empty()) return err;
+    table_at += table_bytes(in.fresh);
+  }
+  for (auto o : b.outputs)
+    if (auto err = be.fill(buffers[o].first, 0xFF, buffers[o].second); !err.empty()) return err;
+  if (auto err = be.enqueue_l2_flush(); !err.empty()) return err;
+  return be.wait_stream();
+}
+
+// The call between its events, then the whole context synchronized, then the outputs copied
+// before anything launched after the return can finish.
+std::string timed_call(Backend& be, void* entry, const Batch& b, const Buffers& buffers,
+                       std::uint32_t k, CallTimes& t) {
+  std::vector<void*> args;
+  for (const auto& in : b.inputs) args.push_back(buffers[in.buffer].first);
+  for (auto o : b.outputs) args.push_back(buffers[o].first);
+  const double t0 = now_ms();
+  if (auto err = be.record_start(); !err.empty()) return err;
+  if (!(b.header.flags & kNullCall) && !call_n(entry, args, be.stream()))
+    return "more arguments than kforge-run-cuda can pass";
+  if (auto err = be.record_end(); !err.empty()) return err;
+  if (auto err = be.synchronize(); !err.empty()) return err;
+  t.host_ms = now_ms() - t0;
+  if (auto err = be.elapsed_ms(t.device_ms); !err.empty()) return err;
+  for (std::size_t o = 0; o < b.outputs.size(); ++o) {
+    const auto& out = buffers[b.outputs[o]];
+    auto err =
+        be.snapshot(buffers[b.snapshots[k * b.outputs.size() + o]].first, out.first, out.second);
+    if (!err.empty()) return err;
+  }
+  return {};
+}
+
+// 0: served; 2: a malformed request; -1: the channel broke.
+int serve_batch(Backend& be, void* entry, const Request& q, const Buffers& buffers) {
+  std::vector<char> payload(q.length);
+  if (!read_all(kChannel, payload.data(), payload.size())) return -1;
+  Batch b;
+  if (!parse_batch(payload, buffers, b)) return 2;
+  if (auto why = be.batch_support(); !why.empty())
+    return reply(kUnsupported, 0, why.data(), why.size()) ? 0 : -1;
+  if (b.table_total > 0)
+    if (auto err = be.upload(buffers[b.header.table_buffer].first, b.tables, b.table_total);
+        !err.empty())
+      return reply_error(err) ? 0 : -1;
+  std::vector<CallTimes> times(b.header.calls);
+  for (std::uint32_t k = 0; k < b.header.calls; ++k) {
+    auto err = prepare_call(be, b, buffers, k);
+    if (err.empty()) err = timed_call(be, entry, b, buffers, k, times[k]);
+    if (!err.empty())
+      return reply_error("timed call " + std::to_string(k + 1) + " of the batch: " + err) ? 0 : -1;
+  }
+  return reply(0, 0, times.data(), times.size() * sizeof(CallTimes)) ? 0 : -1;
+}
+
 int serve(Backend& b, void* entry) {
-  std::vector<std::pair<void*, std::size_t>> buffers;
+  Buffers buffers;
   std::vector<char> staging;
   for (Request q; read_all(kChannel, &q, sizeof q);) {
     bool ok = true;
@@ -248,6 +531,36 @@ int serve(Backend& b, void* entry) {
         }
         auto err = b.synchronize();
         ok = err.empty() ? reply(0, 0, nullptr, 0) : reply_error(err);
+        break;
+      }
+      case Op::gather: {
+        std::vector<Range> ranges(q.length / sizeof(Range));
+        if (q.length % sizeof(Range) != 0 ||
+            !read_all(kChannel, ranges.data(), ranges.size() * sizeof(Range)))
+          return 2;
+        if (q.id >= buffers.size()) return 2;
+        std::size_t total = 0;
+        for (const auto& r : ranges) {
+          if (r.offset > buffers[q.id].second || r.length > buffers[q.id].second - r.offset)
+            return 2;
+          total += r.length;
+        }
+        staging.resize(total);
+        std::string err;
+        std::size_t at = 0;
+        for (const auto& r : ranges) {
+          if (err.empty())
+            err = b.download(staging.data() + at,
+                             static_cast<char*>(buffers[q.id].first) + r.offset, r.length);
+          at += r.length;
+        }
+        ok = err.empty() ? reply(0, 0, staging.data(), total) : reply_error(err);
+        break;
+      }
+      case Op::time_calls: {
+        const int r = serve_batch(b, entry, q, buffers);
+        if (r > 0) return r;
+        ok = r == 0;
         break;
       }
       case Op::flush_l2: {
