@@ -1,6 +1,11 @@
-// kforge-peak: measures this machine's attainable peaks with the flags candidates get
-// (-O3 -march=native -fopenmp): f32 FMA throughput on one core and on all, and STREAM-triad
-// bandwidth; also reports OpenBLAS's core type. Prints one JSON object. Run by `kforge hw`.
+// kforge-peak: measures this machine's attainable peaks as candidates compiled here with
+// -march=native reach them: f32 FMA throughput on one core and on all, and STREAM-triad
+// bandwidth, with the widest vector instruction set this CPU runs (peak_isa.h: chosen at run
+// time, so the release itself needs only x86-64-v2); also reports OpenBLAS's core type. Prints one
+// JSON object. Run by `kforge hw`.
+//
+//   kforge-peak [--isa avx512|avx2|sse2]   measure (default: the widest this machine runs)
+//   kforge-peak --list-isa                 which paths this machine runs, measuring nothing
 #include <dlfcn.h>
 #include <omp.h>
 
@@ -9,76 +14,67 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <vector>
+
+#include "kforge/eval/peak_isa.h"
 
 namespace {
 
-#if defined(__AVX512F__)
-constexpr int kLanes = 16;
-const char* kIsa = "avx512";
-#elif defined(__AVX__)
-constexpr int kLanes = 8;
-const char* kIsa = "avx2";
-#else
-constexpr int kLanes = 4;
-const char* kIsa = "sse";
-#endif
-typedef float vec __attribute__((vector_size(kLanes * 4)));
+using kforge::peak_isa::Isa;
 
 double seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// 12 independent FMA chains: enough to cover FMA latency x throughput on current cores.
-__attribute__((noinline)) float fma_chains(long iters, float seed) {
-  vec a[12];
-  vec m, c;
-  for (int l = 0; l < kLanes; ++l) {
-    m[l] = 0.999999f;
-    c[l] = seed * 1e-7f;
-  }
-  for (int k = 0; k < 12; ++k)
-    for (int l = 0; l < kLanes; ++l) a[k][l] = seed + k + l;
-  for (long i = 0; i < iters; ++i) {
-#pragma GCC unroll 12
-    for (int k = 0; k < 12; ++k) a[k] = a[k] * m + c;
-  }
-  float s = 0;
-  for (int k = 0; k < 12; ++k)
-    for (int l = 0; l < kLanes; ++l) s += a[k][l];
-  return s;
-}
-
-double fma_gflops(int threads) {
+double fma_gflops(const Isa& isa, int threads) {
   const long iters = 20'000'000;
   double best = 0;
   volatile float sink = 0;
   for (int rep = 0; rep < 7; ++rep) {  // the best of several: peaks are what the machine can reach
     double t0 = seconds();
 #pragma omp parallel num_threads(threads)
-    { sink = sink + fma_chains(iters, static_cast<float>(omp_get_thread_num())); }
+    { sink = sink + isa.fma_chains(iters, static_cast<float>(omp_get_thread_num())); }
     double t = seconds() - t0;
-    best = std::max(best, 2.0 * 12 * kLanes * iters * threads / t / 1e9);
+    best = std::max(best, 2.0 * 12 * isa.lanes * iters * threads / t / 1e9);
   }
   return best;
 }
 
-double triad_gbps(int threads) {
+// Thread t's contiguous share of n elements: the same for first touch and for every pass, so each
+// thread streams the pages it placed.
+void share(std::size_t n, std::size_t& begin, std::size_t& end) {
+  const std::size_t threads = static_cast<std::size_t>(omp_get_num_threads());
+  const std::size_t t = static_cast<std::size_t>(omp_get_thread_num());
+  const std::size_t chunk = (n + threads - 1) / threads;
+  begin = std::min(n, t * chunk);
+  end = std::min(n, begin + chunk);
+}
+
+double triad_gbps(const Isa& isa, int threads) {
   const std::size_t n = 32u << 20;  // 3 arrays x 128 MiB: far beyond any last-level cache
   float* a = static_cast<float*>(std::aligned_alloc(64, n * 4));
   float* b = static_cast<float*>(std::aligned_alloc(64, n * 4));
   float* c = static_cast<float*>(std::aligned_alloc(64, n * 4));
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (std::size_t i = 0; i < n; ++i) {
-    a[i] = 0;
-    b[i] = 1;
-    c[i] = 2;
+#pragma omp parallel num_threads(threads)
+  {
+    std::size_t begin, end;
+    share(n, begin, end);
+    for (std::size_t i = begin; i < end; ++i) {
+      a[i] = 0;
+      b[i] = 1;
+      c[i] = 2;
+    }
   }
   double best = 0;
   for (int rep = 0; rep < 12; ++rep) {
     double t0 = seconds();
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + 3.0f * c[i];
+#pragma omp parallel num_threads(threads)
+    {
+      std::size_t begin, end;
+      share(n, begin, end);
+      isa.triad(a, b, c, begin, end);
+    }
     double t = seconds() - t0;
     best = std::max(best, 3.0 * 4 * n / t / 1e9);  // STREAM counts 2 reads + 1 write
   }
@@ -100,21 +96,49 @@ void openblas_info(char* core, std::size_t n, char* config, std::size_t m) {
     std::snprintf(config, m, "%s", f());
 }
 
+// {"isa_widest":"avx2","isa_supported":["avx2","sse2"]}
+void list_isas() {
+  std::printf("{\"isa_widest\":\"%s\",\"isa_supported\":[", kforge::peak_isa::widest().name);
+  const char* sep = "";
+  for (const auto& isa : kforge::peak_isa::all())
+    if (isa.supported()) {
+      std::printf("%s\"%s\"", sep, isa.name);
+      sep = ",";
+    }
+  std::printf("]}\n");
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const Isa* isa = &kforge::peak_isa::widest();
+  if (argc == 2 && std::string_view(argv[1]) == "--list-isa") {
+    list_isas();
+    return 0;
+  }
+  if (argc == 3 && std::string_view(argv[1]) == "--isa") {
+    isa = kforge::peak_isa::find_supported(argv[2]);
+    if (!isa) {
+      std::fprintf(stderr, "kforge-peak: this machine does not run '%s' (--list-isa says which)\n",
+                   argv[2]);
+      return 2;
+    }
+  } else if (argc != 1) {
+    std::fprintf(stderr, "usage: kforge-peak [--isa avx512|avx2|sse2] | --list-isa\n");
+    return 2;
+  }
   int cores = omp_get_num_procs();
   char core[128], config[256];
   openblas_info(core, sizeof core, config, sizeof config);
-  double f1 = fma_gflops(1), fall = fma_gflops(cores);
-  double t1 = triad_gbps(1), tall = triad_gbps(cores);
+  double f1 = fma_gflops(*isa, 1), fall = fma_gflops(*isa, cores);
+  double t1 = triad_gbps(*isa, 1), tall = triad_gbps(*isa, cores);
   const char* env_core =
       std::getenv("OPENBLAS_CORETYPE");  // a child reporting what it was started with
   std::printf(
-      "{\"isa_used\":\"%s\",\"threads\":%d,\"fma_gflops_1\":%.2f,\"fma_gflops_all\":%.2f,\"triad_"
-      "gbps_1\":%.2f,"
-      "\"triad_gbps_all\":%.2f,\"openblas_core\":\"%s\",\"openblas_config\":\"%s\",\"openblas_"
-      "coretype_env\":\"%s\"}\n",
-      kIsa, cores, f1, fall, t1, tall, core, config, env_core ? env_core : "");
+      "{\"isa_used\":\"%s\",\"isa_widest\":\"%s\",\"threads\":%d,\"fma_gflops_1\":%.2f,"
+      "\"fma_gflops_all\":%.2f,\"triad_gbps_1\":%.2f,\"triad_gbps_all\":%.2f,"
+      "\"openblas_core\":\"%s\",\"openblas_config\":\"%s\",\"openblas_coretype_env\":\"%s\"}\n",
+      isa->name, kforge::peak_isa::widest().name, cores, f1, fall, t1, tall, core, config,
+      env_core ? env_core : "");
   return 0;
 }
