@@ -22,8 +22,12 @@
 #include <mutex>
 #include <thread>
 
+#include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
+#include "kforge/core/python_env.h"
+#include "kforge/core/task_python.h"
 #include "kforge/eval/load_probe.h"
+#include "kforge/eval/python_kernel.h"
 #include "kforge/runner/cuda_wire.h"
 
 namespace kforge::eval {
@@ -343,7 +347,7 @@ class CudaProcessDevice : public GpuDevice {
 }  // namespace
 
 Result<std::unique_ptr<GpuDevice>> start_cuda_process_device(const CudaProcessOptions& o) {
-  auto exe = runner_executable();
+  auto exe = o.command.empty() ? runner_executable() : std::filesystem::path(o.command.front());
   if (!std::filesystem::exists(exe))
     return Error{fmt::format("the CUDA runner {} is missing (build kforge with scripts/setup)",
                              exe.string())};
@@ -355,6 +359,7 @@ Result<std::unique_ptr<GpuDevice>> start_cuda_process_device(const CudaProcessOp
   // No LD_LIBRARY_PATH: each artifact finds its CUDA libraries through its own run path (nvcc's
   // toolkit for kernels and experts, the torch wheel's for baselines).
   std::vector<std::string> env = {"PATH=/usr/bin:/bin", "LANG=C"};
+  env.insert(env.end(), o.env.begin(), o.env.end());
   std::vector<char*> envp;
   envp.reserve(env.size() + 1);
   for (auto& e : env) envp.push_back(e.data());
@@ -363,14 +368,19 @@ Result<std::unique_ptr<GpuDevice>> start_cuda_process_device(const CudaProcessOp
               trusted = "--trusted", unwalled = "--unwalled";
   std::vector<std::string> wrapper = o.wrapper;
   std::vector<char*> argv;
-  argv.reserve(wrapper.size() + 6);
+  argv.reserve(wrapper.size() + o.command.size() + 6);
+  std::vector<std::string> command = o.command;
   for (auto& w : wrapper) argv.push_back(w.data());
-  argv.push_back(exe_str.data());
-  argv.push_back(lib.data());
+  if (command.empty()) {
+    argv.push_back(exe_str.data());
+    argv.push_back(lib.data());
+  } else {
+    for (auto& c : command) argv.push_back(c.data());
+  }
   if (o.host_memory) argv.push_back(mode.data());
-  if (o.trusted) argv.push_back(trusted.data());
+  if (o.trusted && o.command.empty()) argv.push_back(trusted.data());
   // A tool's injected library talks to its front end (sockets, shared memory): no walls there.
-  if (!wrapper.empty()) argv.push_back(unwalled.data());
+  if (!wrapper.empty() && o.command.empty()) argv.push_back(unwalled.data());
   argv.push_back(nullptr);
   const std::size_t memory = o.trusted ? 0 : o.memory_bytes;
   // The CUDA driver reserves address space far beyond what it backs (unified addressing maps
@@ -408,6 +418,60 @@ Result<std::unique_ptr<GpuDevice>> start_cuda_process_device(const CudaProcessOp
   auto device = std::make_unique<CudaProcessDevice>(pid, sv[0], out[0]);
   if (auto ready = device->await_ready(o.start_timeout_s); !ready) return ready.error();
   return std::unique_ptr<GpuDevice>(std::move(device));
+}
+
+Result<std::unique_ptr<GpuDevice>> start_python_gpu_device(const core::TaskSpec& spec,
+                                                           const core::ResolvedTask& task,
+                                                           const std::string& peer,
+                                                           const std::filesystem::path& scratch,
+                                                           bool host_memory) {
+  auto kernel = peer_kernel(spec, peer);
+  if (!kernel) return kernel.error();
+  auto python = core::python_executable();
+  if (!std::filesystem::exists(python))
+    return Error{
+        fmt::format("the Python environment {} is missing (scripts/setup makes it; "
+                    "KFORGE_PYENV names another)",
+                    core::python_env_dir().string())};
+  const auto worker = python_worker_script().parent_path() / "kforge_cuda_worker.py";
+  if (!std::filesystem::exists(worker))
+    return Error{
+        fmt::format("the GPU peer worker {} is missing (rebuild kforge)", worker.string())};
+  std::error_code ec;
+  std::filesystem::create_directories(scratch, ec);
+  if (auto st =
+          core::write_atomic(scratch / "kforge_task.py", core::task_python_module(task, "f32"));
+      !st)
+    return st.error();
+  const auto cache = core::user_cache_dir() / "python";
+  CudaProcessOptions o;
+  o.trusted = true;
+  o.host_memory = host_memory;
+  o.start_timeout_s = 900;                 // Inductor and XLA compile before the first reply
+  o.library = scratch / "kforge_task.py";  // the process starts in the scratch folder
+  o.command = {python.string(),
+               "-I",
+               "-B",
+               worker.string(),
+               "--module",
+               kernel->module.string(),
+               "--callable",
+               kernel->callable,
+               "--framework",
+               kernel->framework,
+               "--task-dir",
+               scratch.string()};
+  o.env = {"HOME=" + scratch.string(),
+           "TMPDIR=" + scratch.string(),
+           "USER=kforge",
+           "TORCHINDUCTOR_CACHE_DIR=" + (cache / "inductor").string(),
+           "TRITON_CACHE_DIR=" + (cache / "triton").string(),
+           std::string("JAX_PLATFORMS=") + (host_memory ? "cpu" : "cuda")};
+  auto xla = xla_compile_cache_env(cache / "jax");
+  o.env.insert(o.env.end(), xla.begin(), xla.end());
+  auto device = start_cuda_process_device(o);
+  if (!device) return with_context(device.error(), "starting the " + peer + " peer on the device");
+  return device;
 }
 
 std::filesystem::path find_compute_sanitizer(const std::filesystem::path& cuda_home) {

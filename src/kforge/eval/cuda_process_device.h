@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "kforge/core/task_resolve.h"
+#include "kforge/core/task_spec.h"
 #include "kforge/eval/gpu_device.h"
 
 namespace kforge::eval {
@@ -22,9 +24,23 @@ struct CudaProcessOptions {
   double start_timeout_s = 120;  // the driver's first context creation can take seconds
   // A program the runner runs under (compute-sanitizer and its options); empty: none.
   std::vector<std::string> wrapper;
+  // Another program speaking the same wire in place of kforge-run-cuda and `library` (a peer:
+  // kforge_cuda_worker.py under the Python environment), with these variables added.
+  std::vector<std::string> command;
+  std::vector<std::string> env;
 };
 
 Result<std::unique_ptr<GpuDevice>> start_cuda_process_device(const CudaProcessOptions& options);
+
+// A peer (torch, torch-compile, torch-compile-max, xla: python_kernel.h) as a device process:
+// kforge_cuda_worker.py in the Python environment, serving the port's function on the GPU (its
+// buffers torch tensors), with this size's kforge_task.py written into `scratch`. Its first reply
+// comes after the compile and warm-up, so it may take minutes.
+Result<std::unique_ptr<GpuDevice>> start_python_gpu_device(const core::TaskSpec& spec,
+                                                           const core::ResolvedTask& task,
+                                                           const std::string& peer,
+                                                           const std::filesystem::path& scratch,
+                                                           bool host_memory = false);
 
 // compute-sanitizer of the toolkit at `cuda_home`, or empty when it is not installed.
 std::filesystem::path find_compute_sanitizer(const std::filesystem::path& cuda_home);

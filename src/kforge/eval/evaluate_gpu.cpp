@@ -210,7 +210,16 @@ class GpuEvaluationRun {
     if (!opt_.time) return std::nullopt;
     std::unique_ptr<GpuDevice> partner;
     DeviceSet partner_buffers;
-    if (setup_.partner_artifact) {
+    if (setup_.start_partner) {
+      say("starting the " + setup_.partner_name + " peer on the device (it compiles first)");
+      auto p = setup_.start_partner();
+      if (!p) return Judgement{Verdict::runtime_error, p.error().message};
+      partner = std::move(*p);
+      auto b = allocate_set(*partner, host_.task());
+      if (!b) return Judgement{Verdict::runtime_error, b.error().message};
+      partner_buffers = std::move(*b);
+      e_.partner = setup_.partner_name;
+    } else if (setup_.partner_artifact) {
       say("building the " + setup_.partner_name);
       auto artifact = setup_.partner_artifact();
       if (!artifact) return Judgement{Verdict::runtime_error, artifact.error().message};

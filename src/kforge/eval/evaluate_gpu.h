@@ -44,6 +44,8 @@ struct GpuEvalSetup {
   // The partner to time against (the target's baseline, or --against): its artifact, or empty
   // to time the kernel alone.
   std::function<Result<std::filesystem::path>()> partner_artifact;
+  // Or a partner that is its own device process from the start (a peer: start_python_gpu_device).
+  std::function<Result<std::unique_ptr<GpuDevice>>()> start_partner;
   std::string partner_name;
   // The clock the timing reads (empty: the steady clock); tests drive it with their fake device.
   std::function<double()> clock;

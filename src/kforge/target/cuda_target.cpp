@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <optional>
 
 #include "kforge/core/fs.h"
@@ -16,6 +18,7 @@
 #include "kforge/eval/evaluate_gpu.h"
 #include "kforge/eval/gpu_profile.h"
 #include "kforge/eval/ncu_report.h"
+#include "kforge/eval/python_kernel.h"
 #include "kforge/runner/cuda_driver.h"
 #include "kforge/toolchain/cuda_compiler.h"
 
@@ -65,6 +68,10 @@ toolchain::LinkPolicy CudaTarget::link_policy(const toolchain::Compiler& compile
   if (auto* cuda = dynamic_cast<const toolchain::CudaCompiler*>(&compiler))
     return cuda->link_policy(role);
   return toolchain::LinkPolicy{{"cudart"}, {}};
+}
+
+bool CudaTarget::accepts_partner(std::string_view partner) const {
+  return Target::accepts_partner(partner) || eval::is_peer(std::string(partner));
 }
 
 std::string CudaTarget::unavailable_reason() const {
@@ -118,7 +125,16 @@ eval::Evaluation CudaTarget::evaluate(const eval::TaskContext& host, toolchain::
   }
   // The partner: --against, or the task's CUDA baseline (PyTorch eager on the device); without
   // either the kernel is timed alone and no speedup is claimed.
-  if (!options.against_source.empty()) {
+  if (!options.peer.empty()) {
+    // A peer (PyTorch eager, torch.compile, XLA) on the same GPU: the task's Python port in a
+    // device process of its own, speaking the runner's wire.
+    setup.partner_name = options.peer;
+    setup.start_partner = [&]() {
+      return eval::start_python_gpu_device(
+          host.spec(), host.task(), options.peer,
+          host.state_dir() / "tmp" / fmt::format("gpu-peer-{}-{}", options.peer, ::getpid()));
+    };
+  } else if (!options.against_source.empty()) {
     setup.partner_name = "against " + options.against_name;
     setup.partner_artifact = [&]() -> Result<std::filesystem::path> {
       toolchain::CompileRequest req{

@@ -24,6 +24,8 @@ class CudaTarget : public Target {
   toolchain::LinkPolicy link_policy(const toolchain::Compiler& compiler,
                                     toolchain::Role role) const override;
   std::string unavailable_reason() const override;
+  // The baseline, or a peer (torch, torch-compile, torch-compile-max, xla) run on the same GPU.
+  bool accepts_partner(std::string_view partner) const override;
   eval::Evaluation evaluate(const eval::TaskContext& host, toolchain::Compiler& compiler,
                             const std::string& source, const std::string& file_name,
                             const eval::EvalOptions& options) const override;

@@ -18,10 +18,15 @@
 
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
+#include "kforge/core/python_env.h"
 #include "kforge/core/task_loader.h"
+#include "kforge/eval/cuda_process_device.h"
 #include "kforge/eval/eval_test_util.h"
 #include "kforge/eval/evaluate_gpu.h"
 #include "kforge/eval/fake_gpu_device.h"
+#include "kforge/eval/gpu_batch_timing.h"
+#include "kforge/eval/gpu_judge.h"
+#include "kforge/eval/task_context.h"
 #include "kforge/target/cpp_target.h"
 #include "kforge/target/cuda_target.h"
 #include "kforge/toolchain/cuda_compiler.h"
@@ -337,6 +342,67 @@ TEST_F(CudaTargetTest, TheGpuEvaluationRunsCompileCheckTimeAndProfileInOrder) {
   EXPECT_EQ(plain.verdict, eval::Verdict::correct) << plain.reason;
   EXPECT_TRUE(plain.counters.empty());
   EXPECT_EQ(plain.counters_note, "Nsight Compute (ncu) is not installed in the CUDA toolkit");
+  std::filesystem::remove_all(state);
+}
+
+// A peer as the cuda target's partner: kforge_cuda_worker.py serves the port's function over the
+// device runner's wire (here in host memory, torch on the CPU; on a GPU its buffers are CUDA
+// tensors). Its outputs pass the check against the reference, and two peers time side by side in
+// batches (inputs made fresh in each process, snapshots compared): an A/A whose calls are read
+// through both processes.
+TEST(CudaPeers, ATorchPeerServesTheDeviceWireAndTimesInBatches) {
+  if (!std::filesystem::exists(core::python_executable())) GTEST_SKIP() << "no Python env";
+  EXPECT_TRUE(find_target("cuda")->accepts_partner("torch-compile"));
+  EXPECT_FALSE(find_target("cuda")->accepts_partner("reference"));
+  auto spec = core::load_task(core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm");
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  ToolchainSettings settings;
+  settings.cache_dir = eval::test_compile_cache();
+  settings.include_dir = core::source_dir() / "bench" / "include";
+  auto host_compiler = make_cpp_compiler(settings);
+  auto state = eval::test_state_dir("cuda-peer");
+  std::filesystem::create_directories(state);
+  auto ctx = eval::TaskContext::create(*spec, "ci", *host_compiler, state);
+  ASSERT_TRUE(ctx.ok()) << ctx.error().message;
+  auto host = [&](const eval::SharedSet& set, const std::vector<core::ResolvedTensor>& ts) {
+    eval::HostSet h;
+    for (std::size_t i = 0; i < ts.size(); ++i) {
+      const auto* p = reinterpret_cast<const std::byte*>(set.tensor(i));
+      h.tensors.emplace_back(p, p + ts[i].bytes);
+    }
+    return h;
+  };
+  auto in = ctx->make_inputs(11);
+  ASSERT_TRUE(in.ok());
+  auto ref = ctx->reference_outputs(*in, 11);
+  ASSERT_TRUE(ref.ok()) << ref.error().message;
+  const auto& task = ctx->task();
+  std::vector<std::unique_ptr<eval::GpuDevice>> peers;
+  std::vector<eval::DeviceSet> sets;
+  for (const char* name : {"a", "b"}) {
+    auto d = eval::start_python_gpu_device(*spec, task, "torch", state / name, true);
+    ASSERT_TRUE(d.ok()) << d.error().message;
+    auto b = eval::allocate_set(**d, task);
+    ASSERT_TRUE(b.ok());
+    peers.push_back(std::move(*d));
+    sets.push_back(*b);
+  }
+  eval::Evaluation e;
+  auto j = eval::gpu_check(*peers[0], sets[0], task, {host(*in, task.inputs)},
+                           {host(*ref, task.outputs)}, 30, e);
+  EXPECT_FALSE(j) << j->reason;
+  eval::PairedTimingRequest req;
+  req.budget_s = 0;
+  req.warmup_s = 0;
+  req.min_pairs = req.max_pairs = 4;
+  std::uint64_t seed = 3;
+  eval::GpuTimingInfo info;
+  auto t = eval::gpu_paired_timing(
+      *peers[0], sets[0], peers[1].get(), &sets[1], task, host(*in, task.inputs), req,
+      [&] { return seed++; }, eval::steady_ms_clock(), &info);
+  ASSERT_FALSE(t.failure) << t.failure->reason;
+  EXPECT_TRUE(info.batched) << info.why_not_batched;
+  EXPECT_EQ(t.candidate_ms.size(), 4u);
   std::filesystem::remove_all(state);
 }
 
