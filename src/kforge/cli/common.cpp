@@ -15,6 +15,7 @@
 #include "kforge/eval/fastest_peer.h"
 #include "kforge/eval/peer_table.h"
 #include "kforge/eval/python_kernel.h"
+#include "kforge/llm/interrupt.h"
 #include "kforge/target/cpp_target.h"
 
 namespace kforge::cli {
@@ -40,6 +41,8 @@ target::ToolchainSettings toolchain_settings() {
   for (const auto& d : s.toolchain_dirs) o.toolchain_dirs.emplace_back(d);
   if (!s.cuda_home.empty()) o.cuda_home = s.cuda_home;
   o.cuda_arch = s.cuda_arch;
+  // Only a command that installed the Ctrl-C handler ever sees it set.
+  o.cancel = llm::interrupt_flag();
   return o;
 }
 
@@ -57,8 +60,9 @@ const target::Target& target_arg(const std::string& name) {
 
 std::unique_ptr<eval::MachineLock> make_machine_lock() {
   const double bound_s = current_settings().lock_wait_s;
-  auto across = eval::ProcessLock::open(
-      {core::user_cache_dir() / "machine.lock", bound_s, [](std::string_view m) { progress(m); }});
+  auto across = eval::ProcessLock::open({core::user_cache_dir() / "machine.lock", bound_s,
+                                         [](std::string_view m) { progress(m); },
+                                         "KFORGE_LOCK_WAIT_S", llm::interrupt_flag()});
   if (!across) {
     fmt::print(stderr,
                "kforge: warning: {}; timings are not kept apart from other kforge processes\n",
@@ -71,6 +75,7 @@ std::unique_ptr<eval::MachineLock> make_machine_lock() {
 eval::QuietWaiter& quiet_waiter() {
   static eval::QuietWaiter waiter(current_settings().quiet_wait_s,
                                   [](std::string_view m) { progress(m); });
+  [[maybe_unused]] static const bool wired = (waiter.set_cancel(llm::interrupt_flag()), true);
   return waiter;
 }
 

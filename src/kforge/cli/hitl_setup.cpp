@@ -7,6 +7,7 @@
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/threads.h"
+#include "kforge/llm/interrupt.h"
 #include "kforge/modes/auto_loop.h"
 #include "kforge/modes/hitl_versions.h"
 #include "kforge/store/process_owner.h"
@@ -114,6 +115,7 @@ std::unique_ptr<HitlSetup> open_hitl(const HitlCliOptions& o,
   eo.machine = &*s->machine;
   eo.machine_lock = s->lock.get();
   eo.quiet_waiter = &quiet_waiter();
+  eo.cancel = llm::interrupt_flag();  // Ctrl-C stops the step in flight (cmd_hitl.cpp)
   eo.time_budget_s = o.budget;
   auto& state = s->state;
   // The partner every kernel is paired with: chosen when the session starts (its baseline was

@@ -3,6 +3,7 @@
 //   compile → link check → run in the sandbox → check on secret inputs → time against the
 //   baseline → roofline. Each step lives in its own file; evaluate.cpp calls them in order.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -66,6 +67,10 @@ struct EvalOptions {
   QuietWaiter* quiet_waiter =
       nullptr;  // waits (bounded) for a quiet machine before timing (optional)
   std::function<void(std::string_view)> progress;  // phase messages for humans (optional)
+  // Ctrl-C (the CLI's interrupt flag, or a test's): once it turns true the evaluation starts no
+  // new step, its kernel processes are killed within a poll (about 50 ms) and it ends with the
+  // verdict interrupted, naming the step. Null: never cancelled.
+  const std::atomic<bool>* cancel = nullptr;
   // Where the evaluation runs (executor.h): null, this process; a Slurm executor, a job on a node.
   Executor* executor = nullptr;
   // The check inputs' seeds instead of the task's secret pool: only a cluster job sets them (the

@@ -124,6 +124,7 @@ Result<KernelProcess> KernelProcess::start(const KernelProcessSpec& spec) {
   setup.threads = spec.threads;
   setup.cpus = spec.cpus;
   setup.readable = {spec.folder.string()};
+  for (const auto& dir : spec.readable) setup.readable.push_back(dir.string());
   setup.preload = spec.preload;
   setup.memory_bytes = spec.memory_bytes;
   setup.cpu_seconds = spec.cpu_seconds;
@@ -177,8 +178,23 @@ Judgement KernelProcess::failure(const std::string& why, const std::string& phas
   return j;
 }
 
+bool KernelProcess::cancelled() const { return s_->spec.cancel && s_->spec.cancel->load(); }
+
+Judgement KernelProcess::interrupted(const std::string& phase) {
+  s_->proc->kill();
+  s_->proc->wait(after(5));
+  return {Verdict::interrupted,
+          fmt::format("{}: interrupted (Ctrl-C) during {}", s_->spec.who, phase)};
+}
+
 std::optional<Judgement> KernelProcess::wait_ready(double timeout_s) {
-  auto ready = s_->proc->receive(after(timeout_s));
+  // In slices, so that a Ctrl-C during a long load (a peer compiling for minutes) is seen.
+  const auto deadline = after(timeout_s);
+  auto ready = s_->proc->receive(std::min(deadline, after(0.05)));
+  while (!ready && ready.error().message == "timeout" && Clock::now() < deadline) {
+    if (cancelled()) return interrupted("loading");
+    ready = s_->proc->receive(std::min(deadline, after(0.05)));
+  }
   if (!ready)
     return failure(ready.error().message == "timeout" ? "timeout" : "closed", "loading", timeout_s);
   const auto& body = ready->body;
@@ -216,6 +232,7 @@ CallOutcome KernelProcess::run_command(runner::Command command, std::uint32_t se
     if (done == runner::kFaulted) return {0, failure("claimed_fault", phase, timeout_s)};
     auto left = deadline - Clock::now();
     if (left <= Clock::duration::zero()) return {0, failure("timeout", phase, timeout_s)};
+    if (cancelled()) return {0, interrupted(phase)};
     runner::futex_wait(&c->done, done,
                        std::min<Clock::duration>(left, std::chrono::milliseconds(50)));
     if (c->done.load(std::memory_order_acquire) == done && s_->proc->poll_exit())
@@ -276,6 +293,7 @@ bool KernelProcess::settle(double max_cpu_s) {
     SettleSample sample{
         cpu - cpu0, t2 - t0,
         cpu - before < kBusyShare * (t2 - t) && running_threads(s_->proc->pid()) == 0};
+    if (cancelled()) return true;  // nothing more is judged: the next call ends as interrupted
     switch (settle_state(sample, max_cpu_s)) {
       case SettleState::settled:
         return true;

@@ -12,6 +12,7 @@
 // A message from the runner can only make a verdict worse (a fault, an error); it never supplies a
 // time, a comparison or a success.
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -40,6 +41,8 @@ struct KernelProcessSpec {
       false;  // trusted code is loaded before the sandbox closes and runs without seccomp
   std::filesystem::path library;  // in `folder`, the only folder of kforge's the process may read
   std::filesystem::path folder;
+  // More folders it may read (trusted code only: the torch wheel a baseline loads libtorch from).
+  std::vector<std::filesystem::path> readable;
   std::vector<std::string> preload;  // sonames an untrusted library needs (its DT_NEEDED)
   // A Python implementation instead of `library`: the worker runs it (python_kernel.h), with
   // `folder` (which holds kforge_task.py) as its writable scratch.
@@ -57,6 +60,9 @@ struct KernelProcessSpec {
   std::size_t memory_bytes = 0;
   long cpu_seconds = 600;
   bool timed = true;  // false: a check only, whose OpenMP workers sleep at once (runner_process.h)
+  // Ctrl-C: a wait for the process (loading, a call) that sees it turn true kills the process and
+  // ends with the verdict interrupted, within about 50 ms. Null: never.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct CallOutcome {
@@ -128,6 +134,9 @@ class KernelProcess {
   CallOutcome run_command(runner::Command command, std::uint32_t set, double timeout_s,
                           const std::string& phase);
   Judgement failure(const std::string& why, const std::string& phase, double timeout_s);
+  bool cancelled() const;
+  // Kills the process after a Ctrl-C: the verdict interrupted, not a judgement of the kernel.
+  Judgement interrupted(const std::string& phase);
 
   std::unique_ptr<State> s_;
 };

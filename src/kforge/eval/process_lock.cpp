@@ -70,6 +70,7 @@ bool ProcessLock::poll_lock(int fd, int op, double deadline, const char* waiting
     if (::flock(fd, op | LOCK_NB) == 0) return true;
     if (errno != EWOULDBLOCK && errno != EINTR) return false;
     if (monotonic_seconds() >= deadline) return false;
+    if (options_.cancel && options_.cancel->load()) return false;
     if (!told && options_.on_wait) {
       auto pid = read_pid(fd);
       options_.on_wait(fmt::format(

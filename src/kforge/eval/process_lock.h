@@ -9,6 +9,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -25,6 +26,8 @@ struct ProcessLockOptions {
   std::function<void(std::string_view)> on_wait;  // told once per wait, with whom it waits for
   // What sets wait_bound_s, named in the waiting line so a user knows how to shorten the wait.
   std::string bound_setting = "KFORGE_LOCK_WAIT_S";
+  // Ctrl-C: a wait ends (unlocked, as past its bound) within a poll once this turns true.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 class ProcessLock {

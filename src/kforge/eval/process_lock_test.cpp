@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -202,6 +203,30 @@ TEST_F(ProcessLockTest, AnUnwritableFolderIsAnErrorThatNamesTheFile) {
   auto r = ProcessLock::open({"/proc/kforge-no-such/machine.lock", 1, nullptr});
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("/proc/kforge-no-such"), std::string::npos) << r.error().message;
+}
+
+// Ctrl-C while another holder keeps the machine: the wait ends within a poll (0.1 s), unlocked, as
+// it would past its bound, not after the bound's minutes.
+TEST_F(ProcessLockTest, CtrlCEndsAWaitForTheLock) {
+  auto holder = ProcessLock::open(options());
+  ASSERT_TRUE(holder.ok());
+  ASSERT_TRUE(holder->lock_exclusive());
+  std::atomic<bool> cancel{false};
+  auto o = options(300);
+  o.cancel = &cancel;
+  auto waiter = ProcessLock::open(o);
+  ASSERT_TRUE(waiter.ok());
+  std::thread ctrl_c([&] {
+    sleep_s(0.3);
+    cancel = true;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(waiter->lock_exclusive());
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ctrl_c.join();
+  EXPECT_LT(took, 1.5);
+  holder->unlock();
 }
 
 }  // namespace

@@ -60,12 +60,14 @@ QuietWait QuietWaiter::wait(int threads, const QuietWaitProbe& probe,
       "machine busy ({}): waiting up to {:.0f} s for quiet{}", verdict.reason, w.bound_s,
       bound_setting_.empty() ? ""
                              : fmt::format(" ({} sets the bound; 0: no wait)", bound_setting_)));
-  while (!w.quiet && probe.now() - start < w.bound_s) {
+  auto cancelled = [this] { return cancel_ && cancel_->load(); };
+  while (!w.quiet && probe.now() - start < w.bound_s && !cancelled()) {
     probe.sleep(std::min(poll_s_,
                          w.bound_s - (probe.now() - start)));  // a bound under one poll still waits
     w.quiet = !outside_load(probe.sample(), threads).busy;
   }
   w.waited_s = probe.now() - start;
+  if (cancelled()) return w;  // no timing follows: nothing to say of the machine
   say(w.quiet ? fmt::format("machine quiet after {:.0f} s: timing", w.waited_s)
               : fmt::format(
                     "machine still busy after {:.0f} s: timing anyway, the result is marked busy",

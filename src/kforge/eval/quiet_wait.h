@@ -9,6 +9,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -59,6 +60,8 @@ class QuietWaiter {
   double max_wait_s() const { return max_wait_s_; }
   // What sets max_wait_s, named in the waiting line so a user knows how to shorten the wait.
   void set_bound_setting(std::string name) { bound_setting_ = std::move(name); }
+  // Ctrl-C: a wait in progress ends at its next probe (within a poll) when it turns true.
+  void set_cancel(const std::atomic<bool>* cancel) { cancel_ = cancel; }
 
  private:
   double current_bound();
@@ -67,6 +70,7 @@ class QuietWaiter {
   double max_wait_s_, poll_s_;
   std::function<void(std::string_view)> progress_;
   std::string bound_setting_ = "KFORGE_QUIET_WAIT_S";
+  const std::atomic<bool>* cancel_ = nullptr;
   std::mutex mu_;
   bool persistently_busy_ = false;  // the last wait ended busy: the next bound is a quarter
 };

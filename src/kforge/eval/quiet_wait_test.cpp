@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <deque>
 
 namespace kforge::eval {
@@ -122,6 +123,26 @@ TEST(QuietWait, OversubscriptionIsNotWaitedFor) {
   auto r = w.wait(8, m.probe(), nullptr);
   EXPECT_TRUE(r.quiet);
   EXPECT_EQ(r.waited_s, 0);
+}
+
+// Ctrl-C during the wait: it ends at the next probe, not at its bound, and says nothing of a
+// timing that will not come.
+TEST(QuietWait, CtrlCEndsTheWaitAtTheNextProbe) {
+  FakeMachine m{{3}};  // busy for ever
+  std::atomic<bool> cancel{false};
+  QuietWaiter w(60);
+  w.set_cancel(&cancel);
+  std::vector<std::string> said;
+  auto probe = m.probe();
+  auto sleep = probe.sleep;
+  probe.sleep = [&](double s) {
+    sleep(s);
+    if (m.clock >= 3) cancel = true;
+  };
+  auto r = w.wait(2, probe, [&](std::string_view s) { said.emplace_back(s); });
+  EXPECT_FALSE(r.quiet);
+  EXPECT_DOUBLE_EQ(r.waited_s, 3);
+  ASSERT_EQ(said.size(), 1u);  // only "machine busy …: waiting"
 }
 
 }  // namespace

@@ -14,6 +14,7 @@ constexpr std::pair<Verdict, std::string_view> kNames[] = {
     {Verdict::sandbox_violation, "sandbox_violation"},
     {Verdict::input_modified, "input_modified"},
     {Verdict::no_device, "no_device"},
+    {Verdict::interrupted, "interrupted"},
 };
 }  // namespace
 

@@ -17,7 +17,10 @@ enum class Verdict {
   input_modified,
   // Not a judgement of the kernel: this machine cannot run its target (no CUDA device). The
   // kernel compiled and passed the link check; nothing was checked or timed.
-  no_device
+  no_device,
+  // Not a judgement of the kernel either: Ctrl-C stopped the evaluation (EvalOptions::cancel)
+  // before it could judge; the reason says in which step.
+  interrupted
 };
 
 std::string_view verdict_name(Verdict v);

@@ -179,6 +179,7 @@ struct IterationEnd {
   bool improved = false;               // a new best
   std::string at_limit;  // the profiler's diagnosis, when it judged the new best at its limit
   bool correct_is_final = false;  // interpret-mode timing: the first correct kernel ends the run
+  std::string interrupted;        // Ctrl-C: the step it came in ("checking"); the run stops
 };
 
 // Why a model failure ends the iteration, and whether it ends the run too: only a malformed or
@@ -205,6 +206,11 @@ class Loop {
   AutoResult run() {
     if (!prepare()) return std::move(result_);
     for (int it = 1; it <= o_.iterations; ++it) {
+      if (cancelled()) {
+        stop(store::RunState::interrupted,
+             fmt::format("interrupted (Ctrl-C) before iteration {}", it));
+        break;
+      }
       if (auto b = env_.agents->llm->check_budget(); !b) {
         stop(run_state_for(b.error()), b.error().message);
         break;
@@ -236,6 +242,10 @@ class Loop {
     } else {
       say("measuring the baseline");
       auto b = measure_baseline_ms(*env_.ctx, timed_);
+      if (!b && cancelled()) {
+        stop(store::RunState::interrupted, "interrupted (Ctrl-C) while measuring the baseline");
+        return false;
+      }
       if (!b) {
         result_.internal_error = b.error().message;
         stop(store::RunState::failed, b.error().message);
@@ -279,15 +289,39 @@ class Loop {
               [this](std::string_view m) { say(std::string(m)); },
               &rec.clock,
               env_.target};
+    // Ctrl-C ends the iteration after the step it came in, whatever that step made of it (a
+    // cancelled model call, a killed compile, an interrupted evaluation).
+    auto ended = [&](const char* step,
+                     std::optional<IterationEnd> end) -> std::optional<IterationEnd> {
+      if (cancelled()) return interrupted_end(step);
+      return end;
+    };
     std::optional<agents::Plan> plan;
-    if (auto end = plan_step(rec, plan)) return *end;
-    if (auto end = implement_step(rec, *plan)) return *end;
-    if (auto end = compile_step(rec)) return *end;
-    if (auto end = check_step(rec)) return *end;
+    if (auto end = ended("planning", plan_step(rec, plan))) return *end;
+    if (auto end = ended("implementing", implement_step(rec, *plan))) return *end;
+    if (auto end = ended("compiling", compile_step(rec))) return *end;
+    if (auto end = ended("checking", check_step(rec))) return *end;
     tune_step(rec);
-    if (auto end = time_step(rec)) return *end;
+    if (auto end = ended("tuning", std::nullopt)) return *end;
+    if (auto end = ended("timing", time_step(rec))) return *end;
     diagnose_step(rec);
-    return decide_step(rec);
+    if (auto end = ended("waiting for the profiler's diagnosis", std::nullopt)) return *end;
+    IterationEnd end = decide_step(rec);
+    // A kernel that won its side-by-side run is kept; the run stops after it either way.
+    if (cancelled()) {
+      if (!end.improved) return interrupted_end("timing against the best");
+      end.interrupted = "deciding the best";
+    }
+    return end;
+  }
+
+  bool cancelled() const { return timed_.cancel && timed_.cancel->load(); }
+
+  static IterationEnd interrupted_end(const char* step) {
+    IterationEnd end;
+    end.outcome = end.failure = fmt::format("interrupted (Ctrl-C) while {}", step);
+    end.interrupted = step;
+    return end;
   }
 
   std::optional<IterationEnd> plan_step(IterationRecord& rec, std::optional<agents::Plan>& plan) {
@@ -481,6 +515,8 @@ class Loop {
     rec.wall_s = seconds_since(start_);
     rec.tokens = minus(env_.agents->llm->totals(), tokens_before_);
     auto node = node_record(env_, o_, rec, parent_, depth_, true);
+    // A resumed search expands an interrupted node again; its evaluation (if any) judged nothing.
+    if (!end.interrupted.empty()) node.state = store::NodeState::interrupted;
     if (auto st = env_.journal->ledger().update_node(node); !st)
       say("the iteration's node could not be updated: " + st.error().message);
     result_.nodes.push_back(std::move(node));
@@ -508,6 +544,10 @@ class Loop {
   // The stop rule, the same after every iteration: a fatal model failure, the profiler's limit,
   // then patience.
   bool stop_rule(const IterationEnd& end) {
+    if (!end.interrupted.empty())
+      return stop(store::RunState::interrupted,
+                  fmt::format("interrupted (Ctrl-C) in iteration {}, while {}",
+                              result_.iterations.back().iteration, end.interrupted));
     if (end.fatal) return stop(run_state_for(*end.fatal), end.fatal->message);
     if (end.correct_is_final)
       return stop(store::RunState::finished,

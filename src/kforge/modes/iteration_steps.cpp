@@ -49,6 +49,8 @@ DebugOutcome compile_with_fixes(const StepEnv& env, std::string source, int max_
       out.ok = true;
       return out;
     }
+    // A compile killed by Ctrl-C failed for no fault of the source: no fix is asked for.
+    if (env.eval.cancel && env.eval.cancel->load()) return out;
     env.say(fmt::format("compile failed: {}",
                         failure.substr(0, failure.find('\n', failure.find('\n') + 1))));
     if (out.fixes >= max_fixes || !ask_for_fix(env, out, failure, attempts)) return out;
@@ -72,6 +74,7 @@ DebugOutcome check_with_fixes(const StepEnv& env, std::string source, int max_fi
       out.ok = true;
       return out;
     }
+    if (e.verdict == eval::Verdict::interrupted) return out;  // Ctrl-C: nothing to fix
     env.say(fmt::format("check: {} — {}", eval::verdict_name(e.verdict), e.reason.substr(0, 160)));
     if (out.fixes >= max_fixes || !ask_for_fix(env, out, agents::describe_failure(e), attempts))
       return out;

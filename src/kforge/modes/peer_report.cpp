@@ -45,6 +45,7 @@ std::vector<PeerComparison> compare_with_peers(const eval::TaskContext& ctx,
                                                const std::function<void(std::string_view)>& say) {
   std::vector<PeerComparison> rows;
   for (const auto& peer : peers) {
+    if (base.cancel && base.cancel->load()) break;
     if (say) say(fmt::format("the best kernel against {}", describe(peer)));
     rows.push_back({peer, eval::evaluate(ctx, source, "best.cpp", paired_with(base, peer))});
   }

@@ -22,7 +22,8 @@ struct PeerComparison {
 };
 
 // `base` with its partner replaced by each of `peers` in turn (threads, budget, machine and lock
-// kept). `say` hears one line per peer.
+// kept). `say` hears one line per peer. Ctrl-C (base.cancel) ends it: the peers not yet timed get
+// no row, the one in flight ends as interrupted.
 std::vector<PeerComparison> compare_with_peers(const eval::TaskContext& ctx,
                                                const std::string& source,
                                                const eval::EvalOptions& base,

@@ -13,6 +13,7 @@
 //     its kernels can be tuned, which partners and peers pair them.
 // bound_target.h binds one to a command's compiler, dtype and device: the door modes enter by.
 
+#include <atomic>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -39,6 +40,8 @@ struct ToolchainSettings {
   std::vector<std::filesystem::path> toolchain_dirs;
   std::filesystem::path cuda_home = "/usr/local/cuda";  // KFORGE_CUDA_HOME
   std::string cuda_arch;  // KFORGE_CUDA_ARCH; empty: the device's, else sm_90
+  // Ctrl-C (the CLI's interrupt flag): compiles in flight are killed and not cached. Null: never.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // Where the agents' text for a target lives (under the source tree): a prompt template is looked

@@ -54,6 +54,7 @@ core::LandlockView compile_view(const CompileSandbox& sandbox) {
 core::ProcessOptions sandboxed(const CompileSandbox& sandbox, std::size_t capture_limit) {
   core::ProcessOptions o;
   o.timeout = sandbox.timeout;
+  o.cancel = sandbox.cancel;
   o.cwd = sandbox.scratch;
   o.capture_limit = capture_limit;
   o.clean_env = compile_environment(sandbox.scratch);

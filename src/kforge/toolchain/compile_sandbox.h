@@ -6,6 +6,7 @@
 // (baselines, experts, references, generators), bench/include and the precompiled ATen header:
 // never the state folder (secrets, cached reference outputs), the repository or the user's files.
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -30,6 +31,9 @@ struct CompileSandbox {
       trusted_reads;  // bench/include, the PCH folder: trusted roles only
   SandboxLimits limits;
   std::chrono::milliseconds timeout{60000};
+  // Ctrl-C: the compiler's process group is killed within a poll once this turns true (the run
+  // reads cancelled, and its outcome is not cached).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // PATH=/usr/bin:/bin, LANG=C, HOME and TMPDIR the scratch folder; nothing of kforge's own
