@@ -24,7 +24,8 @@ namespace {
 struct AutoCliOptions {
   std::string task, size, model, strategy, prompts, config, executor,
       beat = "fastest", report_peers, target, dtype = "f32";
-  int iterations = 5, patience = 2, debug_attempts = 3, threads = 0, tune_budget = 8;
+  int iterations = 5, patience = 2, debug_attempts = 3, threads = 0, tune_budget = 8,
+      tune_rounds = agents::TuneOptions{}.rounds;
   double max_usd = 0, budget = 1.0;
   std::int64_t max_tokens = 0;
   bool json = false, stream = false;
@@ -34,15 +35,19 @@ int run_auto_command(const AutoCliOptions& o) {
   // The target first: one that cannot run here is refused before a model is called.
   auto bound = bind_mode_target("auto", o.target, o.dtype, o.beat);
   const target::Target& target = bound.target();
-  // --report-peers pairs the best with the peers (kforge-run's protocol): a target the peers do
-  // not pair is not paired with them, and the user is told so.
-  if (!target.peers_apply() && !o.report_peers.empty() && o.report_peers != "none")
+  // --report-peers pairs the best with the peers (kforge-run's protocol) after the loop: asked
+  // for only (about a minute at the cpu size, for report.md). A target the peers do not pair is
+  // not paired with them, and the user is told so.
+  const bool peers_asked = !o.report_peers.empty() && o.report_peers != "none";
+  if (!target.peers_apply() && peers_asked)
     fmt::print(stderr,
                "kforge auto: --report-peers skipped: the peers are the cpp target's; the {} "
                "target's kernels are paired with its own baseline\n",
                target.name());
-  const auto report_peers = target.peers_apply() ? peer_list(o.report_peers, "--report-peers")
-                                                 : std::vector<std::string>{};
+  const auto report_peers =
+      target.peers_apply() && peers_asked
+          ? peer_list(o.report_peers == "all" ? "" : o.report_peers, "--report-peers")
+          : std::vector<std::string>{};
   auto spec = load_task_arg(o.task);
   auto compiler = make_compiler();
   auto ctx = eval::TaskContext::create(spec, o.size, *compiler, core::state_dir());
@@ -65,10 +70,15 @@ int run_auto_command(const AutoCliOptions& o) {
   const std::string run_id = session->id();
   auto journal = modes::RunJournal::open(core::state_dir(), run_id);
   if (!journal) throw UsageError(journal.error().message);
-  nlohmann::json options = {{"model", o.model},       {"iterations", o.iterations},
-                            {"patience", o.patience}, {"debug_attempts", o.debug_attempts},
-                            {"strategy", o.strategy}, {"threads", o.threads},
-                            {"max_usd", o.max_usd},   {"tune_budget", o.tune_budget}};
+  nlohmann::json options = {{"model", o.model},
+                            {"iterations", o.iterations},
+                            {"patience", o.patience},
+                            {"debug_attempts", o.debug_attempts},
+                            {"strategy", o.strategy},
+                            {"threads", o.threads},
+                            {"max_usd", o.max_usd},
+                            {"tune_budget", o.tune_budget},
+                            {"tune_rounds", o.tune_rounds}};
   if (!recorded_target(bound).empty()) {
     options["target"] = target.name();
     options["dtype"] = bound.dtype();
@@ -87,6 +97,7 @@ int run_auto_command(const AutoCliOptions& o) {
   env.eval.threads = core::thread_count(o.threads);
   env.eval.machine = &*machine;
   env.eval.machine_lock = lock.get();
+  env.eval.cancel = llm::install_interrupt_handler();  // installed with the agents; the same flag
   auto executor = make_executor(o.executor, o.config, run_id);
   env.eval.executor = executor.get();
   env.eval.quiet_waiter = &quiet_waiter();
@@ -103,15 +114,19 @@ int run_auto_command(const AutoCliOptions& o) {
   ao.strategy = o.strategy;
   ao.time_budget_s = o.budget;
   ao.tune.budget = o.tune_budget;
+  ao.tune.rounds = o.tune_rounds;
   fmt::print(stderr, "kforge auto: session {} — {} (size {}), {} thread(s); artifacts in {}\n",
              run_id, spec.id, ctx->task().size, env.eval.threads, journal->dir().string());
 
   auto result = modes::run_auto(env, ao);
-  if (result.best && !result.internal_error && target.peers_apply())
+  if (result.best && !result.internal_error && !report_peers.empty())
     result.peers =
         modes::compare_with_peers(*ctx, result.best->source, env.eval, report_peers, env.say);
-  if (auto st = journal->write("report.md", modes::auto_report(env, result)); !st)
-    fmt::print(stderr, "kforge auto: could not write report.md: {}\n", st.error().message);
+  const auto report = journal->dir() / "report.md";
+  auto wrote = journal->write("report.md", modes::auto_report(env, result));
+  if (!wrote)
+    fmt::print(stderr, "kforge auto: could not write report.md: {}\n", wrote.error().message);
+  const bool reported = wrote.ok();
   auto ended = journal->ledger().update_run(run_id, [&](store::RunRecord& run) {
     run.state = result.state;
     run.stop_reason = result.stop_reason;
@@ -125,6 +140,7 @@ int run_auto_command(const AutoCliOptions& o) {
     nlohmann::json j = modes::to_json(result);
     j["session"] = run_id;
     j["dir"] = journal->dir().string();
+    j["report"] = reported ? nlohmann::json(report.string()) : nlohmann::json(nullptr);
     j["tokens_in"] = totals.usage.input_tokens;
     j["tokens_out"] = totals.usage.output_tokens;
     j["tokens_estimated"] = totals.estimated;
@@ -155,12 +171,22 @@ int run_auto_command(const AutoCliOptions& o) {
                  format_ms(result.best->evaluation.candidate->median_ms),
                  !result.best->evaluation.speedup ? std::string("no speedup")
                  : result.best->evaluation.machine_busy
-                     ? std::string("no speedup (timed on a busy machine)")
-                     : format_ratio(result.best->evaluation.speedup->median) + " the " +
-                           result.best->evaluation.partner,
+                     ? fmt::format("no speedup over {}, the partner it aimed at (timed on a busy "
+                                   "machine)",
+                                   target.baseline_name(env.eval))
+                     : fmt::format("{} over {}, the partner it aimed at",
+                                   format_ratio(result.best->evaluation.speedup->median),
+                                   target.baseline_name(env.eval)),
                  (journal->dir() / bound.best_file()).string());
     else
       fmt::print("no correct kernel\n");
+    if (reported) fmt::print("report: {}\n", report.string());
+    if (result.best && !result.peers.empty())
+      fmt::print("peers: the best timed against {} peer(s), in the report\n", result.peers.size());
+    else if (result.best && target.peers_apply())
+      fmt::print(
+          "peers: not timed (--report-peers all, or a list such as torch,xla, times the best "
+          "against them for the report: about a minute at the cpu size)\n");
     fmt::print("model use: {} calls, {} tokens in, {} out, ${:.4f}{}\n", totals.calls,
                format_tokens(totals.usage.input_tokens, totals.estimated),
                format_tokens(totals.usage.output_tokens, totals.estimated), totals.cost_usd,
@@ -189,6 +215,7 @@ void add_auto(CommandLine& cmd) {
   cmd.bind("report-peers", o->report_peers);
   cmd.bind("budget", o->budget);
   cmd.bind("tune-budget", o->tune_budget);
+  cmd.bind("tune-rounds", o->tune_rounds);
   cmd.bind("prompts", o->prompts);
   cmd.bind("config", o->config);
   cmd.bind("executor", o->executor);

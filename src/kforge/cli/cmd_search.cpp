@@ -23,6 +23,7 @@
 #include "kforge/core/task_loader.h"
 #include "kforge/core/threads.h"
 #include "kforge/eval/suite_run.h"
+#include "kforge/llm/interrupt.h"
 #include "kforge/modes/search_session.h"
 
 namespace kforge::cli {
@@ -54,9 +55,23 @@ std::string node_label(const nlohmann::json& n) {
   return n["verdict"].is_null() ? "—" : paint_verdict(n["verdict"].get<std::string>());
 }
 
-void print_result(const modes::SearchResult& r, const std::string& run_id,
-                  const std::filesystem::path& dir, const std::string& best_file,
-                  const llm::SessionTotals& t) {
+struct SearchOutcome {
+  modes::SearchResult result;
+  std::string run_id;
+  std::filesystem::path dir;
+  std::string best_file;  // best.cpp, best.cu, best.py
+  llm::SessionTotals totals;
+  std::string partner;  // the partner aimed at (--beat), as reports name it
+};
+
+// The closing lines: the table of nodes, how the search stopped, the best kernel with its speedup
+// over the partner aimed at, and where report.md is.
+void print_result(const SearchOutcome& outcome) {
+  const auto& r = outcome.result;
+  const auto& run_id = outcome.run_id;
+  const auto& dir = outcome.dir;
+  const auto& best_file = outcome.best_file;
+  const auto& t = outcome.totals;
   auto j = modes::to_json(r);
   // A roofline above 100% comes with its reason (a cache-resident working set, fewer operations
   // than the cost formula counts), where it is printed.
@@ -81,28 +96,33 @@ void print_result(const modes::SearchResult& r, const std::string& run_id,
     fmt::print("best: node {}, the first correct kernel (decided by {}; no speedup) → {}\n",
                *r.best, r.decided_by, (dir / best_file).string());
   else if (r.best)
-    fmt::print("best: node {} → {}\n", *r.best, (dir / best_file).string());
-  else
-    fmt::print("no correct kernel was found\n");
+    for (const auto& n : r.nodes)
+      if (n.id == *r.best)
+        fmt::print("best: node {}, {} ms, {} → {}\n", n.id,
+                   n.median_ms ? format_ms(*n.median_ms) : std::string("–"),
+                   n.speedup ? fmt::format("{} over {}, the partner it aimed at",
+                                           format_ratio(*n.speedup), outcome.partner)
+                             : fmt::format("no speedup figure over {}, the partner it aimed at "
+                                           "(timed on a busy machine)",
+                                           outcome.partner),
+                   (dir / best_file).string());
+  if (!r.best) fmt::print("no correct kernel was found\n");
+  if (std::filesystem::exists(dir / "report.md"))
+    fmt::print("report: {}\n", (dir / "report.md").string());
   fmt::print("model use: {} calls, {} tokens in, {} out, ${:.4f}; graph: kforge graph {}\n",
              t.calls, format_tokens(t.usage.input_tokens, t.estimated),
              format_tokens(t.usage.output_tokens, t.estimated), t.cost_usd, run_id);
   if (t.estimated) fmt::print("{}\n", kEstimatedTokensNote);
 }
 
-struct SearchOutcome {
-  modes::SearchResult result;
-  std::string run_id;
-  std::filesystem::path dir;
-  std::string best_file;  // best.cpp, best.cu, best.py
-  llm::SessionTotals totals;
-};
-
 // --json of one search: the result, where it lives, and the target its kernels are for.
 nlohmann::json result_json(const SearchOutcome& outcome, const target::BoundTarget& bound) {
   auto j = modes::to_json(outcome.result);
   j["session"] = outcome.run_id;
   j["dir"] = outcome.dir.string();
+  j["report"] = std::filesystem::exists(outcome.dir / "report.md")
+                    ? nlohmann::json((outcome.dir / "report.md").string())
+                    : nlohmann::json(nullptr);
   j["target"] = std::string(bound.target().name());
   j["best_file"] = outcome.best_file;
   return j;
@@ -163,6 +183,7 @@ SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec,
   env.eval.threads = core::thread_count(o.threads);
   env.eval.machine = &machine;
   env.eval.machine_lock = &lock;
+  env.eval.cancel = llm::install_interrupt_handler();  // installed with the agents; the same flag
   env.eval.quiet_waiter = &quiet_waiter();
   // One executor per search, scoped by its run id: a resumed search reuses its own finished jobs.
   auto executor = make_executor(o.executor, o.config, env.run_id);
@@ -207,8 +228,12 @@ SearchOutcome search_one(const SearchCliOptions& o, const core::TaskSpec& spec,
   auto result = modes::run_search(env, so);
   if (auto st = modes::finish_search_run(env, result); !st)
     fmt::print(stderr, "kforge search: {}\n", st.error().message);
-  return {result, env.run_id, core::state_dir() / "sessions" / env.run_id, env.target.best_file(),
-          stack->session->totals()};
+  return {result,
+          env.run_id,
+          core::state_dir() / "sessions" / env.run_id,
+          env.target.best_file(),
+          stack->session->totals(),
+          env.target.target().baseline_name(env.eval)};
 }
 
 int run_search_command(SearchCliOptions o) {
@@ -249,7 +274,7 @@ int run_search_command(SearchCliOptions o) {
     if (o.json)
       fmt::print("{}\n", result_json(outcome, resumed).dump(2));
     else
-      print_result(outcome.result, outcome.run_id, outcome.dir, outcome.best_file, outcome.totals);
+      print_result(outcome);
     return outcome.result.best ? 0 : 1;
   }
 
@@ -323,7 +348,7 @@ int run_search_command(SearchCliOptions o) {
     j["tokens_estimated"] = outcome.totals.estimated;
     fmt::print("{}\n", j.dump(2));
   } else {
-    print_result(outcome.result, outcome.run_id, outcome.dir, outcome.best_file, outcome.totals);
+    print_result(outcome);
   }
   return outcome.result.best ? 0 : 1;
 }
@@ -357,6 +382,7 @@ void add_search(CommandLine& cmd) {
   cmd.bind("iterations-per-expansion", s.iterations_per_expansion);
   cmd.bind("debug-attempts", s.expansion.debug_attempts);
   cmd.bind("tune-budget", s.expansion.tune.budget);
+  cmd.bind("tune-rounds", s.expansion.tune.rounds);
   cmd.bind("budget", s.expansion.time_budget_s);
   cmd.bind("strategies", o->strategies);
   cmd.bind("start", o->start);

@@ -215,8 +215,8 @@ std::vector<OptionSpec> make_registry() {
   add({"report-peers",
        "--report-peers",
        "After the loop, time the best kernel against these peers for report.md, each side by side "
-       "(comma-separated: libtorch, torch, torch-compile, torch-compile-max, xla; none to skip; "
-       "default: all five)",
+       "(all, or comma-separated: libtorch, torch, torch-compile, torch-compile-max, xla; "
+       "default: none, as it takes about a minute at the cpu size)",
        {"auto"},
        "KFORGE_REPORT_PEERS"});
   add({"prompts", "--prompts",
@@ -280,6 +280,15 @@ std::vector<OptionSpec> make_registry() {
                       {"auto", "search"}});
     tune.range = ValueRange{0, 1000};
     tune.show_default = true;
+  }
+  {
+    auto& rounds = add({"tune-rounds",
+                        "--tune-rounds",
+                        "Side-by-side tuning runs per iteration (search: per expansion): every "
+                        "variant briefly, then the close ones longer",
+                        {"auto", "search"}});
+    rounds.range = ValueRange{1, 1000};
+    rounds.show_default = true;
   }
   add({"strategy",
        "--strategy",

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "kforge/core/hash.h"
+#include "kforge/core/shorten.h"
 #include "kforge/store/store.h"
 
 namespace kforge::modes {
@@ -68,6 +69,8 @@ Status finish_search_run(const SearchEnv& env, const SearchResult& r) {
   std::vector<std::string> problems;
   if (auto st = journal->write("graph.json", to_json(r).dump(2)); !st)
     problems.push_back(st.error().message);
+  if (auto st = journal->write("report.md", search_report(env, r)); !st)
+    problems.push_back(st.error().message);
   if (r.best)
     for (const auto& n : r.nodes)
       if (n.id == *r.best)
@@ -87,6 +90,51 @@ Status finish_search_run(const SearchEnv& env, const SearchResult& r) {
   std::string all;
   for (const auto& p : problems) all += (all.empty() ? "" : "; ") + p;
   return Error{fmt::format("finishing search {}: {}", env.run_id, all)};
+}
+
+namespace {
+
+std::string cell(const std::optional<double>& v, const char* format) {
+  return v ? fmt::format(fmt::runtime(format), *v) : std::string("–");
+}
+
+}  // namespace
+
+std::string search_report(const SearchEnv& env, const SearchResult& r) {
+  const std::string partner = env.target.target().baseline_name(env.eval);
+  std::string s = fmt::format(
+      "# kforge search: {} (size {})\n\nEvery kernel paired with {}, the partner aimed at. {}: "
+      "{}. {} expansion(s) run, {} replayed from the store; {:.0f} s.\n\n",
+      env.ctx->spec().id, env.ctx->task().size, partner, store::run_state_name(r.state),
+      r.stop_reason, r.expansions_run, r.expansions_replayed, r.wall_s);
+  s += "| node | parent | depth | strategy | verdict | time ms | speedup | roofline |\n"
+       "|---|---|---|---|---|---|---|---|\n";
+  const store::NodeRecord* best = nullptr;
+  for (const auto& n : r.nodes) {
+    if (r.best && n.id == *r.best) best = &n;
+    std::string strategy = n.strategy_id.empty() ? n.strategy : n.strategy_id;
+    for (auto& c : strategy)
+      if (c == '\n' || c == '|') c = ' ';
+    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", n.id,
+                     n.parent_id ? std::to_string(*n.parent_id) : "–", n.depth,
+                     core::shorten(strategy, 80, "…"), n.verdict.value_or("–"),
+                     cell(n.median_ms, "{:.4g}"), cell(n.speedup, "{:.2f}x"),
+                     n.roofline ? fmt::format("{:.0f}%", 100 * *n.roofline) : "–");
+  }
+  if (!best) return s + "\nNo correct kernel was found.\n";
+  if (r.decided_by == kDecidedByCorrectness)
+    return s + fmt::format(
+                   "\n## Best kernel (node {})\n\nThe first correct kernel (decided by {}; no "
+                   "speedup is quoted). `{}` in this folder.\n",
+                   best->id, r.decided_by, env.target.best_file());
+  return s + fmt::format(
+                 "\n## Best kernel (node {})\n\n{} ms, {}; it won its side-by-side runs. `{}` "
+                 "in this folder.\n",
+                 best->id, cell(best->median_ms, "{:.4g}"),
+                 best->speedup ? fmt::format("{:.2f}x {}", *best->speedup, partner)
+                               : std::string("no speedup figure (timed on a busy machine, or "
+                                             "not timed)"),
+                 env.target.best_file());
 }
 
 }  // namespace kforge::modes

@@ -18,7 +18,11 @@ Status start_search_run(const SearchEnv& env, const SearchOptions& options, cons
 Result<SearchOptions> prepare_resume(const std::filesystem::path& state_dir,
                                      const std::string& run_id, int jobs);
 
-// Writes the best kernel, the graph (JSON) and the run's final state.
+// Writes the best kernel, the graph (JSON), report.md and the run's final state.
 Status finish_search_run(const SearchEnv& env, const SearchResult& result);
+
+// report.md of a search: how it stopped, every node, and the best with its speedup over the
+// partner the search aimed at (--beat).
+std::string search_report(const SearchEnv& env, const SearchResult& result);
 
 }  // namespace kforge::modes
