@@ -3,6 +3,7 @@
 // One implementation of every task, each judged by the same pipeline as `kforge eval`.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -118,14 +119,19 @@ int run_bench(const BenchOptions& o) {
   // Before the machine is profiled or anything compiled: a typo must not cost a run.
   if (auto st = eval::check_selection(so); !st) throw UsageError(st.error().message);
   const target::Target& target = target_arg(o.target);
-  check_partner_for_target(target, o.partner, o.peers);
+  const std::vector<std::string> peers =
+      o.peers ? peer_list(o.peer_set, "--peer-set") : std::vector<std::string>{};
+  // A table of peers needs each of them as a partner of this target's kernels (the cuda target
+  // runs them on the GPU beside each kernel); the modes' peer reports stay the cpp target's.
+  const bool peers_pair = std::all_of(peers.begin(), peers.end(), [&](const std::string& p) {
+    return p == "libtorch" || target.accepts_partner(p);
+  });
+  check_partner_for_target(target, o.partner, o.peers && !peers_pair);
   check_dtype_for_target(target, o.dtype);
   if (!target.baseline_is_kernel() && so.impl == "baseline")
     throw UsageError(
         "--impl baseline on the pallas target is XLA timed against itself: bench --impl expert "
         "(expert_pallas.py) or a folder of <id>.py Pallas kernels");
-  const std::vector<std::string> peers =
-      o.peers ? peer_list(o.peer_set, "--peer-set") : std::vector<std::string>{};
   if (o.peers && peers.empty()) throw UsageError("--peers needs at least one peer in --peer-set");
   auto lock = make_machine_lock();
   auto machine = this_machine(lock.get());
@@ -143,6 +149,14 @@ int run_bench(const BenchOptions& o) {
   // The root's --quiet (or KFORGE_PROGRESS=0) silences the header and the per-task lines too.
   const bool quiet = !progress_enabled();
   std::string header = machine_line(*machine, threads, o.size, o.impl);
+  auto compiler = make_compiler();
+  // The target's expert and baseline files, its kernels' extension and its judge.
+  const auto bound = target::bind(target, toolchain_settings(), o.dtype);
+  so.expert_path = [&target](const core::TaskSpec& s) { return target.expert_path(s); };
+  so.baseline_path = [&target](const core::TaskSpec& s) { return target.baseline_path(s); };
+  so.kernel_extension = target.kernel_extension();
+  so.judge = [&](const eval::TaskContext& ctx, const std::string& source, const std::string& name,
+                 const eval::EvalOptions& opt) { return bound.evaluate(ctx, source, name, opt); };
   if (o.peers) {
     auto py = core::probe_python_env();
     header += fmt::format("; Python {}, torch {}, jax {}", py.python_version,
@@ -157,14 +171,6 @@ int run_bench(const BenchOptions& o) {
   header += target.run_header(o.dtype);  // the target's backend, before any number
   if (!quiet) fmt::print(stderr, "{}\n", header);
 
-  auto compiler = make_compiler();
-  // The target's expert and baseline files, its kernels' extension and its judge.
-  const auto bound = target::bind(target, toolchain_settings(), o.dtype);
-  so.expert_path = [&target](const core::TaskSpec& s) { return target.expert_path(s); };
-  so.baseline_path = [&target](const core::TaskSpec& s) { return target.baseline_path(s); };
-  so.kernel_extension = target.kernel_extension();
-  so.judge = [&](const eval::TaskContext& ctx, const std::string& source, const std::string& name,
-                 const eval::EvalOptions& opt) { return bound.evaluate(ctx, source, name, opt); };
   auto start = std::chrono::steady_clock::now();
   auto results = eval::run_suite(so, *compiler, [&](const eval::SuiteTaskResult& r, int i, int n) {
     if (quiet) return;

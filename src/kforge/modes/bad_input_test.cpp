@@ -13,6 +13,7 @@ namespace kforge::modes {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class BadInputTest : public CliScenario {
  protected:
@@ -117,14 +118,35 @@ TEST_F(BadInputTest, AKernelNamedWithALeadingDashIsAFile) {
 namespace kforge::modes {
 namespace {
 
-// A peer partners a cpp kernel only; with another target it is refused before anything is built.
-TEST_F(BadInputTest, PeersAreRefusedForAnotherTarget) {
-  const auto kernel = core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm" / "expert.cu";
+// A peer partners a kernel only where its target can pair it: the cpp target on the CPU, the cuda
+// target on the GPU (kforge_cuda_worker.py); the pallas target's partner is XLA or the reference,
+// and anything else is refused before anything is built.
+TEST_F(BadInputTest, APeerTheTargetCannotPairIsRefused) {
+  const auto pallas =
+      core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm" / "expert_pallas.py";
   expect_usage_error(
-      run({"eval", "12p_rmsnorm", kernel.string(), "--target", "cuda", "--partner", "xla"}),
-      "--partner xla is the cpp target's");
-  expect_usage_error(run({"bench", "--tasks", "12p_rmsnorm", "--target", "cuda", "--peers"}),
+      run({"eval", "12p_rmsnorm", pallas.string(), "--target", "pallas", "--partner", "torch"}),
+      "--partner torch is the cpp target's");
+  expect_usage_error(run({"bench", "--tasks", "12p_rmsnorm", "--target", "pallas", "--peers"}),
                      "--peers is the cpp target's");
+}
+
+TEST_F(BadInputTest, PeersPairCudaKernelsOnTheGpu) {
+  const auto kernel = core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm" / "expert.cu";
+  for (auto args :
+       {std::vector<std::string>{"eval", "12p_rmsnorm", kernel.string(), "--target", "cuda",
+                                 "--role", "expert", "--partner", "xla", "--size", "ci"},
+        std::vector<std::string>{"bench", "--tasks", "12p_rmsnorm", "--target", "cuda", "--impl",
+                                 "expert", "--size", "ci", "--peers", "--peer-set",
+                                 "torch-compile"}}) {
+    auto r = run(args);
+    EXPECT_FALSE(r.exited && r.exit_code == 2) << r.out << r.err;
+    EXPECT_THAT(r.err, Not(HasSubstr("cpp target's")));
+    // Judged by the cuda judge: here, without a GPU, a no_device verdict.
+    if (!std::filesystem::exists("/dev/nvidiactl")) {
+      EXPECT_THAT(r.out + r.err, HasSubstr("no_device"));
+    }
+  }
 }
 
 }  // namespace
