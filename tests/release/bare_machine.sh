@@ -7,7 +7,10 @@
 # As root, the runs happen again in a mount namespace where the build's dev packages (the headers
 # and the shared libraries kforge was linked with: toml++, fmt, SQLite, curl, seccomp, libedit,
 # libtorch...) are hidden, so the tarball provably brings its own. With the build's Python
-# environment named by KFORGE_PYENV, `kforge hw` reports its versions and no shortfall.
+# environment named by KFORGE_PYENV, `kforge hw` reports its versions and no shortfall, and a
+# timed `kforge eval` builds the libtorch baseline against that environment's torch wheel (in the
+# namespace, where the system's libtorch and its headers are hidden) and times the kernel against
+# it.
 #
 #   tests/release/bare_machine.sh BUILD_DIR
 #
@@ -35,13 +38,38 @@ commands() {
   out=$("${k[@]}" hw --budget 2 2>"$tmp/hw.err") || fail "$label: kforge hw: $(tail -5 "$tmp/hw.err")"
   grep -q 'fma f32' <<<"$out" || fail "$label: kforge hw measured no peak: $out"
 }
+# A timed eval at the ci size against the default partner, the libtorch baseline, which kforge
+# compiles against the torch wheel of the Python environment KFORGE_PYENV names (no other hint):
+# the baseline's run path is the wheel's. $1: a label; $2: the environment; $3: a fresh HOME.
+baseline_eval() {
+  local label=$1 pyenv=$2 home=$3
+  step "$label: kforge eval against the baseline, built against $pyenv's torch"
+  mkdir -p "$home"
+  local started=$SECONDS
+  out=$(env -i PATH=/usr/bin:/bin HOME="$home" KFORGE_PYENV="$pyenv" KFORGE_QUIET_WAIT_S=0 \
+    "$rel/bin/kforge" eval 12p_rmsnorm rmsnorm.cpp --size ci --budget 0.5 --json 2>"$tmp/baseline.err") ||
+    fail "$label: kforge eval against the baseline: $(tail -5 "$tmp/baseline.err") $out"
+  local facts
+  facts=$("$pyenv/bin/python" -c 'import json, sys; e = json.load(sys.stdin)
+print(e["verdict"], e["partner"], e["partner_failed"], (e.get("baseline") or {}).get("samples", 0))' <<<"$out")
+  read -r verdict partner partner_failed samples <<<"$facts"
+  [[ $verdict == correct && $partner == baseline && $partner_failed == False && $samples -gt 0 ]] ||
+    fail "$label: not timed against the baseline ($facts): $(tail -5 "$tmp/baseline.err")"
+  local runpaths
+  runpaths=$(find "$home" -name kernel.so -exec readelf -d {} \; | grep RUNPATH || true)
+  grep -q "$(readlink -f "$pyenv")/lib/python3[^/]*/site-packages/torch/lib" <<<"$runpaths" ||
+    fail "$label: no baseline linked against $pyenv's torch: $runpaths"
+  echo "timed against the baseline ($samples calls; $((SECONDS - started)) s with its first build)"
+}
+
 # Inside the mount namespace (below): the commands again, on the unpacked release.
 if [[ ${1:-} == --commands-only ]]; then
-  rel=$2 tmp=$3
+  rel=$2 tmp=$3 pyenv=${4:-}
   cd "$tmp/work"
   # A home of its own: nothing compiled or measured outside the namespace is reused.
   mkdir -p "$tmp/home-namespace"
   commands "namespace" env -i PATH=/usr/bin:/bin HOME="$tmp/home-namespace" "$rel/bin/kforge"
+  [[ -n $pyenv ]] && baseline_eval "namespace" "$pyenv" "$tmp/home-namespace-baseline"
   exit 0
 fi
 
@@ -105,6 +133,8 @@ if [[ -x $BUILD/pyenv/bin/python ]]; then
     fail "kforge hw with KFORGE_PYENV: $out"
   grep -q "python env.*$BUILD/pyenv" <<<"$out" || fail "kforge hw names no Python environment: $out"
   grep -q "python needs.*met" <<<"$out" || fail "the build's Python environment falls short: $out"
+  grep -q "libtorch.*of the Python environment $(readlink -f "$BUILD/pyenv")" <<<"$out" ||
+    fail "kforge hw names no libtorch of the Python environment for the baselines: $out"
 fi
 
 # The GPU check from inside the release, on a machine without a GPU: its host steps run and pass,
@@ -128,8 +158,14 @@ if [[ -x $BUILD/pyenv/bin/python ]]; then
   grep -q 'gpu-check/python.out' <<<"$listing" || fail "gpu-check's archive lacks python.out: $listing"
 fi
 
-# The same in a mount namespace without the build's dev packages, where root may make one.
-if [[ $(id -u) == 0 ]] && unshare -m true 2>/dev/null; then
+# The same in a mount namespace without the build's dev packages, where root may make one; else
+# the baseline from the Python environment's torch here.
+namespace=0
+[[ $(id -u) == 0 ]] && unshare -m true 2>/dev/null && namespace=1
+if ((!namespace)) && [[ -x $BUILD/pyenv/bin/python ]]; then
+  baseline_eval "env -i" "$BUILD/pyenv" "$tmp/home-baseline"
+fi
+if ((namespace)); then
   step "a mount namespace without the build's headers and libraries"
   mkdir -p "$tmp/empty"
   hide=()
@@ -150,7 +186,10 @@ if [[ $(id -u) == 0 ]] && unshare -m true 2>/dev/null; then
     [[ -e $f ]] && hide+=("$f")
   done
   # And the source tree (with the build tree in it): the compiled-in source folder is no fallback.
+  # The build's Python environment stays visible elsewhere, as a user's would be (/opt/...).
   hide+=("$ROOT")
+  pyenv=
+  if [[ -x $BUILD/pyenv/bin/python ]]; then pyenv=$tmp/pyenv; mkdir -p "$pyenv"; fi
   cp "$self" "$tmp/bare_machine.sh"
   printf '%s\n' "${hide[@]}" >"$tmp/hidden.txt"
   echo "hiding ${#hide[@]} paths; left visible, as the base system's tools load them:" \
@@ -159,11 +198,13 @@ if [[ $(id -u) == 0 ]] && unshare -m true 2>/dev/null; then
   # there is "too short", so any use of the system's copy fails loudly.
   unshare -m bash -c '
     set -e
+    [[ -z $8 ]] || mount --bind "$7" "$8"
     while read -r p; do
       if [[ -d $p && ! -L $p ]]; then mount --bind "$0" "$p"; else mount --bind /dev/null "$(readlink -f "$p")"; fi
     done <"$1"
     [[ -z $(ls /usr/include/fmt 2>/dev/null) ]] || { echo "the headers are still visible" >&2; exit 1; }
     [[ -z $(ls "$6" 2>/dev/null) ]] || { echo "the source tree is still visible" >&2; exit 1; }
-    exec "$2" "${@:3}"' "$tmp/empty" "$tmp/hidden.txt" "$tmp/bare_machine.sh" --commands-only "$rel" "$tmp" "$ROOT"
+    exec "$2" "${@:3:3}" "$8"' "$tmp/empty" "$tmp/hidden.txt" "$tmp/bare_machine.sh" --commands-only "$rel" "$tmp" "$ROOT" \
+    "$BUILD/pyenv" "$pyenv"
 fi
 echo "ok: the release runs on a bare machine"

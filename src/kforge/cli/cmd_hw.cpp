@@ -13,6 +13,7 @@
 #include "kforge/core/paths.h"
 #include "kforge/core/python_env.h"
 #include "kforge/core/python_needs.h"
+#include "kforge/core/torch_install.h"
 #include "kforge/eval/gpu_profile.h"
 #include "kforge/eval/jax_backend.h"
 #include "kforge/eval/machine.h"
@@ -63,8 +64,32 @@ std::string describe_runs(const eval::MachineProfile& m) {
   return s;
 }
 
+// What the libtorch baselines (both targets') build against: the environment's torch wheel, else
+// the system's libtorch; or why there is none.
+nlohmann::json libtorch_json(const core::PythonEnvInfo& p) {
+  auto t = core::find_torch(p.dir);
+  if (!t) return {{"found", false}, {"problem", t.error().message}};
+  nlohmann::json includes = nlohmann::json::array();
+  for (const auto& d : t->include_dirs) includes.push_back(d.string());
+  return {{"found", true},
+          {"wheel", t->wheel},
+          {"root", t->root.string()},
+          {"version", t->version},
+          {"include_dirs", includes},
+          {"lib_dir", t->lib_dir.string()},
+          {"cmake_dir", t->cmake_dir.string()},
+          {"cuda", t->cuda}};
+}
+
+std::string libtorch_row(const core::PythonEnvInfo& p) {
+  auto t = core::find_torch(p.dir);
+  if (!t) return "none: " + t.error().message;
+  return t->describe() + (t->cuda ? ", with CUDA" : ", CPU only") +
+         ": the baselines build against it";
+}
+
 nlohmann::json python_json(const core::PythonEnvInfo& p) {
-  nlohmann::json j = {{"dir", p.dir.string()}, {"found", p.found}};
+  nlohmann::json j = {{"dir", p.dir.string()}, {"found", p.found}, {"libtorch", libtorch_json(p)}};
   if (!p.found) {
     j["problem"] = p.problem;
     return j;
@@ -121,7 +146,7 @@ std::string python_needs_row(const core::PythonEnvInfo& p) {
 }
 
 std::vector<std::pair<std::string, std::string>> python_rows(const core::PythonEnvInfo& p) {
-  if (!p.found) return {{"python env", "none: " + p.problem}};
+  if (!p.found) return {{"python env", "none: " + p.problem}, {"libtorch", libtorch_row(p)}};
   std::string jax = version_or_why("", p.jax_error);
   if (!p.jax_version.empty())
     jax = fmt::format("{}, backends: {}; default {}{}", p.jax_version,
@@ -138,6 +163,7 @@ std::vector<std::pair<std::string, std::string>> python_rows(const core::PythonE
            fmt::format("{} (timing basis {}): {}", eval::this_jax_backend().platform,
                        eval::this_jax_backend().timing_basis, eval::this_jax_backend().why)},
           {"torch", version_or_why(p.torch_version, p.torch_error)},
+          {"libtorch", libtorch_row(p)},
           {"python needs", python_needs_row(p)}};
 }
 

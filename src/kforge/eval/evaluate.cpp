@@ -24,6 +24,7 @@
 #include "kforge/eval/secret_seeds.h"
 #include "kforge/eval/steps.h"
 #include "kforge/eval/walls.h"
+#include "kforge/toolchain/cpp_compiler.h"
 #include "kforge/toolchain/elf_symbols.h"
 
 namespace kforge::eval {
@@ -155,6 +156,7 @@ KernelProcessSpec process_spec(const core::ResolvedTask& task, std::vector<Share
   s.threads = e.threads;
   s.cpus = e.cpus;
   s.timed = opt.time;
+  s.cancel = opt.cancel;
   for (auto& o : outputs) s.output_sets.push_back(&o);
   s.memory_bytes = memory_budget(task, opt.memory_bytes);
   s.cpu_seconds = static_cast<long>(
@@ -187,25 +189,36 @@ class EvaluationRun {
 
   Evaluation run() {
     using Step = std::optional<Judgement> (EvaluationRun::*)();
-    static constexpr Step kSteps[] = {
-        &EvaluationRun::start_compiles,   // 1. the kernel (and the --against kernel), in the
-                                          // background
-        &EvaluationRun::build_partner,    // 2. the trusted baseline or reference to time against
-        &EvaluationRun::prepare_inputs,   // 3. secret check inputs, their reference outputs, the
-                                          // timing inputs
-        &EvaluationRun::judge_compiles,   // 4. the compiler's and the link check's verdicts, for
-                                          // each side
-        &EvaluationRun::start_processes,  // 5. one process per kernel, each alone with its own
-                                          // library
-        &EvaluationRun::check,    // 6. every secret input set, on each side that is not trusted
-        &EvaluationRun::time,     // 7. paired with the partner, the machine to itself
-        &EvaluationRun::profile,  // 8. hot lines, vectorization remarks, roofline position
+    struct NamedStep {
+      Step step;
+      const char* name;  // for "interrupted (Ctrl-C) while …"
+    };
+    static constexpr NamedStep kSteps[] = {
+        // 1. the kernel (and the --against kernel), in the background
+        {&EvaluationRun::start_compiles, "compiling"},
+        // 2. the trusted baseline or reference to time against
+        {&EvaluationRun::build_partner, "building the partner"},
+        // 3. secret check inputs, their reference outputs, the timing inputs
+        {&EvaluationRun::prepare_inputs, "preparing the check inputs"},
+        // 4. the compiler's and the link check's verdicts, for each side
+        {&EvaluationRun::judge_compiles, "compiling"},
+        // 5. one process per kernel, each alone with its own library
+        {&EvaluationRun::start_processes, "loading the kernels"},
+        // 6. every secret input set, on each side that is not trusted
+        {&EvaluationRun::check, "checking"},
+        // 7. paired with the partner, the machine to itself
+        {&EvaluationRun::time, "timing"},
+        // 8. hot lines, vectorization remarks, roofline position
+        {&EvaluationRun::profile, "profiling"},
     };
     // Untrusted code (and the compiler reading it) runs only behind the walls (walls.h).
     if (untrusted_code())
       if (auto j = refuse_untrusted(walls_)) return finish(*j);
-    for (Step step : kSteps)
+    for (const auto& [step, name] : kSteps) {
+      step_ = name;
+      if (cancelled()) return finish({Verdict::interrupted, ""});
       if (auto j = (this->*step)()) return finish(*j);
+    }
     return finish(correct());
   }
 
@@ -214,7 +227,13 @@ class EvaluationRun {
     if (opt_.progress) opt_.progress(m);
   }
 
-  Evaluation finish(const Judgement& j) {
+  bool cancelled() const { return opt_.cancel && opt_.cancel->load(); }
+
+  // A step that failed because Ctrl-C killed its process (or the compiler) is no verdict on the
+  // kernel: whatever it read, the evaluation says it was interrupted, and where.
+  Evaluation finish(Judgement j) {
+    if (j.verdict != Verdict::correct && cancelled())
+      j = {Verdict::interrupted, fmt::format("interrupted (Ctrl-C) while {}", step_)};
     e_.verdict = j.verdict;
     e_.reason = j.reason;
     e_.phases.total_s = core::seconds_since(start_);
@@ -251,9 +270,14 @@ class EvaluationRun {
     e_.phases.partner_s = core::seconds_since(partner_start);
     if (!partner) return Judgement{Verdict::runtime_error, partner.error().message};
     partner_library_ = scratch_.place(*partner, "partner");
+    // The baseline loads libtorch from where it was built against (a Python environment's wheel).
+    if (baseline) partner_reads_ = ctx_.compiler().runtime_reads(toolchain::Role::baseline);
     e_.partner = baseline ? "baseline" : "reference";
-    // The baseline is libtorch: a speedup over it is worth what its BLAS is worth here.
-    if (baseline && opt_.machine) e_.partner_note = openblas_core_warning(*opt_.machine);
+    // The baseline is libtorch: a speedup over it is worth what its BLAS is worth here. Debian's
+    // does its GEMMs with OpenBLAS; a wheel's with MKL, whatever OpenBLAS does on this CPU.
+    auto* cpp = dynamic_cast<toolchain::CppCompiler*>(&ctx_.compiler());
+    if (baseline && opt_.machine && cpp && cpp->torch() && !cpp->torch()->wheel)
+      e_.partner_note = openblas_core_warning(*opt_.machine);
     return std::nullopt;
   }
 
@@ -392,6 +416,7 @@ class EvaluationRun {
       p.trusted = partner_trusted_;
       p.library = partner_library_;
       p.folder = partner_python_ ? partner_folder_ : partner_library_.parent_path();
+      if (p.trusted) p.readable = partner_reads_;
       p.python = partner_python_;
       if (!p.trusted && !p.python) p.preload = needed_libraries(p.library);
       if (p.python && !against_) p.who = "the " + opt_.peer + " peer";
@@ -561,6 +586,7 @@ class EvaluationRun {
   const bool against_;
   const Clock::time_point start_ = Clock::now();
   const Walls walls_ = machine_walls();
+  const char* step_ = "starting";
   Evaluation e_;
   // In the order they are made, so that they are released in reverse: the processes before their
   // input and output sets, the scratch folder after the processes that read it, the compiles
@@ -569,6 +595,7 @@ class EvaluationRun {
   std::future<toolchain::CompileResult> compiling_, against_compiling_;
   Scratch scratch_{ctx_.state_dir()};
   std::filesystem::path partner_library_, partner_folder_;
+  std::vector<std::filesystem::path> partner_reads_;  // folders the partner reads as it runs
   std::optional<PythonKernel> partner_python_;
   bool partner_trusted_ = true;
   std::vector<SharedSet> check_inputs_, references_;

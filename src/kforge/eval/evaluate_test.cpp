@@ -91,9 +91,11 @@ TEST_F(EvaluateTest, TheBaselineLineSaysCachedOnceBuilt) {
   std::filesystem::remove_all(empty);
 }
 
-// A speedup over libtorch is worth what libtorch's BLAS is worth on this machine: where OpenBLAS
-// runs its generic kernels on a vector CPU, the evaluation says so beside the ratio (and in its
-// JSON); a kernel timed against another kernel carries no such note.
+// A speedup over libtorch is worth what libtorch's BLAS is worth on this machine: where the
+// baseline is the system's libtorch (Debian's does its GEMMs with OpenBLAS) and OpenBLAS runs its
+// generic kernels on a vector CPU, the evaluation says so beside the ratio (and in its JSON); a
+// baseline built against a torch wheel (MKL's GEMMs) and a kernel timed against another kernel
+// carry no such note.
 TEST_F(EvaluateTest, ABaselineOnGenericOpenBlasKernelsIsSaidBesideItsSpeedup) {
   MachineProfile m = describe_cpu();
   m.openblas_core = "Prescott";
@@ -101,11 +103,23 @@ TEST_F(EvaluateTest, ABaselineOnGenericOpenBlasKernelsIsSaidBesideItsSpeedup) {
   m.provisional = true;  // no peaks here: nothing is rated against them
   auto o = quick();
   o.machine = &m;
-  auto e = evaluate(*ctx_, kNaiveGemm, "gemm.cpp", o);
+  auto options = test_compiler_options();
+  options.python_env = *state_ / "no-python";  // no wheel: the system's libtorch
+  toolchain::CppCompiler system_torch(options);
+  if (!system_torch.torch()) GTEST_SKIP() << system_torch.torch().error().message;
+  auto system_ctx = TaskContext::create(*spec_, "ci", system_torch, *state_);
+  ASSERT_TRUE(system_ctx.ok()) << system_ctx.error().message;
+  auto e = evaluate(*system_ctx, kNaiveGemm, "gemm.cpp", o);
   ASSERT_EQ(e.verdict, Verdict::correct) << e.reason;
   ASSERT_TRUE(e.speedup);
   EXPECT_THAT(e.partner_note, HasSubstr("OPENBLAS_CORETYPE=SkylakeX"));
   EXPECT_EQ(to_json(e)["partner_note"], e.partner_note);
+
+  if (compiler_->torch() && compiler_->torch()->wheel) {
+    auto wheel = evaluate(*ctx_, kNaiveGemm, "gemm.cpp", o);
+    ASSERT_EQ(wheel.verdict, Verdict::correct) << wheel.reason;
+    EXPECT_EQ(wheel.partner_note, "") << compiler_->torch()->describe();
+  }
 
   o.against_source = kNaiveGemm;
   o.against_name = "same.cpp";

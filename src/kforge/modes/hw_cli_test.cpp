@@ -157,8 +157,8 @@ TEST_F(HwCli, AHangingProbeIsCutOff) {
 }
 
 // The project's own venv (scripts/setup), as the kforge binary beside it finds it: the real
-// interpreter's answer, with JAX, its CPU backend and Pallas. No venv is a failure naming
-// scripts/setup, never a skip.
+// interpreter's answer, with JAX, its CPU backend and Pallas, and its torch wheel as the libtorch
+// the baselines build against. No venv is a failure naming scripts/setup, never a skip.
 TEST_F(HwCli, TheProjectsVenvHasJaxAndPallas) {
   auto venv = std::filesystem::path(kforge()).parent_path().parent_path() / "pyenv";
   ASSERT_TRUE(std::filesystem::exists(venv / "bin" / "python"))
@@ -175,6 +175,13 @@ TEST_F(HwCli, TheProjectsVenvHasJaxAndPallas) {
   for (const auto& b : p["jax_backends"]) cpu = cpu || b.get<std::string>().rfind("cpu (", 0) == 0;
   EXPECT_TRUE(cpu) << p.dump();
   EXPECT_FALSE(p["jax_default_backend"].get<std::string>().empty());
+  const auto& torch = p["libtorch"];
+  ASSERT_TRUE(torch["found"].get<bool>()) << torch.dump();
+  EXPECT_TRUE(torch["wheel"].get<bool>()) << torch.dump();
+  EXPECT_THAT(torch["root"].get<std::string>(),
+              HasSubstr(std::filesystem::canonical(venv).string() + "/lib/python3"));
+  EXPECT_THAT(torch["include_dirs"][0].get<std::string>(),
+              HasSubstr("/site-packages/torch/include"));
 }
 
 }  // namespace

@@ -52,6 +52,9 @@ class Compiler {
   virtual std::string version() { return {}; }
   // The flags code of `role` is compiled with: what the agents are told they write for.
   virtual std::vector<std::string> flags_for(Role role) const = 0;
+  // Folders an artifact of `role` reads when it runs, beyond the system's libraries (the torch
+  // wheel a baseline loads libtorch from): its kernel process's file walls let it read them.
+  virtual std::vector<std::filesystem::path> runtime_reads(Role) const { return {}; }
 };
 
 }  // namespace kforge::toolchain

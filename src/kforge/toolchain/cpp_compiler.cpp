@@ -12,6 +12,7 @@
 
 #include "kforge/core/fs.h"
 #include "kforge/core/hash.h"
+#include "kforge/core/python_env.h"
 #include "kforge/core/record_lock.h"
 #include "kforge/core/subprocess.h"
 #include "kforge/core/utf8.h"
@@ -64,7 +65,11 @@ std::string host_cpu_signature() {
 
 }  // namespace
 
-CppCompiler::CppCompiler(CppCompilerOptions options) : options_(std::move(options)) {
+CppCompiler::CppCompiler(CppCompilerOptions options)
+    : options_(std::move(options)),
+      torch_(core::find_torch(
+          options_.python_env.empty() ? core::python_env_dir() : options_.python_env,
+          options_.system_prefix)) {
   if (options_.cxx.empty()) options_.cxx = "g++";
   // The compiler runs in its scratch folder: a relative path would resolve there.
   if (options_.cxx.find('/') != std::string::npos)
@@ -72,7 +77,15 @@ CppCompiler::CppCompiler(CppCompilerOptions options) : options_(std::move(option
 }
 
 std::vector<std::string> CppCompiler::flags_for(Role role) const {
-  if (role == Role::baseline) return baseline_flags();
+  if (role == Role::baseline) {
+    auto f = baseline_flags();
+    // A wheel's headers are not in the compiler's path; its libraries use the C++11 ABI (every
+    // wheel since torch 2.7), whatever this compiler's default.
+    if (torch_ && torch_->wheel) f.push_back("-D_GLIBCXX_USE_CXX11_ABI=1");
+    if (torch_)
+      for (const auto& dir : torch_->include_dirs) f.push_back("-I" + dir.string());
+    return f;
+  }
   std::vector<std::string> f = {"-std=c++20", "-fPIC", "-fopenmp", "-march=native",
                                 "-fvisibility=hidden"};
   if (role == Role::candidate || role == Role::expert) {
@@ -82,6 +95,23 @@ std::vector<std::string> CppCompiler::flags_for(Role role) const {
   } else {
     f.push_back("-O2");  // references and generators: plain, obviously right code
   }
+  return f;
+}
+
+std::vector<std::filesystem::path> CppCompiler::runtime_reads(Role role) const {
+  if (role != Role::baseline || !torch_) return {};
+  return torch_->runtime_dirs;
+}
+
+std::vector<std::string> CppCompiler::torch_link_flags() const {
+  std::vector<std::string> f;
+  if (torch_ && torch_->wheel) {
+    // The run path finds the wheel's libtorch when kforge-run loads the baseline: the kernel
+    // process gets no LD_LIBRARY_PATH.
+    const auto lib = torch_->lib_dir.string();
+    f.insert(f.end(), {"-L" + lib, "-Wl,-rpath," + lib});
+  }
+  f.insert(f.end(), {"-ltorch_cpu", "-lc10"});
   return f;
 }
 
@@ -145,17 +175,20 @@ CompileSandbox CppCompiler::sandbox_for(Role role, const std::filesystem::path& 
       .scratch = scratch, .compiler = options_.cxx, .toolchain_dirs = options_.toolchain_dirs};
   sb.limits = trusted(role) ? options_.trusted_limits : options_.candidate_limits;
   sb.timeout = role == Role::baseline ? options_.baseline_timeout : options_.timeout;
+  sb.cancel = options_.cancel;
   // Candidates read neither bench/include nor anything else of the repository or the state folder.
   if (trusted(role) && !options_.include_dir.empty())
     sb.trusted_reads.push_back(options_.include_dir);
   if (trusted(role) && !pch_dir.empty()) sb.trusted_reads.push_back(pch_dir);
+  for (const auto& dir : runtime_reads(role)) sb.trusted_reads.push_back(dir);
   return sb;
 }
 
 std::filesystem::path CppCompiler::precompiled_torch_header(std::string& error) {
   core::Hasher h;
   h.add(identity()).add(kTorchPchHeader);
-  for (const auto& f : baseline_flags()) h.add(f);
+  if (torch_ && torch_->wheel) h.add(torch_->version);
+  for (const auto& f : flags_for(Role::baseline)) h.add(f);
   auto dir = options_.cache_dir / "pch" / h.hex();
   auto header = dir / "kforge_torch.h";
   if (std::filesystem::exists(dir / "kforge_torch.h.gch")) return header;
@@ -175,7 +208,7 @@ std::filesystem::path CppCompiler::precompiled_torch_header(std::string& error) 
     return {};
   }
   std::vector<std::string> argv = {options_.cxx};
-  for (const auto& f : baseline_flags()) argv.push_back(f);
+  for (const auto& f : flags_for(Role::baseline)) argv.push_back(f);
   for (const auto& a : {"-x", "c++-header", "kforge_torch.h", "-o", "kforge_torch.h.gch"})
     argv.push_back(a);
   auto sandbox = sandbox_for(Role::baseline, *scratch, {});
@@ -214,6 +247,12 @@ std::string CppCompiler::cache_key(const CompileRequest& request) {
       .add(request.task_header);
   for (const auto& f : flags_for(request.role)) key.add(f);
   for (const auto& f : request.extra_flags) key.add(f);
+  // A new torch in the same folder must miss the cache: the baseline links what it holds. (The
+  // system's libtorch keeps the keys it always had.)
+  if (request.role == Role::baseline && torch_ && torch_->wheel) {
+    key.add(torch_->version);
+    for (const auto& f : torch_link_flags()) key.add(f);
+  }
   if (!options_.include_dir.empty()) key.add(options_.include_dir.string());
   if (trusted(request.role)) key.add(include_dir_digest());
   for (const auto& [name, text] : public_headers()) key.add(name).add(text);
@@ -236,6 +275,11 @@ CompileResult CppCompiler::compile(const CompileRequest& request) {
   const std::string key = cache_key(request);
   CompileResult result;
   result.key = key;
+  if (request.role == Role::baseline && !torch_) {  // nothing to build against: said, not cached
+    result.log = "the baseline needs libtorch: " + torch_.error().message;
+    result.diagnostics.push_back(Diagnostic{"kforge", 0, 0, "error", result.log, {}});
+    return result;
+  }
   auto entry = cache_entry(key);
   if (load_cached(entry, result)) {
     result.key = key;
@@ -270,7 +314,8 @@ CompileResult CppCompiler::compile(const CompileRequest& request) {
     }
   }
   argv.insert(argv.end(), {"-shared", file, "-o", "kernel.so"});
-  if (request.role == Role::baseline) argv.insert(argv.end(), {"-ltorch_cpu", "-lc10"});
+  if (request.role == Role::baseline)
+    for (const auto& f : torch_link_flags()) argv.push_back(f);
   if (request.role == Role::expert)
     argv.insert(argv.end(), {"-Wl,--as-needed", "-ldnnl", "-lopenblas"});
   result.command = shell_join(argv);
@@ -281,8 +326,10 @@ CompileResult CppCompiler::compile(const CompileRequest& request) {
                     {"the compiler", options_.cxx, " (a constexpr loop or template blow-up?)"},
                     result);
 
-  // Cache the outcome (timeouts excepted: they may pass on a quieter machine).
-  store_outcome(*scratch, file, entry, !run.timed_out && !run.spawn_failed, result);
+  // Cache the outcome (timeouts excepted: they may pass on a quieter machine; and a compile
+  // stopped by Ctrl-C, which said nothing of the source).
+  store_outcome(*scratch, file, entry, !run.timed_out && !run.spawn_failed && !run.cancelled,
+                result);
   return result;
 }
 

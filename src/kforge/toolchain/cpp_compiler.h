@@ -1,8 +1,11 @@
 #pragma once
 // The cpu target's compiler: g++ (or clang++, via KFORGE_CXX) to a shared object, with a
-// timeout, a content-hash artifact cache, and a precompiled ATen header for baselines. Every
-// compiler run is sandboxed (compile_sandbox.h): sources are untrusted input.
+// timeout, a content-hash artifact cache, and a precompiled ATen header for baselines, which
+// build against the torch wheel of kforge's Python environment (else the system's libtorch:
+// core/torch_install.h). Every compiler run is sandboxed (compile_sandbox.h): sources are
+// untrusted input.
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <mutex>
@@ -11,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "kforge/core/torch_install.h"
 #include "kforge/toolchain/compile_sandbox.h"
 #include "kforge/toolchain/compiler.h"
 
@@ -29,12 +33,21 @@ struct CppCompilerOptions {
   // A compiler installed outside /usr (e.g. /opt/gcc-14): its trees, readable in the sandbox
   // ($KFORGE_TOOLCHAIN_DIRS in the CLI).
   std::vector<std::filesystem::path> toolchain_dirs;
+  // Where baselines find libtorch: the torch wheel of this Python environment (empty:
+  // core::python_env_dir(), which KFORGE_PYENV and --pyenv set), else the system's under
+  // system_prefix (Debian's libtorch-dev).
+  std::filesystem::path python_env;
+  std::filesystem::path system_prefix = "/usr";
   // Candidates: a 64 MiB object is already absurd for a kernel. Address space: cc1plus peaks at
   // ~940 MiB (VmPeak) building the ATen PCH and ~630 MiB compiling a baseline with it (g++ 12,
-  // libtorch 1.13); 4 GiB leaves a wide margin and still stops a template bomb.
+  // libtorch 1.13; 1.1 GiB resident with torch 2.15's wheel); 4 GiB leaves a wide margin and
+  // still stops a template bomb.
   SandboxLimits candidate_limits{.output_bytes = 64ULL << 20, .address_space = 4ULL << 30};
-  // Trusted roles: the ATen PCH is ~275 MiB (g++ 12, libtorch 1.13); 1 GiB leaves room to grow.
+  // Trusted roles: the ATen PCH is ~275 MiB (g++ 12, libtorch 1.13), 373 MiB with torch 2.15's
+  // wheel; 1 GiB leaves room to grow.
   SandboxLimits trusted_limits{.output_bytes = 1ULL << 30, .address_space = 4ULL << 30};
+  // Ctrl-C (the CLI's interrupt flag): a compile in flight is killed, and not cached. Null: never.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 class CppCompiler : public Compiler {
@@ -46,7 +59,12 @@ class CppCompiler : public Compiler {
   std::string version() override;  // the first line of `--version`
 
   // The flags a role compiles with (without -I for the scratch folder), shown by `kforge show`.
+  // A baseline's name libtorch's headers.
   std::vector<std::string> flags_for(Role role) const override;
+  std::vector<std::filesystem::path> runtime_reads(Role role) const override;
+
+  // The libtorch baselines build against, or why there is none.
+  const Result<core::TorchInstall>& torch() const { return torch_; }
 
  private:
   std::string cache_key(const CompileRequest& request);  // everything that shapes the artifact
@@ -66,7 +84,10 @@ class CppCompiler : public Compiler {
   std::vector<std::string> compile_argv(const CompileRequest& request,
                                         const std::string& file) const;
 
+  std::vector<std::string> torch_link_flags() const;
+
   CppCompilerOptions options_;
+  Result<core::TorchInstall> torch_;
   std::mutex mu_;
   std::string identity_, version_;
   std::string include_digest_;
