@@ -83,6 +83,7 @@ eval::Evaluation CudaTarget::evaluate(const eval::TaskContext& host, toolchain::
                                       const std::string& source, const std::string& file_name,
                                       const eval::EvalOptions& options) const {
   eval::GpuEvalSetup setup;
+  std::filesystem::path peer_scratch;  // a peer's kforge_task.py and HOME, removed at the end
   setup.compiler = &compiler;
   setup.header = task_header(host.task());
   setup.link_policy = [this, &compiler](toolchain::Role role) {
@@ -129,10 +130,10 @@ eval::Evaluation CudaTarget::evaluate(const eval::TaskContext& host, toolchain::
     // A peer (PyTorch eager, torch.compile, XLA) on the same GPU: the task's Python port in a
     // device process of its own, speaking the runner's wire.
     setup.partner_name = options.peer;
+    peer_scratch =
+        host.state_dir() / "tmp" / fmt::format("gpu-peer-{}-{}", options.peer, ::getpid());
     setup.start_partner = [&]() {
-      return eval::start_python_gpu_device(
-          host.spec(), host.task(), options.peer,
-          host.state_dir() / "tmp" / fmt::format("gpu-peer-{}-{}", options.peer, ::getpid()));
+      return eval::start_python_gpu_device(host.spec(), host.task(), options.peer, peer_scratch);
     };
   } else if (!options.against_source.empty()) {
     setup.partner_name = "against " + options.against_name;
@@ -166,7 +167,12 @@ eval::Evaluation CudaTarget::evaluate(const eval::TaskContext& host, toolchain::
     if (p) gpu = std::move(*p);
     if (p) setup.peaks = &gpu->peaks;
   }
-  return eval::evaluate_gpu(host, setup, source, file_name, options);
+  auto e = eval::evaluate_gpu(host, setup, source, file_name, options);
+  if (!peer_scratch.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(peer_scratch, ec);
+  }
+  return e;
 }
 
 std::string CudaTarget::arch(const toolchain::Compiler& compiler) const {
