@@ -7,7 +7,8 @@ is a GPU. The TPU kernel lowers there but is slow: on an H200 it took 3.87 ms at
 8192 f32), and Triton holds a program's whole block in registers: 524288 floats over the default
 4 warps (128 threads) is 4096 per thread, spilled to local memory, read and written again; and
 the grid is only 512 programs of 128 threads, about one resident per SM, too few loads in flight
-to cover HBM's latency.
+to cover HBM's latency. Compiled for sm_90 (Triton 3.9, ptxas 13) that kernel spills 82880 bytes
+per thread; this one uses 79 registers and spills nothing.
 
 Here the block is sized for registers: a program normalizes whole rows, as many as make ~4096
 elements (one row of 4096 or 8192 at the cpu and full sizes; 16 rows of 256 at ci), with 8 warps,
