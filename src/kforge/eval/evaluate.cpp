@@ -406,6 +406,9 @@ class EvaluationRun {
       cand.folder = cand.library.parent_path();
     }
     if (!cand.trusted && !cand.python) cand.preload = needed_libraries(cand.library);
+    // A trusted kernel reads what its role needs as it runs (the baseline: the wheel's libtorch,
+    // which its run path names: unreadable, the loader would fall back to the system's).
+    if (cand.trusted && !cand.python) cand.readable = ctx_.compiler().runtime_reads(opt_.role);
     cand.input_sets = all_sets_;
     auto candidate = KernelProcess::start(cand);
     if (!candidate) return Judgement{Verdict::runtime_error, candidate.error().message};
