@@ -20,12 +20,13 @@
 #include "kforge/core/paths.h"
 #include "kforge/core/python_env.h"
 #include "kforge/core/task_loader.h"
-#include "kforge/eval/cuda_process_device.h"
+#include "kforge/target/cuda_process_device.h"
 #include "kforge/eval/eval_test_util.h"
-#include "kforge/eval/evaluate_gpu.h"
-#include "kforge/eval/fake_gpu_device.h"
-#include "kforge/eval/gpu_batch_timing.h"
-#include "kforge/eval/gpu_judge.h"
+#include "kforge/target/evaluate_gpu.h"
+#include "kforge/target/fake_gpu_device.h"
+#include "kforge/target/gpu_batch_timing.h"
+#include "kforge/target/gpu_judge.h"
+#include "kforge/eval/jax_backend.h"
 #include "kforge/eval/task_context.h"
 #include "kforge/target/cpp_target.h"
 #include "kforge/target/cuda_target.h"
@@ -531,7 +532,10 @@ TEST(Targets, ThePallasSignatureIsAPythonFunction) {
   EXPECT_NE(sig.find("x: f32[2, 8, 256]"), std::string::npos) << sig;
   EXPECT_NE(pallas.task_header(*task).find("INPUTS = ("), std::string::npos);
   EXPECT_EQ(pallas.baseline_path(spec).filename(), "workload.py");
-  EXPECT_EQ(pallas.expert_path(spec).filename(), "expert_pallas.py");
+  // On a GPU backend, the task's GPU kernel (target::pallas_expert_for).
+  EXPECT_EQ(pallas.expert_path(spec).filename(), eval::this_jax_backend().platform == "cuda"
+                                                     ? "expert_pallas_gpu.py"
+                                                     : "expert_pallas.py");
 }
 
 }  // namespace kforge::target
