@@ -23,10 +23,10 @@
 #include "kforge/core/paths.h"
 #include "kforge/core/task_loader.h"
 #include "kforge/eval/eval_test_util.h"
-#include "kforge/eval/evaluate_gpu.h"
-#include "kforge/eval/fake_gpu_device.h"
 #include "kforge/modes/auto_loop.h"
 #include "kforge/target/bound_target.h"
+#include "kforge/target/evaluate_gpu.h"
+#include "kforge/target/fake_gpu_device.h"
 #include "kforge/toolchain/cpp_compiler.h"
 
 namespace kforge::cli {

@@ -27,6 +27,7 @@ std::unique_ptr<toolchain::CppCompiler> make_cpp_compiler(const ToolchainSetting
   o.include_dir = s.include_dir;
   o.cxx = s.cxx;
   o.toolchain_dirs = s.toolchain_dirs;
+  o.cancel = s.cancel;
   return std::make_unique<toolchain::CppCompiler>(o);
 }
 

@@ -14,12 +14,12 @@
 #include "kforge/core/paths.h"
 #include "kforge/core/python_env.h"
 #include "kforge/core/torch_install.h"
-#include "kforge/eval/cuda_process_device.h"
-#include "kforge/eval/evaluate_gpu.h"
 #include "kforge/eval/gpu_profile.h"
 #include "kforge/eval/ncu_report.h"
 #include "kforge/eval/python_kernel.h"
 #include "kforge/runner/cuda_driver.h"
+#include "kforge/target/cuda_process_device.h"
+#include "kforge/target/evaluate_gpu.h"
 #include "kforge/toolchain/cuda_compiler.h"
 
 namespace kforge::target {

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "kforge/eval/evaluate.h"
-#include "kforge/eval/gpu_device.h"
 #include "kforge/eval/gpu_profile.h"
+#include "kforge/target/gpu_device.h"
 #include "kforge/toolchain/link_check.h"
 
 namespace kforge::eval {

@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "kforge/eval/gpu_device.h"
 #include "kforge/eval/runner_failure.h"
+#include "kforge/target/gpu_device.h"
 
 namespace kforge::eval {
 

@@ -11,7 +11,7 @@
 
 #include "kforge/core/task_resolve.h"
 #include "kforge/core/task_spec.h"
-#include "kforge/eval/gpu_device.h"
+#include "kforge/target/gpu_device.h"
 
 namespace kforge::eval {
 

@@ -18,9 +18,9 @@
 #include <string>
 
 #include "kforge/core/task_resolve.h"
-#include "kforge/eval/gpu_device.h"
-#include "kforge/eval/gpu_judge.h"
 #include "kforge/eval/paired_timing.h"
+#include "kforge/target/gpu_device.h"
+#include "kforge/target/gpu_judge.h"
 
 namespace kforge::eval {
 

@@ -3,7 +3,7 @@
 // compiled for the host. Proves the plumbing the GPU runs on: a correct kernel passes, a kernel
 // that spins is killed by the watchdog and judged a timeout, one that writes its input is caught,
 // one that crashes is a runtime error naming the signal, and a timed pair reads back both sides.
-#include "kforge/eval/cuda_process_device.h"
+#include "kforge/target/cuda_process_device.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -15,10 +15,10 @@
 #include "kforge/core/landlock.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/subprocess.h"
-#include "kforge/eval/gpu_batch_timing.h"
-#include "kforge/eval/gpu_judge.h"
-#include "kforge/eval/gpu_judge_test_util.h"
-#include "kforge/eval/sanitizer_report.h"
+#include "kforge/target/gpu_batch_timing.h"
+#include "kforge/target/gpu_judge.h"
+#include "kforge/target/gpu_judge_test_util.h"
+#include "kforge/target/sanitizer_report.h"
 
 namespace kforge::eval {
 namespace {

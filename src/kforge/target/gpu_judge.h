@@ -18,9 +18,9 @@
 
 #include "kforge/core/task_resolve.h"
 #include "kforge/eval/evaluation.h"
-#include "kforge/eval/gpu_device.h"
 #include "kforge/eval/paired_timing.h"
 #include "kforge/eval/runner_failure.h"
+#include "kforge/target/gpu_device.h"
 
 namespace kforge::eval {
 
