@@ -243,6 +243,29 @@ TEST_F(CppCompilerTest, TimeoutIsReportedNotCached) {
   EXPECT_FALSE(c.compile({Role::candidate, "int x;", "kernel.cpp", kHeader, {}}).cached);
 }
 
+// Ctrl-C during a compile (the CLI's interrupt flag): the compiler is killed within a poll, not
+// after its 60 s, and the outcome is not cached (it said nothing of the source).
+TEST_F(CppCompilerTest, ACancelledCompileEndsAtOnceAndIsNotCached) {
+  auto fake = dir_ / "slow-cxx";
+  std::ofstream(fake)
+      << "#!/bin/sh\nif [ \"$1\" = --version ]; then echo slow 1.0; exit 0; fi\nsleep 30\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  std::atomic<bool> cancel{false};
+  CppCompiler c({.cxx = fake.string(), .cache_dir = dir_ / "cache", .cancel = &cancel});
+  std::thread ctrl_c([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel = true;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto r = c.compile({Role::candidate, "int x;", "kernel.cpp", kHeader, {}});
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ctrl_c.join();
+  EXPECT_FALSE(r.ok);
+  EXPECT_LT(took, 2.0);
+  EXPECT_FALSE(c.cached({Role::candidate, "int x;", "kernel.cpp", kHeader, {}}));
+}
+
 // A file under /proc/PID, "" once the process has gone. Not through std::istreambuf_iterator: a
 // read of a process that exits meanwhile fails (ESRCH), and the iterator throws that as an
 // exception ("basic_filebuf::underflow error reading the file: No such process", seen in a
