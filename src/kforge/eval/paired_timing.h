@@ -7,6 +7,7 @@
 // the copy and compare them with the partner's. The candidate always runs first on fresh data, so
 // it can never find the partner's answer for that data anywhere.
 
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -28,6 +29,9 @@ struct PairedTimingRequest {
                           // work left running
   std::function<void()>
       between_pairs;  // optional: called before every pair, both processes idle (load sampling)
+  // Ctrl-C: the GPU timing stops before its next pair (the cpu target's processes read
+  // KernelProcessSpec::cancel). Null: never.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct PairedTiming {

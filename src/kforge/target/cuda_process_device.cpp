@@ -40,7 +40,8 @@ std::filesystem::path runner_executable() { return core::helper_dir() / "kforge-
 
 class CudaProcessDevice : public GpuDevice {
  public:
-  CudaProcessDevice(pid_t pid, int channel, int output) : pid_(pid), channel_(channel) {
+  CudaProcessDevice(pid_t pid, int channel, int output, const std::atomic<bool>* cancel)
+      : pid_(pid), channel_(channel), cancel_(cancel) {
     reader_ = std::thread([this, output] {
       char buf[4096];
       for (ssize_t n; (n = ::read(output, buf, sizeof buf)) > 0;) {
@@ -122,6 +123,7 @@ class CudaProcessDevice : public GpuDevice {
     std::this_thread::sleep_for(std::chrono::duration<double>(window_s));
     double before = cpu_ms(), t = now_ms();
     for (;;) {
+      if (cancel_ && cancel_->load()) return true;  // the next request says it was interrupted
       std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(kQuietMs));
       const double cpu = cpu_ms(), t2 = now_ms();
       if (cpu - before < kBusyShare * (t2 - t) && running_threads(pid_) == 0) return true;
@@ -266,6 +268,11 @@ class CudaProcessDevice : public GpuDevice {
 
   Result<wire::Reply> receive(double timeout_s) {
     if (!wait_readable(timeout_s)) {
+      if (cancel_ && cancel_->load()) {
+        dead_ = true;
+        kill_group();  // Ctrl-C: the call, its threads and its device work end here
+        return Error{"interrupted (Ctrl-C): the process was killed"};
+      }
       hung_ = dead_ = true;
       kill_group();  // the watchdog: the call, its threads and its device work end here
       return Error{fmt::format("no reply within {:g} s: the process was killed", timeout_s)};
@@ -292,8 +299,10 @@ class CudaProcessDevice : public GpuDevice {
       const auto left =
           std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
       if (left.count() <= 0) return false;
+      if (cancel_ && cancel_->load()) return false;
       pollfd p{channel_, POLLIN, 0};
-      int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1 << 30)));
+      // In slices of 50 ms, so that Ctrl-C is seen within them.
+      int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 50)));
       if (r > 0) return true;
       if (r < 0 && errno != EINTR) return false;
     }
@@ -334,6 +343,7 @@ class CudaProcessDevice : public GpuDevice {
 
   pid_t pid_;
   int channel_;
+  const std::atomic<bool>* cancel_ = nullptr;
   int signal_ = 0;
   bool dead_ = false, hung_ = false, unsupported_ = false;
   std::string payload_;
@@ -415,16 +425,14 @@ Result<std::unique_ptr<GpuDevice>> start_cuda_process_device(const CudaProcessOp
   }
   ::close(sv[1]);
   ::close(out[1]);
-  auto device = std::make_unique<CudaProcessDevice>(pid, sv[0], out[0]);
+  auto device = std::make_unique<CudaProcessDevice>(pid, sv[0], out[0], o.cancel);
   if (auto ready = device->await_ready(o.start_timeout_s); !ready) return ready.error();
   return std::unique_ptr<GpuDevice>(std::move(device));
 }
 
-Result<std::unique_ptr<GpuDevice>> start_python_gpu_device(const core::TaskSpec& spec,
-                                                           const core::ResolvedTask& task,
-                                                           const std::string& peer,
-                                                           const std::filesystem::path& scratch,
-                                                           bool host_memory) {
+Result<std::unique_ptr<GpuDevice>> start_python_gpu_device(
+    const core::TaskSpec& spec, const core::ResolvedTask& task, const std::string& peer,
+    const std::filesystem::path& scratch, bool host_memory, const std::atomic<bool>* cancel) {
   auto kernel = peer_kernel(spec, peer);
   if (!kernel) return kernel.error();
   auto python = core::python_executable();
@@ -447,7 +455,8 @@ Result<std::unique_ptr<GpuDevice>> start_python_gpu_device(const core::TaskSpec&
   CudaProcessOptions o;
   o.trusted = true;
   o.host_memory = host_memory;
-  o.start_timeout_s = 900;                 // Inductor and XLA compile before the first reply
+  o.start_timeout_s = 900;  // Inductor and XLA compile before the first reply
+  o.cancel = cancel;
   o.library = scratch / "kforge_task.py";  // the process starts in the scratch folder
   o.command = {python.string(),
                "-I",

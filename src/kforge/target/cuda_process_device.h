@@ -4,6 +4,7 @@
 // parent-death signal). Each request waits for its reply at most as long as the judge allows;
 // a call that overruns is killed with its whole process group (the watchdog) and reads `hung`.
 
+#include <atomic>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -28,6 +29,8 @@ struct CudaProcessOptions {
   // kforge_cuda_worker.py under the Python environment), with these variables added.
   std::vector<std::string> command;
   std::vector<std::string> env;
+  // Ctrl-C: a request waiting for its reply kills the process within 50 ms and fails.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 Result<std::unique_ptr<GpuDevice>> start_cuda_process_device(const CudaProcessOptions& options);
@@ -36,11 +39,10 @@ Result<std::unique_ptr<GpuDevice>> start_cuda_process_device(const CudaProcessOp
 // kforge_cuda_worker.py in the Python environment, serving the port's function on the GPU (its
 // buffers torch tensors), with this size's kforge_task.py written into `scratch`. Its first reply
 // comes after the compile and warm-up, so it may take minutes.
-Result<std::unique_ptr<GpuDevice>> start_python_gpu_device(const core::TaskSpec& spec,
-                                                           const core::ResolvedTask& task,
-                                                           const std::string& peer,
-                                                           const std::filesystem::path& scratch,
-                                                           bool host_memory = false);
+Result<std::unique_ptr<GpuDevice>> start_python_gpu_device(
+    const core::TaskSpec& spec, const core::ResolvedTask& task, const std::string& peer,
+    const std::filesystem::path& scratch, bool host_memory = false,
+    const std::atomic<bool>* cancel = nullptr);
 
 // compute-sanitizer of the toolkit at `cuda_home`, or empty when it is not installed.
 std::filesystem::path find_compute_sanitizer(const std::filesystem::path& cuda_home);

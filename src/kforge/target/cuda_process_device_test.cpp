@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -81,6 +82,29 @@ TEST_F(CudaProcessDeviceTest, ASpinningKernelIsKilledByTheWatchdog) {
   ASSERT_TRUE(j);
   EXPECT_EQ(j->verdict, Verdict::timeout) << j->reason;
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(8));
+}
+
+// Ctrl-C while a kernel spins on the device: the wait for its reply sees the flag within 50 ms,
+// kills the process and fails the request (the evaluation calls that interrupted).
+TEST_F(CudaProcessDeviceTest, CtrlCKillsASpinningKernelAtOnce) {
+  std::atomic<bool> cancel{false};
+  auto device =
+      start_cuda_process_device({.library = build("for (volatile int spin = 1; spin;) {}"),
+                                 .host_memory = true,
+                                 .cancel = &cancel});
+  ASSERT_TRUE(device.ok());
+  auto buffers = allocate_set(**device, task_);
+  ASSERT_TRUE(buffers.ok());
+  std::thread press([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel = true;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto call = (*device)->call(buffers->args(), 60);
+  press.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+  EXPECT_EQ(call.outcome, DeviceCall::Outcome::failed);
+  EXPECT_NE(call.error.find("interrupted"), std::string::npos) << call.error;
 }
 
 // The H200's escape through the real process: the call returns at once and a thread of the

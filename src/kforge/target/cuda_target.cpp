@@ -60,6 +60,7 @@ std::unique_ptr<toolchain::Compiler> CudaTarget::make_compiler(const ToolchainSe
   o.arch = cuda_arch(s.cuda_arch);
   o.cache_dir = s.cache_dir;
   o.include_dir = s.include_dir;
+  o.cancel = s.cancel;
   return std::make_unique<toolchain::CudaCompiler>(o);
 }
 
@@ -94,7 +95,8 @@ eval::Evaluation CudaTarget::evaluate(const eval::TaskContext& host, toolchain::
     return eval::start_cuda_process_device({.library = artifact,
                                             .trusted = trusted,
                                             .state_dir = host.state_dir(),
-                                            .memory_bytes = options.memory_bytes});
+                                            .memory_bytes = options.memory_bytes,
+                                            .cancel = options.cancel});
   };
   // The check phase again under compute-sanitizer (out-of-bounds and misaligned accesses, then
   // shared-memory races) where the toolkit has it.
@@ -108,7 +110,8 @@ eval::Evaluation CudaTarget::evaluate(const eval::TaskContext& host, toolchain::
       return eval::start_cuda_process_device({.library = artifact,
                                               .state_dir = host.state_dir(),
                                               .memory_bytes = 0,  // the sanitizer maps much
-                                              .wrapper = eval::sanitizer_wrapper(sanitizer, tool)});
+                                              .wrapper = eval::sanitizer_wrapper(sanitizer, tool),
+                                              .cancel = options.cancel});
     };
   }
   // Hardware counters for a profile (eval --profile, the modes' profiler) where Nsight Compute is
@@ -121,7 +124,8 @@ eval::Evaluation CudaTarget::evaluate(const eval::TaskContext& host, toolchain::
                                               .state_dir = host.state_dir(),
                                               .memory_bytes = 0,  // ncu maps much too
                                               .start_timeout_s = 300,
-                                              .wrapper = eval::ncu_wrapper(ncu.string())});
+                                              .wrapper = eval::ncu_wrapper(ncu.string()),
+                                              .cancel = options.cancel});
     };
   }
   // The partner: --against, or the task's CUDA baseline (PyTorch eager on the device); without
@@ -133,7 +137,8 @@ eval::Evaluation CudaTarget::evaluate(const eval::TaskContext& host, toolchain::
     peer_scratch =
         host.state_dir() / "tmp" / fmt::format("gpu-peer-{}-{}", options.peer, ::getpid());
     setup.start_partner = [&]() {
-      return eval::start_python_gpu_device(host.spec(), host.task(), options.peer, peer_scratch);
+      return eval::start_python_gpu_device(host.spec(), host.task(), options.peer, peer_scratch,
+                                           false, options.cancel);
     };
   } else if (!options.against_source.empty()) {
     setup.partner_name = "against " + options.against_name;

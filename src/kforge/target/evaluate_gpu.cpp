@@ -64,17 +64,30 @@ class GpuEvaluationRun {
     if (opt_.role == toolchain::Role::candidate)
       if (auto j = refuse_untrusted(walls_)) return finish(*j);
     using Step = std::optional<Judgement> (GpuEvaluationRun::*)();
-    static constexpr Step kSteps[] = {
-        &GpuEvaluationRun::compile,         // 1. nvcc, in the compile sandbox; the link check
-        &GpuEvaluationRun::find_device,     // 2. no device: say so, check and time nothing
-        &GpuEvaluationRun::prepare_inputs,  // 3. secret inputs and reference outputs, on the host
-        &GpuEvaluationRun::check,           // 4. every check set on the device
-        &GpuEvaluationRun::sanitize,        //    and the first again under compute-sanitizer
-        &GpuEvaluationRun::time,            // 5. paired with the partner, on kforge's clock
-        &GpuEvaluationRun::count,           // 6. hardware counters, when a profile was asked for
+    struct NamedStep {
+      Step step;
+      const char* name;  // for "interrupted (Ctrl-C) while …"
     };
-    for (Step step : kSteps)
+    static constexpr NamedStep kSteps[] = {
+        // 1. nvcc, in the compile sandbox; the link check
+        {&GpuEvaluationRun::compile, "compiling"},
+        // 2. no device: say so, check and time nothing
+        {&GpuEvaluationRun::find_device, "finding the device"},
+        // 3. secret inputs and reference outputs, on the host
+        {&GpuEvaluationRun::prepare_inputs, "preparing the check inputs"},
+        // 4. every check set on the device, and the first again under compute-sanitizer
+        {&GpuEvaluationRun::check, "checking"},
+        {&GpuEvaluationRun::sanitize, "checking under compute-sanitizer"},
+        // 5. paired with the partner, on kforge's clock
+        {&GpuEvaluationRun::time, "timing"},
+        // 6. hardware counters, when a profile was asked for
+        {&GpuEvaluationRun::count, "profiling"},
+    };
+    for (const auto& [step, name] : kSteps) {
+      step_ = name;
+      if (cancelled()) return finish({Verdict::interrupted, ""});
       if (auto j = (this->*step)()) return finish(*j);
+    }
     return finish({Verdict::correct, opt_.time ? "correct; timed" : "correct"});
   }
 
@@ -82,7 +95,12 @@ class GpuEvaluationRun {
   void say(std::string_view m) const {
     if (opt_.progress) opt_.progress(m);
   }
-  Evaluation finish(const Judgement& j) {
+  bool cancelled() const { return opt_.cancel && opt_.cancel->load(); }
+
+  // A step that failed because Ctrl-C killed its process (or nvcc) is no verdict on the kernel.
+  Evaluation finish(Judgement j) {
+    if (j.verdict != Verdict::correct && cancelled())
+      j = {Verdict::interrupted, fmt::format("interrupted (Ctrl-C) while {}", step_)};
     e_.verdict = j.verdict;
     e_.reason = j.reason;
     e_.phases.total_s = core::seconds_since(start_);
@@ -246,6 +264,7 @@ class GpuEvaluationRun {
     req.max_pairs = opt_.max_pairs;
     req.perturb = opt_.perturb;
     req.call_timeout_s = opt_.call_timeout_s;
+    req.cancel = opt_.cancel;
     std::random_device rd;
     GpuTimingInfo info;
     auto timed = gpu_paired_timing(
@@ -299,6 +318,7 @@ class GpuEvaluationRun {
   Clock::time_point start_ = Clock::now();
   std::vector<HostSet> inputs_, references_;
   HostSet timing_inputs_;
+  const char* step_ = "";  // the step under way, for an interrupted evaluation
   std::unique_ptr<GpuDevice> candidate_;
   DeviceSet candidate_buffers_;
 };

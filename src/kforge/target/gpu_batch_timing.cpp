@@ -425,6 +425,10 @@ std::optional<PairedTiming> gpu_batched_timing(GpuDevice& candidate, const Devic
   const double start = clock();
   bool warming = true;
   for (int pair = 0; pair < req.max_pairs + 1; ++pair) {
+    if (req.cancel && req.cancel->load()) {
+      result.failure = Judgement{Verdict::interrupted, "interrupted (Ctrl-C) while timing"};
+      return result;
+    }
     if (req.between_pairs) req.between_pairs();
     const std::string which = fmt::format("timed batch {}", pair + 1);
     const auto tables = draw_tables(task, calls, seed, req.perturb);

@@ -295,6 +295,10 @@ PairedTiming gpu_paired_timing(GpuDevice& candidate, const DeviceSet& candidate_
   const double start = clock();
   bool warming = true;
   for (int pair = 0; pair < req.max_pairs + 1; ++pair) {
+    if (req.cancel && req.cancel->load()) {
+      result.failure = Judgement{Verdict::interrupted, "interrupted (Ctrl-C) while timing"};
+      return result;
+    }
     if (req.between_pairs) req.between_pairs();
     perturb_set(task, timing_inputs, inputs, seed(), req.perturb);
     const std::string which = fmt::format("timed pair {}", pair + 1);

@@ -7,6 +7,7 @@
 
 #include <signal.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -428,6 +429,37 @@ TEST_F(GpuJudgeTest, BatchedInputsAreKforgesPerturbationOfThePristineSet) {
     found = want == seen.back();
   }
   EXPECT_TRUE(found);
+}
+
+// Ctrl-C (EvalOptions::cancel, passed as the request's cancel) stops the timing before its next
+// pair, in batches and call by call: interrupted, no verdict on the kernel.
+TEST_F(GpuJudgeTest, CtrlCStopsTheTimingBeforeItsNextPair) {
+  for (bool batches : {true, false}) {
+    std::atomic<bool> cancel{false};
+    int calls = 0;
+    FakeGpuDevice cand(
+        [&](auto& a) {
+          if (++calls == 3) cancel = true;
+          return add(a);
+        },
+        &clock_);
+    FakeGpuDevice partner([](auto& a) { return add(a); }, &clock_);
+    cand.batches_supported = partner.batches_supported = batches;
+    auto cb = allocate_set(cand, task_);
+    auto pb = allocate_set(partner, task_);
+    PairedTimingRequest req;
+    req.budget_s = 0;
+    req.warmup_s = 0;
+    req.min_pairs = req.max_pairs = 1000;
+    req.cancel = &cancel;
+    std::uint64_t next = 1;
+    auto t = gpu_paired_timing(
+        cand, *cb, &partner, &*pb, task_, check_sets(1).inputs[0], req, [&] { return next++; },
+        [this] { return clock_; });
+    ASSERT_TRUE(t.failure) << batches;
+    EXPECT_EQ(t.failure->verdict, Verdict::interrupted) << t.failure->reason;
+    EXPECT_LT(calls, 200) << batches;
+  }
 }
 
 TEST_F(GpuJudgeTest, AKernelThatHangsWhileTimedIsATimeout) {

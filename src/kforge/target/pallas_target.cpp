@@ -79,6 +79,7 @@ std::unique_ptr<toolchain::Compiler> PallasTarget::make_compiler(const Toolchain
   o.venv = core::python_env_dir();
   o.checker = eval::python_worker_script().parent_path() / "kforge_pallas_check.py";
   o.cache_dir = s.cache_dir;
+  o.cancel = s.cancel;
   return std::make_unique<toolchain::PallasCompiler>(o);
 }
 

@@ -123,6 +123,7 @@ CompileSandbox CudaCompiler::sandbox_for(Role role, const std::filesystem::path&
   CompileSandbox sb{.scratch = scratch, .compiler = nvcc(), .toolchain_dirs = {options_.cuda_home}};
   sb.limits = trusted(role) ? options_.trusted_limits : options_.candidate_limits;
   sb.timeout = role == Role::baseline ? options_.baseline_timeout : options_.timeout;
+  sb.cancel = options_.cancel;
   if (trusted(role)) {
     if (!options_.include_dir.empty()) sb.trusted_reads.push_back(options_.include_dir);
     if (options_.torch)
@@ -213,7 +214,8 @@ CompileResult CudaCompiler::compile(const CompileRequest& request) {
   result.resources = parse_ptxas_report(raw);
 
   // Cache the outcome (timeouts excepted: they may pass on a quieter machine).
-  store_outcome(*scratch, file, entry, !run.timed_out && !run.spawn_failed, result);
+  store_outcome(*scratch, file, entry, !run.timed_out && !run.spawn_failed && !run.cancelled,
+                result);
   return result;
 }
 

@@ -4,6 +4,7 @@
 // cache and diagnostics as the cpp compiler; ptxas's register, spill and shared-memory figures
 // (-Xptxas -v) are parsed and kept with the artifact.
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <mutex>
@@ -34,6 +35,7 @@ struct CudaCompilerOptions {
   // touches), the same 64 MiB output limit for candidates.
   SandboxLimits candidate_limits{.output_bytes = 64ULL << 20, .address_space = 8ULL << 30};
   SandboxLimits trusted_limits{.output_bytes = 1ULL << 30, .address_space = 16ULL << 30};
+  const std::atomic<bool>* cancel = nullptr;  // Ctrl-C: nvcc is killed, nothing is cached
 };
 
 class CudaCompiler : public Compiler {

@@ -110,6 +110,7 @@ CompileResult PallasCompiler::compile(const CompileRequest& request) {
                          .toolchain_dirs = {std::filesystem::canonical(options_.venv, ec)},
                          .limits = options_.limits,
                          .timeout = options_.timeout};
+  sandbox.cancel = options_.cancel;
   auto run = core::run_process(argv, sandboxed(sandbox, 1 << 20));
   const std::string raw = core::valid_utf8(run.out + run.err);
   result.seconds = run.wall_ms / 1000.0;
@@ -128,7 +129,7 @@ CompileResult PallasCompiler::compile(const CompileRequest& request) {
         fmt::format("cannot run {}: {}", options_.python.string(), core::valid_utf8(run.err));
   else if (!result.ok && result.diagnostics.empty())
     explain_sandbox(result, raw, sandbox.limits);
-  if (run.timed_out || run.spawn_failed) {
+  if (run.timed_out || run.spawn_failed || run.cancelled) {
     std::filesystem::remove_all(*scratch, ec);
     return result;
   }

@@ -6,6 +6,7 @@
 // source line), the outcome cached by content hash like the other compilers'. The artifact is the
 // checked module itself (kernel.py in the cache entry).
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <mutex>
@@ -25,6 +26,7 @@ struct PallasCompilerOptions {
   std::filesystem::path scratch_root;  // "": $TMPDIR/kforge-build-<uid>
   std::chrono::seconds timeout{60};
   SandboxLimits limits{.output_bytes = 16ULL << 20, .address_space = 2ULL << 30};
+  const std::atomic<bool>* cancel = nullptr;  // Ctrl-C: the check is killed, nothing is cached
 };
 
 class PallasCompiler : public Compiler {
