@@ -22,6 +22,7 @@
 #include "kforge/eval/python_kernel.h"
 #include "kforge/eval/result_row.h"
 #include "kforge/eval/suite_run.h"
+#include "kforge/llm/interrupt.h"
 #include "kforge/target/bound_target.h"
 
 namespace kforge::cli {
@@ -138,6 +139,7 @@ int run_bench(const BenchOptions& o) {
   if (!machine) throw UsageError(machine.error().message);
   so.eval.machine_lock = lock.get();
   so.eval.quiet_waiter = &quiet_waiter();
+  so.eval.cancel = llm::install_interrupt_handler();  // Ctrl-C: each task's step stops at once
   so.eval.threads = o.threads;
   so.eval.time_budget_s = o.budget;
   so.eval.machine = &*machine;

@@ -15,6 +15,7 @@
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
 #include "kforge/eval/evaluate.h"
+#include "kforge/llm/interrupt.h"
 #include "kforge/target/bound_target.h"
 
 namespace kforge::cli {
@@ -160,12 +161,15 @@ int run_eval(const EvalCliOptions& o) {
   const target::Target& target = target_arg(o.target);
   check_partner_for_target(target, o.partner, false);
   check_dtype_for_target(target, o.dtype);
+  // Ctrl-C stops the step under way (compile, check, timing), cleans up and exits 130.
+  const auto* cancel = llm::install_interrupt_handler();
   const auto bound = target::bind(target, toolchain_settings(), o.dtype);
   auto compiler = make_compiler();
   auto ctx = eval::TaskContext::create(spec, o.size, *compiler, core::state_dir());
   if (!ctx) throw UsageError(ctx.error().message);
 
   eval::EvalOptions opt;
+  opt.cancel = cancel;
   opt.threads = o.threads;
   opt.time = !o.no_time;
   apply_partner(o.partner, opt);

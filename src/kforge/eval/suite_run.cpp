@@ -141,6 +141,11 @@ std::vector<SuiteTaskResult> run_suite(
   int index = 0;
   auto worker = [&] {
     for (std::size_t i; (i = next++) < dirs.size();) {
+      if (o.eval.cancel && o.eval.cancel->load()) {  // Ctrl-C: start no further task
+        std::lock_guard lock(mu);
+        results[i] = {dirs[i].filename().string(), "interrupted (Ctrl-C): not run", std::nullopt};
+        continue;
+      }
       auto r = run_task(o, compiler, dirs[i]);
       std::lock_guard lock(mu);
       results[i] = std::move(r);
@@ -166,6 +171,7 @@ void remeasure_busy(std::vector<SuiteTaskResult>& results, int retries,
   };
   for (auto& r : results)
     for (int attempt = 1; attempt <= retries && worth_it(r); ++attempt) {
+      if (r.evaluation && r.evaluation->verdict == Verdict::interrupted) break;
       SuiteTaskResult again = remeasure(r);
       again.remeasured = attempt;
       if (again.evaluation)

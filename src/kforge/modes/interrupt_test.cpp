@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -185,6 +186,33 @@ TEST_F(InterruptTest, DuringATwoMinuteTimingTheTimingIsStopped) {
   EXPECT_EQ(j.value("stop_reason", ""), "interrupted (Ctrl-C) while measuring the baseline");
   EXPECT_TRUE(j["iterations"].empty());
   EXPECT_TRUE(prompts("planner").empty());
+}
+
+// kforge eval: Ctrl-C while the kernel is checked stops the check, removes the evaluation's
+// scratch folder (it was left behind when SIGINT killed the process) and exits 130.
+TEST_F(InterruptTest, DuringAnEvalTheCheckIsStoppedAndNothingIsLeft) {
+  std::ofstream(dir_ / "spin.cpp") << "#include \"kforge_task.h\"\n#include <cstdint>\n"
+                                   << kSpinning;
+  auto vars = env();
+  vars.push_back("KFORGE_PROGRESS=1");  // the progress line says when the check is under way
+  Background kf({kforge(), "eval", "12p_rmsnorm", "spin.cpp", "--size", "ci", "--json"}, vars,
+                dir_);
+  ASSERT_TRUE(kf.started());
+  ASSERT_TRUE(kf.wait_for("checking on", 300)) << kf.err();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const double took = kf.interrupt_and_wait(30);
+  EXPECT_LT(took, 2.0) << kf.err();
+  EXPECT_EQ(kf.exit_code(), 130) << kf.err();
+  EXPECT_THAT(kf.err(), HasSubstr("Ctrl-C again to quit at once"));
+  auto j = nlohmann::json::parse(kf.out(), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << kf.out() << kf.err();
+  EXPECT_EQ(j.value("verdict", ""), "interrupted") << j.dump(2);
+  EXPECT_THAT(j.value("reason", ""), HasSubstr("while checking"));
+  std::vector<std::string> left;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir_ / "state" / "tmp", ec))
+    if (e.path().filename().string().rfind("eval-", 0) == 0) left.push_back(e.path().string());
+  EXPECT_TRUE(left.empty()) << left.front();
 }
 
 }  // namespace kforge::modes
