@@ -73,6 +73,7 @@ RaceResult race(const TuneConfig& defaults, const std::vector<TuneConfig>& varia
   RaceResult r;
   r.leader = defaults;
   std::vector<Runner> alive;
+  alive.reserve(variants.size());
   for (const auto& v : variants) alive.push_back({v});
   int runs = 0;
   double budget_s = o.first_budget_s;
