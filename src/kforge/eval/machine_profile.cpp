@@ -79,8 +79,9 @@ Result<MachineProfile> machine_profile(const std::filesystem::path& cache_dir,
       return m;
     }
   }
-  say(o, fmt::format("measuring this machine's peaks ({}; at most about {:.0f} s)", why,
-                     o.measure.budget_s));
+  say(o, fmt::format("measuring this machine's peaks ({}; at most about {:.0f} s: "
+                     "KFORGE_PEAK_BUDGET_S)",
+                     why, o.measure.budget_s));
   PeakMeasureOptions mo = o.measure;
   mo.cpus = m.usable_cpus;
   auto measured = measure_peaks(mo, real_io(m.usable_cpus, o.progress));

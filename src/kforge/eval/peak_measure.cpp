@@ -66,7 +66,7 @@ LoadVerdict wait_for_quiet(const PeakMeasureIo& io, double wait_until) {
     if (!told && io.progress)
       io.progress(
           fmt::format("the machine is busy ({}): waiting up to {:.0f} s for it to quieten before "
-                      "measuring peaks",
+                      "measuring peaks (half of KFORGE_PEAK_BUDGET_S)",
                       load.reason, wait_until - io.now()));
     told = true;
     io.sleep(1.0);

@@ -91,6 +91,8 @@ TEST(MeasurePeaks, WaitsForABusyMachineToQuietenThenMeasures) {
   EXPECT_FALSE(m->provisional) << m->provisional_reason;
   ASSERT_FALSE(f.said.empty());
   EXPECT_NE(f.said.front().find("the machine is busy"), std::string::npos) << f.said.front();
+  // The wait names the setting that bounds it.
+  EXPECT_NE(f.said.front().find("KFORGE_PEAK_BUDGET_S"), std::string::npos) << f.said.front();
 }
 
 // A machine that never quietens: the wait is bounded (half the budget), the runs go on to the
