@@ -21,6 +21,7 @@
 #include "kforge/eval/dump.h"
 #include "kforge/eval/executor.h"
 #include "kforge/eval/machine.h"
+#include "kforge/eval/runner_failure.h"
 #include "kforge/eval/secret_seeds.h"
 #include "kforge/eval/steps.h"
 #include "kforge/eval/walls.h"
@@ -232,8 +233,7 @@ class EvaluationRun {
   // A step that failed because Ctrl-C killed its process (or the compiler) is no verdict on the
   // kernel: whatever it read, the evaluation says it was interrupted, and where.
   Evaluation finish(Judgement j) {
-    if (j.verdict != Verdict::correct && cancelled())
-      j = {Verdict::interrupted, fmt::format("interrupted (Ctrl-C) while {}", step_)};
+    j = unless_interrupted(std::move(j), opt_.cancel, step_);
     e_.verdict = j.verdict;
     e_.reason = j.reason;
     e_.phases.total_s = core::seconds_since(start_);

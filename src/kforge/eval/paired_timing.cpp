@@ -68,6 +68,23 @@ std::optional<Judgement> compare_pair(const OutputSnapshot& cand,
 
 }  // namespace
 
+bool timing_done(const PairedTiming& t, const PairedTimingRequest& req, double spent_s) {
+  const int n = static_cast<int>(t.candidate_ms.size());
+  if (n >= req.max_pairs) return true;
+  if (n < req.min_pairs) return false;
+  const bool paired = !t.partner_ms.empty();
+  std::vector<double> ratios;
+  for (int i = 0; paired && i < n; ++i)
+    ratios.push_back(t.partner_ms[i] / std::max(t.candidate_ms[i], 1e-9));
+  const auto& series = paired ? ratios : t.candidate_ms;
+  // At the budget, stop once the median is known to ±2%; a noisy pair series may take up to
+  // three budgets (an A/A run with 30 pairs of a memory-bound kernel missed 1.00 by 4%).
+  if (spent_s >= req.budget_s &&
+      (spent_s >= 3 * req.budget_s || median_ci_relative(series) <= 0.02))
+    return true;
+  return n >= 30 && n % 10 == 0 && median_ci_relative(series) < 0.005;
+}
+
 double median_ci_relative(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const double median = v[v.size() / 2];
@@ -225,19 +242,7 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
     }
     out.candidate_ms.push_back(c.ms);
     if (partner) out.partner_ms.push_back(p_ms);
-    const int n = static_cast<int>(out.candidate_ms.size());
-    if (n >= req.max_pairs) break;
-    if (n < req.min_pairs) continue;
-    std::vector<double> ratios;
-    for (int i = 0; partner && i < n; ++i)
-      ratios.push_back(out.partner_ms[i] / std::max(out.candidate_ms[i], 1e-9));
-    const auto& series = partner ? ratios : out.candidate_ms;
-    // At the budget, stop once the median is known to ±2%; a noisy pair series may take up to
-    // three budgets (an A/A run with 30 pairs of a memory-bound kernel missed 1.00 by 4%).
-    if (const double spent = now_s() - warm_end; spent >= req.budget_s) {
-      if (spent >= 3 * req.budget_s || median_ci_relative(series) <= 0.02) break;
-    }
-    if (n >= 30 && n % 10 == 0 && median_ci_relative(series) < 0.005) break;
+    if (timing_done(out, req, now_s() - warm_end)) break;
   }
   // The last window: the candidate's process must have stayed idle to the end.
   if (auto j = cand_idle.close("the end of the timing", true)) return fail(*j);

@@ -60,6 +60,12 @@ class TimingInputs {
 // every paired timing (at the budget, stop once ±2%; up to three budgets; early at ±0.5%).
 double median_ci_relative(std::vector<double> v);
 
+// The stop rule of every paired timing (cpu and GPU), asked after each measured pair: at
+// max_pairs; never before min_pairs; at the budget (`spent_s` of it used) once the median of the
+// ratios (of the times, when timed alone) is known to ±2%, up to three budgets; early once it is
+// known to ±0.5%.
+bool timing_done(const PairedTiming& t, const PairedTimingRequest& req, double spent_s);
+
 // `partner` may be null (timed alone). The comparison of timed outputs allows twice the task's
 // tolerance: both sides approximate the exact result.
 PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, TimingInputs& inputs,

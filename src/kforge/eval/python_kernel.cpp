@@ -103,6 +103,16 @@ std::filesystem::path python_worker_script() {
   return runner_executable().parent_path() / "kforge_worker.py";
 }
 
+Result<std::filesystem::path> python_interpreter() {
+  auto python = core::python_executable();
+  if (!std::filesystem::exists(python))
+    return Error{
+        fmt::format("the Python environment {} is missing (scripts/setup makes it; "
+                    "KFORGE_PYENV names another)",
+                    core::python_env_dir().string())};
+  return python;
+}
+
 Result<PythonLaunch> python_launch(const PythonKernel& kernel, const std::filesystem::path& scratch,
                                    int threads) {
   return python_launch(kernel, scratch, threads, this_jax_backend());
@@ -110,12 +120,8 @@ Result<PythonLaunch> python_launch(const PythonKernel& kernel, const std::filesy
 
 Result<PythonLaunch> python_launch(const PythonKernel& kernel, const std::filesystem::path& scratch,
                                    int threads, const JaxBackend& backend) {
-  auto python = core::python_executable();
-  if (!std::filesystem::exists(python))
-    return Error{
-        fmt::format("the Python environment {} is missing (scripts/setup makes it; "
-                    "KFORGE_PYENV names another)",
-                    core::python_env_dir().string())};
+  auto python = python_interpreter();
+  if (!python) return python.error();
   auto worker = python_worker_script();
   if (!std::filesystem::exists(worker))
     return Error{fmt::format("the Python worker {} is missing (rebuild kforge)", worker.string())};
@@ -142,7 +148,7 @@ Result<PythonLaunch> python_launch(const PythonKernel& kernel, const std::filesy
     worker = scratch / "kforge_worker.py";
   }
   // -I: no PYTHON* variables, no user site, not the script's folder on sys.path; -B: no .pyc.
-  l.argv = {python.string(), "-I", "-B", worker.string()};
+  l.argv = {python->string(), "-I", "-B", worker.string()};
   const std::string s = scratch.string(), n = std::to_string(threads);
   l.env = {"HOME=" + s, "TMPDIR=" + s, "USER=kforge",
            "TORCHINDUCTOR_CACHE_DIR=" + (cache / "inductor").string(),

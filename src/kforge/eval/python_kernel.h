@@ -37,6 +37,9 @@ std::string timing_basis_for(const std::string& platform);
 
 // The worker script installed beside kforge-run ($KFORGE_BIN_DIR overrides, as for kforge-run).
 std::filesystem::path python_worker_script();
+// The Python environment's interpreter, or an error saying the environment is missing and how to
+// make or name one.
+Result<std::filesystem::path> python_interpreter();
 
 // How to start one: the interpreter and the script, the environment (threads pinned for OpenMP,
 // PyTorch and XLA alike; temporary files in `scratch`, Inductor's cache in the per-user cache), and

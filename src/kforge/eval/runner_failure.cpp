@@ -112,4 +112,9 @@ Judgement judge_runner_silence(const std::string& why, const RunnerExit& exit,
               output)};
 }
 
+Judgement unless_interrupted(Judgement j, const std::atomic<bool>* cancel, std::string_view step) {
+  if (j.verdict == Verdict::correct || !cancel || !cancel->load()) return j;
+  return {Verdict::interrupted, fmt::format("interrupted (Ctrl-C) while {}", step)};
+}
+
 }  // namespace kforge::eval

@@ -2,7 +2,9 @@
 // Turns what went wrong inside the runner into a verdict with a sentence: a fault message
 // (crash, forbidden system call, write to an input), an error message, a silent death, a timeout.
 
+#include <atomic>
 #include <string>
+#include <string_view>
 
 #include "kforge/eval/evaluation.h"
 #include "kforge/eval/runner_process.h"
@@ -25,5 +27,10 @@ std::string message_op(const nlohmann::json& body);
 Judgement judge_runner_silence(const std::string& why, const RunnerExit& exit,
                                const std::string& phase, double timeout_s,
                                const std::string& output);
+
+// A step that failed because Ctrl-C stopped it (killed its process, or the compiler) is no verdict
+// on the kernel: `j` becomes "interrupted (Ctrl-C) while <step>" when `cancel` is set and `j` is
+// not correct; else it stands. The cpu and cuda judges both end through this.
+Judgement unless_interrupted(Judgement j, const std::atomic<bool>* cancel, std::string_view step);
 
 }  // namespace kforge::eval

@@ -414,10 +414,10 @@ bool parse_batch(const std::vector<char>& payload, const Buffers& buffers, Batch
 // Fresh inputs, poisoned outputs and a cold L2 for call k, all on the kernel's stream, and the
 // device idle before the call starts (none of it is timed).
 std::string prepare_call(Backend& be, const Batch& b, const Buffers& buffers, std::uint32_t k) {
-  const auto* table_base = static_cast<const char*>(buffers[b.header.table_buffer].first);
-  std::size_t table_at = 0;
-  for (std::uint32_t kk = 0; kk < k; ++kk)
-    for (const auto& in : b.inputs) table_at += table_bytes(in.fresh);
+  // The table buffer's id is checked only when there are tables (parse_batch).
+  const char* table_base =
+      b.table_total > 0 ? static_cast<const char*>(buffers[b.header.table_buffer].first) : nullptr;
+  std::size_t table_at = k * (b.table_total / b.header.calls);  // each call's tables, in turn
   for (const auto& in : b.inputs) {
     void* to = buffers[in.buffer].first;
     const void* from = buffers[in.pristine].first;

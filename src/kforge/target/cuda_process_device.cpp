@@ -212,11 +212,10 @@ class CudaProcessDevice : public GpuDevice {
       const auto* c = static_cast<const char*>(data);
       p.insert(p.end(), c, c + n);
     };
-    const bool null_call = b.null_call;
     wire::BatchHeader h{static_cast<std::uint32_t>(b.calls),
                         static_cast<std::uint32_t>(b.inputs.size()),
                         static_cast<std::uint32_t>(b.outputs.size()),
-                        null_call ? wire::kNullCall : 0u,
+                        b.null_call ? wire::kNullCall : 0u,
                         static_cast<std::uint32_t>(std::max(b.table_buffer.id, 0)),
                         0};
     put(&h, sizeof h);
@@ -435,12 +434,8 @@ Result<std::unique_ptr<GpuDevice>> start_python_gpu_device(
     const std::filesystem::path& scratch, bool host_memory, const std::atomic<bool>* cancel) {
   auto kernel = peer_kernel(spec, peer);
   if (!kernel) return kernel.error();
-  auto python = core::python_executable();
-  if (!std::filesystem::exists(python))
-    return Error{
-        fmt::format("the Python environment {} is missing (scripts/setup makes it; "
-                    "KFORGE_PYENV names another)",
-                    core::python_env_dir().string())};
+  auto python = python_interpreter();
+  if (!python) return python.error();
   const auto worker = python_worker_script().parent_path() / "kforge_cuda_worker.py";
   if (!std::filesystem::exists(worker))
     return Error{
@@ -458,7 +453,7 @@ Result<std::unique_ptr<GpuDevice>> start_python_gpu_device(
   o.start_timeout_s = 900;  // Inductor and XLA compile before the first reply
   o.cancel = cancel;
   o.library = scratch / "kforge_task.py";  // the process starts in the scratch folder
-  o.command = {python.string(),
+  o.command = {python->string(),
                "-I",
                "-B",
                worker.string(),

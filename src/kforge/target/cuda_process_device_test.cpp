@@ -65,6 +65,14 @@ class CudaProcessDeviceTest : public ::testing::Test {
     }
     return gpu_check(**device, *buffers, task_, {floats({x, y})}, {floats({z})}, timeout_s, e_);
   }
+  // Five timed pairs, no warm-up, no budget: what the timing tests here time.
+  static PairedTimingRequest five_pairs() {
+    PairedTimingRequest req;
+    req.budget_s = 0;
+    req.warmup_s = 0;
+    req.min_pairs = req.max_pairs = 5;
+    return req;
+  }
   std::filesystem::path dir_;
   core::ResolvedTask task_ = add_task(kN);
   Evaluation e_;
@@ -163,10 +171,7 @@ TEST_F(CudaProcessDeviceTest, PairedTimingReadsBothSidesThroughTheirProcesses) {
   auto cb = allocate_set(**cand, task_);
   auto pb = allocate_set(**partner, task_);
   std::vector<float> x(kN, 1.0f), y(kN, 2.0f);
-  PairedTimingRequest req;
-  req.budget_s = 0;
-  req.warmup_s = 0;
-  req.min_pairs = req.max_pairs = 5;
+  const auto req = five_pairs();
   std::uint64_t seed = 7;
   GpuTimingInfo info;
   auto t = gpu_paired_timing(
@@ -190,10 +195,7 @@ TEST_F(CudaProcessDeviceTest, AnInputWrittenInATimedBatchIsCaught) {
   ASSERT_TRUE(cand.ok());
   auto cb = allocate_set(**cand, task_);
   std::vector<float> x(kN, 1.0f), y(kN, 2.0f);
-  PairedTimingRequest req;
-  req.budget_s = 0;
-  req.warmup_s = 0;
-  req.min_pairs = req.max_pairs = 5;
+  const auto req = five_pairs();
   std::uint64_t seed = 7;
   auto t = gpu_paired_timing(
       **cand, *cb, nullptr, nullptr, task_, floats({x, y}), req, [&] { return seed++; },

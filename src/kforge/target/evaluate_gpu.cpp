@@ -99,8 +99,7 @@ class GpuEvaluationRun {
 
   // A step that failed because Ctrl-C killed its process (or nvcc) is no verdict on the kernel.
   Evaluation finish(Judgement j) {
-    if (j.verdict != Verdict::correct && cancelled())
-      j = {Verdict::interrupted, fmt::format("interrupted (Ctrl-C) while {}", step_)};
+    j = unless_interrupted(std::move(j), opt_.cancel, step_);
     e_.verdict = j.verdict;
     e_.reason = j.reason;
     e_.phases.total_s = core::seconds_since(start_);

@@ -460,17 +460,7 @@ std::optional<PairedTiming> gpu_batched_timing(GpuDevice& candidate, const Devic
     }
     result.candidate_ms.push_back(per_call[0]);
     if (partner) result.partner_ms.push_back(per_call[1]);
-    const int pairs = static_cast<int>(result.candidate_ms.size());
-    if (pairs >= req.max_pairs) break;
-    if (pairs < req.min_pairs) continue;
-    std::vector<double> ratios;
-    for (int i = 0; partner && i < pairs; ++i)
-      ratios.push_back(result.partner_ms[i] / std::max(result.candidate_ms[i], 1e-9));
-    const auto& series = partner ? ratios : result.candidate_ms;
-    if (elapsed_s >= req.budget_s &&
-        (elapsed_s >= 3 * req.budget_s || median_ci_relative(series) <= 0.02))
-      break;
-    if (pairs >= 30 && pairs % 10 == 0 && median_ci_relative(series) < 0.005) break;
+    if (timing_done(result, req, elapsed_s)) break;
   }
   for (auto& s : sides) {
     if ((result.failure = under_reported(s))) return result;

@@ -339,19 +339,7 @@ PairedTiming gpu_paired_timing(GpuDevice& candidate, const DeviceSet& candidate_
     }
     result.candidate_ms.push_back(c.ms);
     if (p) result.partner_ms.push_back(p->ms);
-    const int pairs = static_cast<int>(result.candidate_ms.size());
-    if (pairs >= req.max_pairs) break;
-    if (pairs < req.min_pairs) continue;
-    // The cpu target's stop rule: at the budget once the median ratio is known to ±2% (up to
-    // three budgets), or early once it is known to ±0.5%.
-    std::vector<double> ratios;
-    for (int i = 0; p && i < pairs; ++i)
-      ratios.push_back(result.partner_ms[i] / std::max(result.candidate_ms[i], 1e-9));
-    const auto& series = p ? ratios : result.candidate_ms;
-    if (elapsed_s >= req.budget_s &&
-        (elapsed_s >= 3 * req.budget_s || median_ci_relative(series) <= 0.02))
-      break;
-    if (pairs >= 30 && pairs % 10 == 0 && median_ci_relative(series) < 0.005) break;
+    if (timing_done(result, req, elapsed_s)) break;  // the cpu target's stop rule
   }
   return result;
 }
