@@ -24,7 +24,7 @@
 #include "kforge/eval/eval_test_util.h"
 #include "kforge/eval/evaluate.h"
 #include "kforge/eval/machine_lock.h"
-#include "kforge/target/pallas_target.h"
+#include "kforge/targets/pallas_target.h"
 #include "kforge/toolchain/cpp_compiler.h"
 #include "pallas_kernels.h"
 

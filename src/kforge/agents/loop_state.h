@@ -14,7 +14,7 @@
 #include "kforge/eval/gpu_profile.h"
 #include "kforge/eval/machine.h"
 #include "kforge/eval/task_context.h"
-#include "kforge/target/bound_target.h"
+#include "kforge/targets/bound_target.h"
 #include "kforge/toolchain/compiler.h"
 
 namespace kforge::agents {

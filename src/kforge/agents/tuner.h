@@ -18,7 +18,7 @@
 #include "kforge/agents/tune_race.h"
 #include "kforge/eval/evaluate.h"
 #include "kforge/eval/paired_decision.h"
-#include "kforge/target/bound_target.h"
+#include "kforge/targets/bound_target.h"
 
 namespace kforge::agents {
 

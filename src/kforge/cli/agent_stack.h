@@ -9,7 +9,7 @@
 #include "kforge/agents/agents.h"
 #include "kforge/agents/knowledge_index.h"
 #include "kforge/llm/llm.h"
-#include "kforge/target/target.h"
+#include "kforge/targets/target.h"
 
 namespace kforge::cli {
 

@@ -23,7 +23,7 @@
 #include "kforge/eval/result_row.h"
 #include "kforge/eval/suite_run.h"
 #include "kforge/llm/interrupt.h"
-#include "kforge/target/bound_target.h"
+#include "kforge/targets/bound_target.h"
 
 namespace kforge::cli {
 namespace {

@@ -16,7 +16,7 @@
 #include "kforge/core/paths.h"
 #include "kforge/eval/evaluate.h"
 #include "kforge/llm/interrupt.h"
-#include "kforge/target/bound_target.h"
+#include "kforge/targets/bound_target.h"
 
 namespace kforge::cli {
 namespace {

@@ -16,7 +16,7 @@
 #include "kforge/eval/peer_table.h"
 #include "kforge/eval/python_kernel.h"
 #include "kforge/llm/interrupt.h"
-#include "kforge/target/cpp_target.h"
+#include "kforge/targets/cpp_target.h"
 
 namespace kforge::cli {
 

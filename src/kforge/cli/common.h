@@ -14,7 +14,7 @@
 #include "kforge/eval/machine.h"
 #include "kforge/eval/machine_lock.h"
 #include "kforge/eval/quiet_wait.h"
-#include "kforge/target/target.h"
+#include "kforge/targets/target.h"
 #include "kforge/toolchain/cpp_compiler.h"
 
 namespace kforge::cli {

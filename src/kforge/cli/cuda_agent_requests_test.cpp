@@ -18,7 +18,7 @@
 #include "kforge/core/paths.h"
 #include "kforge/core/task_loader.h"
 #include "kforge/modes/strategy_catalogue.h"
-#include "kforge/target/bound_target.h"
+#include "kforge/targets/bound_target.h"
 #include "kforge/toolchain/fake_compiler.h"
 
 namespace kforge::cli {

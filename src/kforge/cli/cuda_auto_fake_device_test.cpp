@@ -24,9 +24,9 @@
 #include "kforge/core/task_loader.h"
 #include "kforge/eval/eval_test_util.h"
 #include "kforge/modes/auto_loop.h"
-#include "kforge/target/bound_target.h"
-#include "kforge/target/evaluate_gpu.h"
-#include "kforge/target/fake_gpu_device.h"
+#include "kforge/targets/bound_target.h"
+#include "kforge/targets/evaluate_gpu.h"
+#include "kforge/targets/fake_gpu_device.h"
 #include "kforge/toolchain/cpp_compiler.h"
 
 namespace kforge::cli {

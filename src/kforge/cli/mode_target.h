@@ -1,6 +1,6 @@
 #pragma once
 // The one door auto, search and hitl enter a target by. bind_mode_target takes --target, --dtype
-// and --beat and gives the bound target (target/bound_target.h), refused before any model call
+// and --beat and gives the bound target (targets/bound_target.h), refused before any model call
 // when it cannot run here or the dtype or partner does not fit it; mode_partner says what --beat
 // pairs its kernels with; enter_mode_target, once the machine is known, measures its device and
 // sets the evaluation options it implies. Nothing here asks which target it is.
@@ -11,7 +11,7 @@
 #include "kforge/eval/evaluate.h"
 #include "kforge/eval/machine.h"
 #include "kforge/eval/machine_lock.h"
-#include "kforge/target/bound_target.h"
+#include "kforge/targets/bound_target.h"
 
 namespace kforge::cli {
 

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <map>
 
-#include "kforge/target/target.h"
+#include "kforge/targets/target.h"
 
 namespace kforge::cli {
 namespace {

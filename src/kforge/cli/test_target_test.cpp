@@ -16,7 +16,7 @@
 #include "kforge/cli/mode_target.h"
 #include "kforge/core/paths.h"
 #include "kforge/modes/cli_test_util.h"
-#include "kforge/target/cpp_target.h"
+#include "kforge/targets/cpp_target.h"
 
 namespace kforge::cli {
 namespace {

@@ -13,7 +13,7 @@
 #include "kforge/core/fs.h"
 #include "kforge/modes/cli_test_util.h"
 #include "kforge/store/store.h"
-#include "kforge/target/target.h"
+#include "kforge/targets/target.h"
 
 namespace kforge::modes {
 namespace {

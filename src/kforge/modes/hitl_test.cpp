@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "kforge/modes/cli_test_util.h"
-#include "kforge/target/target.h"
+#include "kforge/targets/target.h"
 
 namespace kforge::modes {
 namespace {

@@ -12,7 +12,7 @@
 #include "kforge/agents/agents.h"
 #include "kforge/agents/tuner.h"
 #include "kforge/eval/evaluate.h"
-#include "kforge/target/bound_target.h"
+#include "kforge/targets/bound_target.h"
 
 namespace kforge::modes {
 

@@ -14,7 +14,7 @@
 
 #include "kforge/modes/cli_test_util.h"
 #include "kforge/store/store.h"
-#include "kforge/target/target.h"
+#include "kforge/targets/target.h"
 
 namespace kforge::modes {
 namespace {

@@ -1,7 +1,7 @@
 """kforge_cuda_worker.py: a peer (PyTorch eager, torch.compile, XLA) as a device process of the
 cuda target.
 
-kforge starts it where it would start kforge-run-cuda (target/cuda_process_device.h) and speaks the
+kforge starts it where it would start kforge-run-cuda (targets/cuda_process_device.h) and speaks the
 same wire (runner/cuda_wire.h): requests on descriptor 3, one reply each. Device buffers are
 torch tensors of bytes on the GPU; a call views them as the task's tensors (kforge_task.py in
 --task-dir), runs the port's function and copies what it returns into the output buffers, then

@@ -207,7 +207,7 @@ def memory_limit(accelerator):
     alone; under 32 GiB or none, the GPU). There RLIMIT_DATA bounds memory instead: it counts the
     private writable mappings (the heap, NumPy's and the frameworks' host buffers), not the
     driver's reservations or its shared mappings of the device, as for kforge-run-cuda's device
-    process (target/cuda_process_device.cpp)."""
+    process (targets/cuda_process_device.cpp)."""
     if not accelerator:
         with open("/proc/self/statm") as f:
             return resource.RLIMIT_AS, int(f.read().split()[0]) * PAGE

@@ -12,7 +12,7 @@
 
 #include "kforge/core/task_resolve.h"
 #include "kforge/core/task_spec.h"
-#include "kforge/target/gpu_device.h"
+#include "kforge/targets/gpu_device.h"
 
 namespace kforge::eval {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "kforge/eval/runner_failure.h"
-#include "kforge/target/gpu_device.h"
+#include "kforge/targets/gpu_device.h"
 
 namespace kforge::eval {
 

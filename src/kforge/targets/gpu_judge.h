@@ -20,7 +20,7 @@
 #include "kforge/eval/evaluation.h"
 #include "kforge/eval/paired_timing.h"
 #include "kforge/eval/runner_failure.h"
-#include "kforge/target/gpu_device.h"
+#include "kforge/targets/gpu_device.h"
 
 namespace kforge::eval {
 

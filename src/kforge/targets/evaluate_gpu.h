@@ -14,7 +14,7 @@
 
 #include "kforge/eval/evaluate.h"
 #include "kforge/eval/gpu_profile.h"
-#include "kforge/target/gpu_device.h"
+#include "kforge/targets/gpu_device.h"
 #include "kforge/toolchain/link_check.h"
 
 namespace kforge::eval {

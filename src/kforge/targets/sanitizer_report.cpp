@@ -1,6 +1,6 @@
 // Reading compute-sanitizer's text: its own lines (prefixed "========= "), the summaries, and the
 // findings each tool lists above them.
-#include "kforge/target/sanitizer_report.h"
+#include "kforge/targets/sanitizer_report.h"
 
 #include <fmt/format.h>
 

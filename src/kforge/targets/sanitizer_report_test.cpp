@@ -2,7 +2,7 @@
 // printed it, and memcheck and racecheck texts in compute-sanitizer 13's layout) and what each
 // means for the verdict: errors fail the kernel and are named; a clean summary of any tool
 // passes it; a text without a summary is a note, never a verdict.
-#include "kforge/target/sanitizer_report.h"
+#include "kforge/targets/sanitizer_report.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 #pragma once
 // The cpu target (cpp_target.cpp says what it is).
 
-#include "kforge/target/target.h"
+#include "kforge/targets/target.h"
 #include "kforge/toolchain/cpp_compiler.h"
 
 namespace kforge::target {

@@ -3,9 +3,9 @@
 #include <array>
 #include <mutex>
 
-#include "kforge/target/cpp_target.h"
-#include "kforge/target/cuda_target.h"
-#include "kforge/target/pallas_target.h"
+#include "kforge/targets/cpp_target.h"
+#include "kforge/targets/cuda_target.h"
+#include "kforge/targets/pallas_target.h"
 
 namespace kforge::target {
 namespace {

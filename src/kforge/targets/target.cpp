@@ -1,6 +1,6 @@
 // What every target shares unless it says otherwise: a C-ABI kernel's build check, the partner's
 // name, and no device of its own.
-#include "kforge/target/target.h"
+#include "kforge/targets/target.h"
 
 #include "kforge/eval/machine_lock.h"
 #include "kforge/eval/python_kernel.h"

@@ -19,8 +19,8 @@
 
 #include "kforge/core/task_resolve.h"
 #include "kforge/eval/paired_timing.h"
-#include "kforge/target/gpu_device.h"
-#include "kforge/target/gpu_judge.h"
+#include "kforge/targets/gpu_device.h"
+#include "kforge/targets/gpu_judge.h"
 
 namespace kforge::eval {
 

@@ -1,6 +1,6 @@
 // The batched paired timing on a GPU (gpu_batch_timing.h): set-up once per side, then pairs of
 // batches on the same freshly drawn factors, each checked before its times count.
-#include "kforge/target/gpu_batch_timing.h"
+#include "kforge/targets/gpu_batch_timing.h"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 #include "kforge/core/dtype.h"
 #include "kforge/core/input_fill.h"
 #include "kforge/eval/mismatch.h"
-#include "kforge/target/gpu_device_failure.h"
+#include "kforge/targets/gpu_device_failure.h"
 
 namespace kforge::eval {
 namespace {

@@ -1,5 +1,5 @@
 // A target bound to a compiler, a dtype and a device; its judge's entry points.
-#include "kforge/target/bound_target.h"
+#include "kforge/targets/bound_target.h"
 
 namespace kforge::target {
 

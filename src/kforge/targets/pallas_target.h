@@ -1,7 +1,7 @@
 #pragma once
 // The pallas target (pallas_target.cpp says what it is).
 
-#include "kforge/target/target.h"
+#include "kforge/targets/target.h"
 
 namespace kforge::target {
 

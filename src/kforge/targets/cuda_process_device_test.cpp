@@ -3,7 +3,7 @@
 // compiled for the host. Proves the plumbing the GPU runs on: a correct kernel passes, a kernel
 // that spins is killed by the watchdog and judged a timeout, one that writes its input is caught,
 // one that crashes is a runtime error naming the signal, and a timed pair reads back both sides.
-#include "kforge/target/cuda_process_device.h"
+#include "kforge/targets/cuda_process_device.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -16,11 +16,11 @@
 #include "kforge/core/landlock.h"
 #include "kforge/core/paths.h"
 #include "kforge/core/subprocess.h"
-#include "kforge/target/gpu_batch_timing.h"
-#include "kforge/target/gpu_device_failure.h"
-#include "kforge/target/gpu_judge.h"
-#include "kforge/target/gpu_judge_test_util.h"
-#include "kforge/target/sanitizer_report.h"
+#include "kforge/targets/gpu_batch_timing.h"
+#include "kforge/targets/gpu_device_failure.h"
+#include "kforge/targets/gpu_judge.h"
+#include "kforge/targets/gpu_judge_test_util.h"
+#include "kforge/targets/sanitizer_report.h"
 
 namespace kforge::eval {
 namespace {

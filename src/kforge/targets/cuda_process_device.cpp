@@ -1,6 +1,6 @@
 // fork/exec of kforge-run-cuda with the channel on fd 3, and the request/reply loop with its
 // watchdog (poll with a deadline, then SIGKILL to the process group).
-#include "kforge/target/cuda_process_device.h"
+#include "kforge/targets/cuda_process_device.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>

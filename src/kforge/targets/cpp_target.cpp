@@ -1,6 +1,6 @@
 // The cpu target: C++20 with OpenMP and intrinsics, g++ (or clang) to a shared object, judged by
 // eval::evaluate in sandboxed kernel processes.
-#include "kforge/target/cpp_target.h"
+#include "kforge/targets/cpp_target.h"
 
 #include "kforge/core/paths.h"
 #include "kforge/toolchain/cpp_compiler.h"

@@ -12,7 +12,7 @@
 #include "kforge/eval/machine_lock.h"
 #include "kforge/eval/paired_decision.h"
 #include "kforge/eval/task_context.h"
-#include "kforge/target/target.h"
+#include "kforge/targets/target.h"
 
 namespace kforge::target {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "kforge/core/task_resolve.h"
-#include "kforge/target/gpu_judge.h"
+#include "kforge/targets/gpu_judge.h"
 
 namespace kforge::eval {
 

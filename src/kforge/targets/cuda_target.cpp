@@ -2,7 +2,7 @@
 // to launch on; nvcc to a shared object linked against the CUDA runtime only (experts and
 // baselines may add cuBLAS, cuBLASLt, cuDNN); judged by eval::evaluate_gpu on a CUDA device,
 // with the host task (the same secret inputs and reference outputs as the cpu target).
-#include "kforge/target/cuda_target.h"
+#include "kforge/targets/cuda_target.h"
 
 #include <fmt/format.h>
 
@@ -18,8 +18,8 @@
 #include "kforge/eval/ncu_report.h"
 #include "kforge/eval/python_kernel.h"
 #include "kforge/runner/cuda_driver.h"
-#include "kforge/target/cuda_process_device.h"
-#include "kforge/target/evaluate_gpu.h"
+#include "kforge/targets/cuda_process_device.h"
+#include "kforge/targets/evaluate_gpu.h"
 #include "kforge/toolchain/cuda_compiler.h"
 
 namespace kforge::target {

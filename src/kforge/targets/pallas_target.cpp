@@ -5,7 +5,7 @@
 // without a pallas_call or with a host callback), checked on the same secret inputs against the
 // same cached reference outputs as the C++ targets, and timed paired against the task's XLA port
 // (workload.py under jax.jit), itself checked on every secret set.
-#include "kforge/target/pallas_target.h"
+#include "kforge/targets/pallas_target.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

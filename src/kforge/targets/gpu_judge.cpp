@@ -1,7 +1,7 @@
 // The check and the paired timing on a GPU, in the order the evaluation contract gives them.
 // Everything decisive happens here, in kforge's process: the comparison of bytes read back from
 // the device, the clock around each call, the perturbation of inputs and the pairing.
-#include "kforge/target/gpu_judge.h"
+#include "kforge/targets/gpu_judge.h"
 
 #include <fmt/format.h>
 
@@ -15,8 +15,8 @@
 #include "kforge/core/compare.h"
 #include "kforge/core/input_fill.h"
 #include "kforge/eval/mismatch.h"
-#include "kforge/target/gpu_batch_timing.h"
-#include "kforge/target/gpu_device_failure.h"
+#include "kforge/targets/gpu_batch_timing.h"
+#include "kforge/targets/gpu_device_failure.h"
 
 namespace kforge::eval {
 namespace {

@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "kforge/core/torch_install.h"
-#include "kforge/target/target.h"
+#include "kforge/targets/target.h"
 
 namespace kforge::target {
 

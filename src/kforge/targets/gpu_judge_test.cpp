@@ -1,7 +1,7 @@
 // The GPU judge's host logic on a fake device (no GPU needed): each defence of the check and the
 // paired timing is shown to catch the kernel it exists for, and the timing's figures are shown to
 // come from kforge's clock and pairing. Removing a defence from gpu_judge.cpp fails a test here.
-#include "kforge/target/gpu_judge.h"
+#include "kforge/targets/gpu_judge.h"
 
 #include <gtest/gtest.h>
 
@@ -13,9 +13,9 @@
 #include <set>
 
 #include "kforge/core/input_fill.h"
-#include "kforge/target/fake_gpu_device.h"
-#include "kforge/target/gpu_batch_timing.h"
-#include "kforge/target/gpu_judge_test_util.h"
+#include "kforge/targets/fake_gpu_device.h"
+#include "kforge/targets/gpu_batch_timing.h"
+#include "kforge/targets/gpu_judge_test_util.h"
 
 namespace kforge::eval {
 namespace {

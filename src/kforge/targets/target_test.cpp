@@ -3,7 +3,7 @@
 // adversarial corpus for the cuda target (tests/adversarial_cuda) judged through the cuda judge
 // with no device: each file must get the host verdict its first line names (a compile error, a
 // refused link, or no_device: built and linked, nothing run, never a pass).
-#include "kforge/target/target.h"
+#include "kforge/targets/target.h"
 
 #include <gtest/gtest.h>
 
@@ -23,13 +23,13 @@
 #include "kforge/eval/eval_test_util.h"
 #include "kforge/eval/jax_backend.h"
 #include "kforge/eval/task_context.h"
-#include "kforge/target/cpp_target.h"
-#include "kforge/target/cuda_process_device.h"
-#include "kforge/target/cuda_target.h"
-#include "kforge/target/evaluate_gpu.h"
-#include "kforge/target/fake_gpu_device.h"
-#include "kforge/target/gpu_batch_timing.h"
-#include "kforge/target/gpu_judge.h"
+#include "kforge/targets/cpp_target.h"
+#include "kforge/targets/cuda_process_device.h"
+#include "kforge/targets/cuda_target.h"
+#include "kforge/targets/evaluate_gpu.h"
+#include "kforge/targets/fake_gpu_device.h"
+#include "kforge/targets/gpu_batch_timing.h"
+#include "kforge/targets/gpu_judge.h"
 #include "kforge/toolchain/cuda_compiler.h"
 #include "kforge/toolchain/elf_symbols.h"
 

@@ -1,7 +1,7 @@
 // The GPU evaluation's orchestrator (evaluate_gpu.h says the order). The decisive steps are the
 // same functions as the cpu target's (judge_compile, the link check, the comparison, the timing
 // statistics) or gpu_judge.cpp's; this file only puts them in order.
-#include "kforge/target/evaluate_gpu.h"
+#include "kforge/targets/evaluate_gpu.h"
 
 #include <fmt/format.h>
 
@@ -13,10 +13,10 @@
 #include "kforge/eval/secret_seeds.h"
 #include "kforge/eval/steps.h"
 #include "kforge/eval/walls.h"
-#include "kforge/target/cuda_process_device.h"
-#include "kforge/target/gpu_batch_timing.h"
-#include "kforge/target/gpu_judge.h"
-#include "kforge/target/sanitizer_report.h"
+#include "kforge/targets/cuda_process_device.h"
+#include "kforge/targets/gpu_batch_timing.h"
+#include "kforge/targets/gpu_judge.h"
+#include "kforge/targets/sanitizer_report.h"
 
 namespace kforge::eval {
 namespace {

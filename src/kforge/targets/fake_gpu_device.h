@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "kforge/core/input_fill.h"
-#include "kforge/target/gpu_device.h"
+#include "kforge/targets/gpu_device.h"
 
 namespace kforge::eval {
 
