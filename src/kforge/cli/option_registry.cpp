@@ -123,6 +123,15 @@ std::vector<OptionSpec> make_registry() {
     sets.show_default = true;
   }
   {
+    auto& runs = add({"runs",
+                      "--runs",
+                      "Time the pair this many times, in fresh processes, and report the spread "
+                      "between runs and an interval that holds across them",
+                      {"eval"}});
+    runs.range = ValueRange{1, 20};
+    runs.show_default = true;
+  }
+  {
     auto& timeout = add({"call-timeout", "--timeout", "Seconds allowed per check call", {"eval"}});
     timeout.range = ValueRange{0.1, 3600};
     timeout.show_default = true;
