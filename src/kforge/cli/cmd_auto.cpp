@@ -167,17 +167,21 @@ int run_auto_command(const AutoCliOptions& o) {
           result.best->iteration, result.best->evaluation.timing_basis,
           (journal->dir() / bound.best_file()).string());
     else if (result.best)
-      fmt::print("best: iteration {}, {} ms, {} → {}\n", result.best->iteration,
-                 format_ms(result.best->evaluation.candidate->median_ms),
-                 !result.best->evaluation.speedup ? std::string("no speedup")
-                 : result.best->evaluation.machine_busy
-                     ? fmt::format("no speedup over {}, the partner it aimed at (timed on a busy "
-                                   "machine)",
-                                   target.baseline_name(env.eval))
-                     : fmt::format("{} over {}, the partner it aimed at",
-                                   format_ratio(result.best->evaluation.speedup->median),
-                                   target.baseline_name(env.eval)),
-                 (journal->dir() / bound.best_file()).string());
+      fmt::print(
+          "best: iteration {}, {} ms, {} → {}\n", result.best->iteration,
+          format_ms(result.best->evaluation.candidate->median_ms),
+          !result.best->evaluation.speedup ? std::string("no speedup")
+          : result.best->evaluation.machine_busy
+              ? fmt::format("no speedup over {}, the partner it aimed at (timed on a busy "
+                            "machine)",
+                            target.baseline_name(env.eval))
+              : fmt::format("{} [{}-{}] over {}, the partner it aimed at (one run's "
+                            "interval: `kforge eval --runs 3` gives the spread between runs)",
+                            format_ratio(result.best->evaluation.speedup->median),
+                            format_ratio(result.best->evaluation.speedup->ci_low),
+                            format_ratio(result.best->evaluation.speedup->ci_high),
+                            target.baseline_name(env.eval)),
+          (journal->dir() / bound.best_file()).string());
     else
       fmt::print("no correct kernel\n");
     if (reported) fmt::print("report: {}\n", report.string());

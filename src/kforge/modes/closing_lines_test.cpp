@@ -11,6 +11,7 @@
 namespace kforge::modes {
 namespace {
 
+using ::testing::AnyOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -47,6 +48,9 @@ TEST_F(ClosingLinesTest, AutoEndsWithTheSpeedupAndTheReportAndTimesNoPeerUnlessA
   // The speedup is over the partner aimed at (--beat: libtorch here, no peer being recorded), or
   // said to be no figure when the machine was busy.
   EXPECT_THAT(r.out, HasSubstr("over PyTorch eager, libtorch, the partner it aimed at"));
+  // A figure says it is one run's and how to get the spread between runs.
+  EXPECT_THAT(r.out, AnyOf(HasSubstr("`kforge eval --runs 3` gives the spread between runs"),
+                           HasSubstr("(timed on a busy machine)")));
   const auto report = named_path(r.out, "report: ");
   EXPECT_EQ(report.filename(), "report.md") << r.out;
   EXPECT_TRUE(std::filesystem::exists(report)) << r.out;
