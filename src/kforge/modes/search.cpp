@@ -8,6 +8,7 @@
 
 #include "kforge/modes/auto_expander.h"
 #include "kforge/modes/search_algorithms.h"
+#include "kforge/modes/task_features.h"
 
 namespace kforge::modes {
 namespace {
@@ -56,8 +57,9 @@ SearchResult run_search(const SearchEnv& env, const SearchOptions& o) {
   AutoExpander expander({AutoEnv{env.ctx, env.machine, env.agents, &*journal, env.run_id, env.eval,
                                  env.say, env.target},
                          expansion, env.strategies});
-  SearchDriver d({env.run_id, env.strategies, env.ctx->spec().tags, o.seed, o.jobs, env.say},
-                 expander, journal->ledger());
+  SearchDriver d(
+      {env.run_id, env.strategies, task_features(env.ctx->spec()), o.seed, o.jobs, env.say},
+      expander, journal->ledger());
   if (auto st = d.load(); !st) {
     r.state = store::RunState::failed;
     r.stop_reason = st.error().message;

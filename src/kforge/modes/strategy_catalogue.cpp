@@ -1,9 +1,12 @@
-// [[strategy]] tables with id, family, tags and text.
+// [[strategy]] tables with id, family, tags, requires and text, and which of them a task is
+// offered.
 #include "kforge/modes/strategy_catalogue.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include <toml++/toml.h>
 
@@ -31,12 +34,14 @@ Status read_into(const std::filesystem::path& file, std::vector<Strategy>& out) 
                t->get_as<std::string>("family") ? t->get_as<std::string>("family")->get() : "other",
                t->get_as<std::string>("text") ? t->get_as<std::string>("text")->get() : ""};
     if (s.id.empty() || s.text.empty()) return Error{where + ": needs `id` and `text`"};
-    if (const toml::array* tags = t->get_as<toml::array>("tags")) {
-      for (const auto& tag : *tags) {
-        if (!tag.is_string()) return Error{where + ": `tags` must be a list of strings"};
-        s.tags.push_back(tag.as_string()->get());
+    for (auto [key, list] : {std::pair{"tags", &s.tags}, std::pair{"requires", &s.needs}})
+      if (const toml::array* items = t->get_as<toml::array>(key)) {
+        for (const auto& item : *items) {
+          if (!item.is_string())
+            return Error{fmt::format("{}: `{}` must be a list of strings", where, key)};
+          list->push_back(item.as_string()->get());
+        }
       }
-    }
     bool replaced = false;
     for (auto& existing : out)
       if (existing.id == s.id) {
@@ -50,19 +55,42 @@ Status read_into(const std::filesystem::path& file, std::vector<Strategy>& out) 
 
 }  // namespace
 
-bool Strategy::fits(const std::vector<std::string>& task_tags) const {
-  if (tags.empty()) return true;
-  for (const auto& t : tags)
-    if (t == "any" || std::find(task_tags.begin(), task_tags.end(), t) != task_tags.end())
-      return true;
+bool keeps_state_across_calls(const std::string& text) {
+  std::string t = text;
+  std::transform(t.begin(), t.end(), t.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (const char* phrase : {"across calls", "between calls", "from call to call", "previous call",
+                             "later calls", "persist across"})
+    if (t.find(phrase) != std::string::npos) return true;
   return false;
 }
 
+std::string Strategy::why_not(const std::vector<std::string>& features) const {
+  auto has = [&](const std::string& f) {
+    return std::find(features.begin(), features.end(), f) != features.end();
+  };
+  if (keeps_state_across_calls(text)) return "keeps state across calls, which the rules forbid";
+  if (!tags.empty() && std::none_of(tags.begin(), tags.end(),
+                                    [&](const std::string& t) { return t == "any" || has(t); }))
+    return fmt::format("for tasks tagged {}", fmt::join(tags, ", "));
+  for (const auto& need : needs)
+    if (!has(need)) return fmt::format("needs {}, which the task does not have", need);
+  return "";
+}
+
 std::vector<Strategy> strategies_for(const std::vector<Strategy>& catalogue,
-                                     const std::vector<std::string>& task_tags) {
+                                     const std::vector<std::string>& features) {
   std::vector<Strategy> out;
   for (const auto& s : catalogue)
-    if (s.fits(task_tags)) out.push_back(s);
+    if (s.fits(features)) out.push_back(s);
+  return out;
+}
+
+std::vector<std::string> strategies_left_out(const std::vector<Strategy>& catalogue,
+                                             const std::vector<std::string>& features) {
+  std::vector<std::string> out;
+  for (const auto& s : catalogue)
+    if (auto why = s.why_not(features); !why.empty()) out.push_back(s.id + ": " + why);
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include "kforge/core/paths.h"
 #include "kforge/core/task_loader.h"
 #include "kforge/modes/strategy_catalogue.h"
+#include "kforge/modes/task_features.h"
 
 namespace kforge::modes {
 namespace {
@@ -110,6 +111,71 @@ TEST(TaskFit, CrossEntropyAndRmsNorm) {
   for (const auto& s : offered) EXPECT_NE(s.id, "register_tiling");
   EXPECT_TRUE(std::any_of(offered.begin(), offered.end(),
                           [](const Strategy& s) { return s.id == "reduce_passes"; }));
+}
+
+}  // namespace kforge::modes
+
+namespace kforge::modes {
+namespace {
+
+core::TaskSpec suite_task(const std::string& id) {
+  auto spec = core::load_task(core::source_dir() / "bench" / "jaxbench" / id);
+  EXPECT_TRUE(spec) << id;
+  return spec ? std::move(*spec) : core::TaskSpec{};
+}
+
+std::vector<std::string> ids(const std::vector<Strategy>& offered) {
+  std::vector<std::string> out;
+  for (const auto& s : offered) out.push_back(s.id);
+  return out;
+}
+
+}  // namespace
+
+// Strategies whose preconditions a task does not meet were offered in a search of 14p_ragged_dot
+// (a uniform batched GEMM tagged moe and batched): KV-head sharing, skipping masked work where its
+// notes say every group is full, and scratch kept across calls, which the rules forbid. Each now
+// goes only where its preconditions hold: 2p_gqa_attention (causal, 16 query heads per KV head,
+// though not tagged gqa) gets both.
+TEST(TaskFit, StrategiesNeedTheirPreconditionsInTheTask) {
+  auto catalogue = load_strategies(default_strategies_file());
+  ASSERT_TRUE(catalogue) << catalogue.error().message;
+  const auto dense = suite_task("14p_ragged_dot");
+  const auto gqa = suite_task("2p_gqa_attention");
+  const auto dense_features = task_features(dense);
+  EXPECT_FALSE(has(dense_features, kMaskedWork));
+  EXPECT_FALSE(has(dense_features, kSharedKvHeads));
+  const auto for_dense = ids(strategies_for(*catalogue, dense_features));
+  EXPECT_FALSE(has(for_dense, "gqa_kv_sharing"));
+  EXPECT_FALSE(has(for_dense, "skip_masked_work"));
+  EXPECT_TRUE(has(for_dense, "register_tiling"));
+  EXPECT_TRUE(has(for_dense, "packing"));
+  const auto left_out = strategies_left_out(*catalogue, dense_features);
+  EXPECT_TRUE(has(left_out, "skip_masked_work: needs masked-work, which the task does not have"))
+      << ::testing::PrintToString(left_out);
+
+  const auto gqa_features = task_features(gqa);
+  EXPECT_TRUE(has(gqa_features, kMaskedWork));
+  EXPECT_TRUE(has(gqa_features, kSharedKvHeads));
+  const auto for_gqa = ids(strategies_for(*catalogue, gqa_features));
+  EXPECT_TRUE(has(for_gqa, "gqa_kv_sharing"));
+  EXPECT_TRUE(has(for_gqa, "skip_masked_work"));
+
+  // No shipped strategy (cpu, cuda, pallas) keeps state for the next call; one that does, from a
+  // user's file, is never offered, to any task.
+  for (const char* file : {"cpu.toml", "cuda.toml", "pallas.toml"}) {
+    auto shipped = load_strategies(core::source_dir() / "strategies" / file);
+    ASSERT_TRUE(shipped) << file;
+    for (const auto& s : *shipped) EXPECT_FALSE(keeps_state_across_calls(s.text)) << s.id;
+  }
+  Strategy reuse{"memory_reuse",
+                 "memory",
+                 "Memory reuse: allocate scratch buffers once (aligned, sized for the task) and "
+                 "reuse them across calls; avoid page faults from fresh allocations in the hot "
+                 "path.",
+                 {"any"}};
+  EXPECT_EQ(reuse.why_not(gqa_features), "keeps state across calls, which the rules forbid");
+  EXPECT_TRUE(strategies_for({reuse}, dense_features).empty());
 }
 
 }  // namespace kforge::modes
