@@ -122,6 +122,52 @@ UPDATE nodes SET
                       '$.decision', '$.timing_window')
 WHERE json_valid(extra) AND json_type(extra) = 'object';
 )sql"},
+    {6, "kept results: bench result sets and eval results with their rows", R"sql(
+CREATE TABLE result_sets (
+  id             INTEGER PRIMARY KEY,
+  command        TEXT NOT NULL,              -- bench | eval
+  state          TEXT NOT NULL,              -- running | finished | interrupted
+  owner          TEXT NOT NULL DEFAULT '',   -- the process writing it (store/process_owner.h)
+  suite          TEXT NOT NULL DEFAULT '',   -- bench: the suite folder
+  task           TEXT NOT NULL DEFAULT '',   -- eval: the task id
+  target         TEXT NOT NULL DEFAULT '',
+  size           TEXT NOT NULL DEFAULT '',   -- as asked ('' = each task's default)
+  dtype          TEXT NOT NULL DEFAULT '',
+  impl           TEXT NOT NULL DEFAULT '',   -- bench --impl; eval: the kernel file
+  partner        TEXT NOT NULL DEFAULT '',
+  settings       TEXT NOT NULL DEFAULT '{}', -- JSON: what a resume must match
+  hostname       TEXT NOT NULL DEFAULT '',
+  cpu_model      TEXT NOT NULL DEFAULT '',
+  isa            TEXT NOT NULL DEFAULT '',
+  threads        INTEGER NOT NULL DEFAULT 0,
+  openblas_coretype TEXT NOT NULL DEFAULT '', -- OPENBLAS_CORETYPE when set
+  kforge_version TEXT NOT NULL DEFAULT '',
+  git_sha        TEXT NOT NULL DEFAULT '',
+  created_at     TEXT NOT NULL,
+  updated_at     TEXT NOT NULL
+);
+CREATE TABLE results (
+  id           INTEGER PRIMARY KEY,
+  set_id       INTEGER NOT NULL REFERENCES result_sets(id),
+  task         TEXT NOT NULL,
+  size         TEXT NOT NULL DEFAULT '',   -- resolved
+  dtype        TEXT NOT NULL DEFAULT '',
+  role         TEXT NOT NULL DEFAULT '',   -- candidate | expert | baseline | reference
+  kernel       TEXT NOT NULL DEFAULT '',   -- the file judged
+  partner      TEXT NOT NULL DEFAULT '',   -- whom it was paired with
+  status       TEXT NOT NULL DEFAULT '',   -- evaluated | skipped: … | error: …
+  verdict      TEXT NOT NULL DEFAULT '',
+  busy         INTEGER NOT NULL DEFAULT 0, -- timed on a busy machine: the speedup is no figure
+  speedup      REAL,                       -- NULL when busy or not timed
+  speedup_low  REAL,                       -- its 95% interval
+  speedup_high REAL,
+  median_ms    REAL,
+  row          TEXT NOT NULL DEFAULT '{}', -- JSON: the full row
+  created_at   TEXT NOT NULL
+);
+CREATE UNIQUE INDEX results_by_set ON results(set_id, task, partner);
+CREATE INDEX results_by_task ON results(task);
+)sql"},
 };
 
 Result<int> read_version(Database& db) {
