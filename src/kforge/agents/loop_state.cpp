@@ -207,6 +207,7 @@ std::string describe_budget(const LoopState& s) {
   }
   if (b.fixes_per_kernel > 0)
     out += fmt::format("The debugger gets up to {} fix(es) per kernel.\n", b.fixes_per_kernel);
+  if (s.search) out += describe_search_budget(*s.search);
   return out;
 }
 
@@ -300,6 +301,70 @@ std::string best_strategy(const LoopState& s) {
   return "";
 }
 
+// The kernel a search expansion grows, with its figures and hot spots, and with its source while
+// this expansion has no kernel of its own; then the search's best.
+std::string search_standing(const LoopState& s, bool with_source) {
+  const SearchStanding& x = *s.search;
+  const SearchNode& p = x.parent;
+  std::string out;
+  if (x.parent_source.empty()) {
+    out += fmt::format("\nThis expansion grows {}, which has no kernel: write one from scratch.\n",
+                       p.label);
+  } else if (p.correct) {
+    out += fmt::format(
+        "\nThe kernel this expansion grows: {} (strategy {}{}), correct. Every kernel made here "
+        "is timed side by side against it.\n",
+        p.label, p.strategy, p.plan_line.empty() ? "" : ": " + p.plan_line);
+    if (p.evaluation) {
+      const auto caveat =
+          roofline_caveat(fewer_operations(s, p.plan_line + "\n" + x.parent_source));
+      out += describe_evaluation(*p.evaluation, s.baseline_name, caveat);
+      if (p.evaluation->profile)
+        out += "Where its time goes:\n" + describe_hot_spots(*p.evaluation);
+    } else {
+      out += search_node_line(p, s.baseline_name) + "\n";
+      if (!p.hot_spots.empty()) out += "Where its time goes:\n" + p.hot_spots + "\n";
+    }
+    if (!p.vs_parent.empty()) out += "Side by side with its own parent: " + p.vs_parent + "\n";
+  } else {
+    out += fmt::format("\nThe kernel this expansion grows: {} (strategy {}), not correct: {}.\n",
+                       p.label, p.strategy, search_node_line(p, s.baseline_name));
+  }
+  if (with_source && !x.parent_source.empty())
+    out += "Its source:\n```" + s.dialect.fence + "\n" + x.parent_source + "```\n";
+  if (x.best_is_parent)
+    out += fmt::format("{} is the search's best so far.\n", p.label);
+  else if (x.best)
+    out += fmt::format("The search's best so far: {} ({}): {}.\n", x.best->label, x.best->strategy,
+                       search_node_line(*x.best, s.baseline_name));
+  else
+    out += "The search has no correct kernel yet.\n";
+  return out;
+}
+
+// For the profiler: the kernel the expansion grew from (which this one must beat side by side)
+// and the search's best, figures only.
+std::string search_figures(const LoopState& s) {
+  const SearchStanding& x = *s.search;
+  const SearchNode& p = x.parent;
+  std::string out;
+  if (p.correct) {
+    out += fmt::format("This expansion grew from {}, which this kernel must beat side by side:\n",
+                       p.label);
+    const auto caveat = roofline_caveat(fewer_operations(s, p.plan_line + "\n" + x.parent_source));
+    out += p.evaluation ? describe_evaluation(*p.evaluation, s.baseline_name, caveat)
+                        : search_node_line(p, s.baseline_name) + "\n";
+  } else {
+    out += fmt::format("This expansion grew from {}, which has no correct kernel.\n", p.label);
+  }
+  if (x.best_is_parent)
+    out += fmt::format("{} is the search's best so far.\n", p.label);
+  else if (x.best)
+    out += fmt::format("The search's best so far: {} ({}): {}.\n", x.best->label, x.best->strategy,
+                       search_node_line(*x.best, s.baseline_name));
+  return out;
+}
+
 }  // namespace
 
 std::string describe_standing(const LoopState& s) {
@@ -311,10 +376,13 @@ std::string describe_standing(const LoopState& s) {
         "Timing basis {}: interpret-mode times are not performance, so only correctness decides "
         "here: the first correct kernel is the best.\n",
         s.best->evaluation.timing_basis);
-  if (!s.best) return out + "No correct kernel yet.\n";
+  if (s.search) out += search_standing(s, !s.best);
+  if (!s.best)
+    return out + (s.search && s.search->parent.correct ? "" : "No correct kernel yet.\n");
   const BestKernel& b = *s.best;
   const auto caveat = roofline_caveat(fewer_operations(s, best_strategy(s) + "\n" + b.source));
-  out += fmt::format("\nBest kernel so far (iteration {}):\n{}", b.iteration,
+  out += fmt::format("\nBest kernel so far{} (iteration {}):\n{}",
+                     s.search ? " in this expansion" : "", b.iteration,
                      describe_evaluation(b.evaluation, s.baseline_name, caveat));
   if (b.evaluation.profile) out += "Where its time goes:\n" + describe_hot_spots(b.evaluation);
   if (!b.tuning.empty()) out += "Its tuning:\n" + b.tuning;
@@ -325,7 +393,10 @@ std::string describe_standing(const LoopState& s) {
 
 std::string describe_best_figures(const LoopState& s, const std::string& source) {
   std::string out = partner_standing(s) + other_partners(s);
-  if (!s.best) return out + "No correct kernel before this one.\n";
+  if (s.search) out += search_figures(s);
+  if (!s.best)
+    return out +
+           (s.search && s.search->parent.correct ? "" : "No correct kernel before this one.\n");
   const BestKernel& b = *s.best;
   if (b.source == source)
     return out + fmt::format("This kernel is the best so far (iteration {}).\n", b.iteration);
@@ -339,8 +410,13 @@ std::string describe_best_figures(const LoopState& s, const std::string& source)
 }
 
 std::string describe_history(const LoopState& s) {
-  if (s.history.empty() && s.events.empty()) return "None yet: this is the first attempt.\n";
-  std::string out;
+  // A search expansion's earlier attempts are its siblings and the path that led to its parent.
+  const std::string search =
+      s.search ? describe_search_history(*s.search, s.baseline_name) : std::string();
+  if (s.history.empty() && s.events.empty())
+    return s.search ? "None yet in this expansion.\n" + search
+                    : "None yet: this is the first attempt.\n";
+  std::string out = search.empty() ? "" : search + "In this expansion:\n";
   for (const auto& e : s.events) out += "- " + e + "\n";
   for (const auto& a : s.history) {
     // The best kernel's numbers, tuning and diagnosis are in the standing above: not again here.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kforge/agents/reply_parsers.h"
+#include "kforge/agents/search_standing.h"
 #include "kforge/eval/evaluation.h"
 #include "kforge/eval/gpu_profile.h"
 #include "kforge/eval/machine.h"
@@ -106,6 +107,9 @@ struct LoopState {
   std::optional<BestKernel> best;
   std::vector<AttemptRecord> history;
   std::vector<std::string> events;  // a hitl session's steps, oldest first
+  // Set when the run is one expansion of a search: the node it grows, its siblings, the search's
+  // best and budget (search_standing.h).
+  std::optional<SearchStanding> search;
 };
 
 // Text blocks for the prompt templates, one fact each.

@@ -364,3 +364,118 @@ TEST_F(RequestsTest, DebuggerIsToldItsFixBudget) {
 }
 
 }  // namespace kforge::agents
+
+namespace kforge::agents {
+namespace {
+
+// A search expansion growing a correct node 7 at depth 2, one sibling of it finished (node 9,
+// incorrect) and one correct (node 10), the search's best elsewhere (node 6).
+SearchStanding expansion_of_node_7(const eval::Evaluation& parent_eval) {
+  SearchStanding s;
+  s.expansion = "beam/d2/n7/packing";
+  s.parent = {"node 7",
+              "register_tiling",
+              "Compute a 6x16 tile of outputs per inner step",
+              true,
+              parent_eval,
+              "",
+              "",
+              "faster than 1.300x node 3 (95% CI 1.250–1.350), side by side"};
+  s.parent_source = "// PARENT-KERNEL-SOURCE\n";
+  s.path = {{"node 1", "root", "", false, std::nullopt, "no kernel judged (done)", "", ""},
+            {"node 3", "cache_blocking", "Tile the vocabulary into L2-sized slices", true,
+             std::nullopt, "correct, 0.7 ms, 1.32x (no interval kept)", "", ""}};
+  SearchNode wrong{"node 9",
+                   "intrinsics",
+                   "AVX-512 reduction of each row",
+                   false,
+                   std::nullopt,
+                   "incorrect: 12 elements differ",
+                   "",
+                   ""};
+  eval::Evaluation ok;
+  ok.verdict = eval::Verdict::correct;
+  ok.candidate = eval::TimingStats{40, 0.52, 0.5, 0.55, 0.49};
+  ok.speedup = eval::SpeedupStats{1.78, 1.7, 1.85, 1.74, 1.81};
+  ok.roofline = 0.11;
+  SearchNode tied{"node 10",
+                  "threading",
+                  "Split the tokens across the threads",
+                  true,
+                  ok,
+                  "",
+                  "",
+                  "no faster than node 7 (a tie keeps it): 0.990x node 7 (95% CI 0.970–1.010), "
+                  "side by side"};
+  s.siblings = {wrong, tied};
+  s.best = SearchNode{
+      "node 6", "fusion", "", true, std::nullopt, "correct, 0.48 ms, 1.93x (no interval kept)",
+      "",       ""};
+  s.depth = 2;
+  s.max_depth = 3;
+  s.expansions_left = 4;
+  return s;
+}
+
+}  // namespace
+
+// In a search the planner of an expansion planned blind: "No correct kernel yet." and "Earlier
+// attempts: None yet" while growing a correct node, with no parent, siblings, search best, depth
+// or budget; only the coder saw the parent. Now the planner (and the profiler) see them all.
+TEST_F(RequestsTest, AnExpansionsPlannerSeesTheParentSiblingsBestAndBudget) {
+  state_.best.reset();
+  state_.history.clear();
+  state_.budget = {1, 1, 1, 0, 3, "search expansion"};
+  state_.search = expansion_of_node_7(timed_evaluation());
+  ASSERT_TRUE(plan(env_, state_, "Packing: copy operands into contiguous buffers."));
+  ASSERT_TRUE(diagnose(env_, state_, kTunable, timed_evaluation(), ""));
+  const std::string r = request("planner");
+  EXPECT_THAT(r, Not(HasSubstr("No correct kernel yet")));
+  EXPECT_THAT(r, Not(HasSubstr("None yet: this is the first attempt")));
+  // The parent: its strategy, figures with the interval, hot spots and source, once each.
+  EXPECT_EQ(count(r,
+                  "The kernel this expansion grows: node 7 (strategy register_tiling: Compute "
+                  "a 6x16 tile of outputs per inner step), correct."),
+            1u);
+  EXPECT_EQ(count(r, "1.85x against PyTorch eager, libtorch; 95% interval 1.80–1.90x"), 1u);
+  EXPECT_EQ(count(r, "12.0% of the roofline"), 1u);
+  EXPECT_EQ(count(r, "Where its time goes:"), 1u);
+  EXPECT_EQ(count(r, "acc = _mm256_fmadd_ps(a, b, acc);"), 1u);
+  EXPECT_EQ(count(r, "// PARENT-KERNEL-SOURCE"), 1u);
+  EXPECT_EQ(count(r, "Side by side with its own parent: faster than 1.300x node 3"), 1u);
+  // Its siblings with their plans' first line and results, the path, the search's best.
+  EXPECT_EQ(count(r,
+                  "- node 9 (intrinsics: AVX-512 reduction of each row): incorrect: 12 "
+                  "elements differ."),
+            1u);
+  EXPECT_EQ(count(r,
+                  "- node 10 (threading: Split the tokens across the threads): correct, 0.52 "
+                  "ms, 1.78x against PyTorch eager, libtorch; 95% interval 1.74–1.81x, 11% of "
+                  "the roofline."),
+            1u);
+  EXPECT_EQ(count(r, "Side by side with node 7: no faster than node 7 (a tie keeps it)"), 1u);
+  EXPECT_EQ(count(r,
+                  "node 1 (root) → node 3 (cache_blocking: Tile the vocabulary into L2-sized "
+                  "slices) → node 7 (register_tiling"),
+            1u);
+  EXPECT_EQ(count(r, "The search's best so far: node 6 (fusion): correct, 0.48 ms, 1.93x"), 1u);
+  // Depth and the budget left, in the search and in this expansion.
+  EXPECT_EQ(count(r,
+                  "Search: this expansion (beam/d2/n7/packing) grows node 7 into a node at "
+                  "depth 2 of at most 3; at most 4 more expansion(s) in the search after this "
+                  "one."),
+            1u);
+  EXPECT_EQ(count(r, "Iteration 1 of 1 (0 more after this one)"), 1u);
+  EXPECT_EQ(count(r, "None yet in this expansion."), 1u);
+
+  // The profiler: the parent this kernel must beat side by side, and the search's best.
+  const std::string p = request("profiler");
+  EXPECT_THAT(p, Not(HasSubstr("No correct kernel before this one")));
+  EXPECT_EQ(count(p, "This expansion grew from node 7, which this kernel must beat side by side"),
+            1u);
+  EXPECT_EQ(count(p, "The search's best so far: node 6 (fusion)"), 1u);
+  EXPECT_EQ(count(p, "at most 4 more expansion(s) in the search after this one"), 1u);
+  EXPECT_EQ(count(p, "- node 10 (threading"), 1u);
+}
+
+}  // namespace kforge::agents

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "kforge/modes/expansion_context.h"
+
 namespace kforge::modes {
 
 ExpansionResult AutoExpander::expand(const Expansion& x, const store::NodeRecord& parent,
@@ -16,6 +18,7 @@ ExpansionResult AutoExpander::expand(const Expansion& x, const store::NodeRecord
   ao.parent_node = x.parent;
   ao.depth = parent.depth + 1;
   ao.expansion = ExpansionTag{x.key, x.strategy, std::nullopt};
+  ao.search = search_standing(x, parent, setup_.env.journal->dir());
   if (x.strategy == "crossover" && partner) {
     // The second kernel in the target's own code fence (python for pallas, cuda for cuda).
     const std::string fence = setup_.env.target.target().agent_material().code_fence;

@@ -199,6 +199,7 @@ class Loop {
     state_.dialect = agents::kernel_dialect(env.target, *env.ctx);
     state_.threads = env.eval.threads;
     state_.baseline_name = env.target.target().baseline_name(env.eval);
+    state_.search = o.search;
     timed_ = env.eval;
     timed_.time_budget_s = o.time_budget_s;
   }

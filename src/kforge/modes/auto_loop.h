@@ -49,6 +49,8 @@ struct AutoOptions {
   std::string coder_instruction;  // passed to the coder on every iteration (e.g. a crossover's
                                   // second parent)
   std::optional<ExpansionTag> expansion;  // set when a search runs this as one of its expansions
+  // The search's standing for the agents: the parent, siblings, best and budget (search only).
+  std::optional<agents::SearchStanding> search;
 };
 
 struct IterationRecord {

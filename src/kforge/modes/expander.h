@@ -14,11 +14,22 @@
 
 namespace kforge::modes {
 
+// Where the search stands when an expansion starts, for its agents (expansion_context.h): filled
+// by the driver, never part of the expansion's identity.
+struct ExpansionContext {
+  std::vector<store::NodeRecord> path;      // the root down to the parent's parent
+  std::vector<store::NodeRecord> siblings;  // the parent's other children that finished, by id
+  std::optional<store::NodeRecord> best;    // the search's best
+  int max_depth = 0;                        // the deepest level the algorithm plans (0: none)
+  int expansions_left = -1;                 // in the search after this one, at most (-1: not known)
+};
+
 struct Expansion {
   std::string key;  // deterministic: identifies the expansion across resumes
   std::int64_t parent = 0;
   std::string strategy;                 // a catalogue id, or "crossover"
   std::optional<std::int64_t> partner;  // crossover's second parent
+  ExpansionContext context;             // set by the driver as the expansion starts
 };
 
 struct ExpansionResult {

@@ -2,6 +2,7 @@
 // the decisions (paired ratios, the keep factor, the best changing only by a side-by-side win, a
 // busy comparison deciding nothing), the graph held in memory, and a resume that replays finished
 // expansions instead of running them again. Milliseconds each: no model, no compiler, no timing.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -10,6 +11,9 @@
 #include <mutex>
 #include <set>
 
+#include "kforge/core/fs.h"
+#include "kforge/eval/evaluation.h"
+#include "kforge/modes/expansion_context.h"
 #include "kforge/modes/search_algorithms.h"
 #include "kforge/store/store.h"
 #include "kforge/store/store_test_util.h"
@@ -48,6 +52,7 @@ class FakeExpander : public Expander {
                          const store::NodeRecord* partner) override {
     std::lock_guard lock(mu_);
     keys.push_back(x.key);
+    contexts[x.key] = x.context;
     const Effect e = x.strategy == "crossover" ? Effect{1.1} : effects_.at(x.strategy);
     store::NodeRecord n;
     n.run_id = run_id_;
@@ -99,6 +104,7 @@ class FakeExpander : public Expander {
   }
 
   std::vector<std::string> keys;
+  std::map<std::string, ExpansionContext> contexts;  // what each expansion was told of the search
   int comparisons = 0;
 
  private:
@@ -409,6 +415,68 @@ TEST_F(SearchAlgorithms, TheGraphJsonCarriesDecisionsAndTheRooflineReason) {
   }
   EXPECT_EQ(checked, 2);
   EXPECT_EQ(j["state"], "finished");
+}
+
+// Each expansion is told where the search stands as it starts: the path to its parent, the
+// parent's children that finished before it, the search's best, the deepest level and the
+// expansions left; and its standing reads the parent's kept evaluation (the interval with it).
+TEST_F(SearchAlgorithms, EachExpansionIsToldTheParentSiblingsBestAndBudget) {
+  const std::map<std::string, Effect> effects = {{"a", {2.0}}, {"b", {1.5}}, {"c", {1.2}}};
+  FakeExpander x(*ledger_, "run", effects);
+  auto d = driver(x, effects);
+  ASSERT_TRUE(d.load());
+  SearchOptions o;
+  o.beam_size = 1;
+  o.branches = 2;
+  o.depth = 2;
+  o.keep_factor = 100;
+  run_beam(d, o);
+  ASSERT_EQ(x.keys.size(), 4u);
+  std::vector<ExpansionContext> seen;
+  for (const auto& k : x.keys) seen.push_back(x.contexts.at(k));
+  // At most 2 + 1·2 expansions: each is told how many are left after it.
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i].expansions_left, 3 - static_cast<int>(i)) << x.keys[i];
+    EXPECT_EQ(seen[i].max_depth, 2);
+  }
+  // Depth 1: the second child of the root sees the first as its sibling, and as the best.
+  EXPECT_TRUE(seen[0].siblings.empty());
+  EXPECT_FALSE(seen[0].best);
+  ASSERT_EQ(seen[1].siblings.size(), 1u);
+  EXPECT_EQ(seen[1].siblings[0].expansion, x.keys[0]);
+  ASSERT_TRUE(seen[1].best);
+  EXPECT_EQ(seen[1].best->expansion, x.keys[0]);
+  // Depth 2: the path is the root; the beam's node is the parent; the second sees the first.
+  const auto beam_node = d.progress.beams.at(0).at(0);
+  ASSERT_EQ(seen[2].path.size(), 1u);
+  EXPECT_EQ(seen[2].path[0].id, root_);
+  EXPECT_TRUE(seen[2].siblings.empty());
+  ASSERT_EQ(seen[3].siblings.size(), 1u);
+  EXPECT_EQ(seen[3].siblings[0].parent_id, beam_node);
+  ASSERT_TRUE(seen[3].best);
+
+  // The standing an expansion's agents read: the parent with its kept evaluation.
+  eval::Evaluation kept;
+  kept.verdict = eval::Verdict::correct;
+  kept.candidate = eval::TimingStats{40, 5.0, 4.8, 5.2, 4.7};
+  kept.speedup = eval::SpeedupStats{2.05, 1.9, 2.2, 1.80, 2.30};
+  ASSERT_TRUE(
+      core::write_atomic(dir_.path() / fmt::format("node-{}", beam_node) / "evaluation.json",
+                         eval::to_json(kept).dump())
+          .ok());
+  Expansion grow{"beam/d2/x", beam_node, "c", std::nullopt, seen[3]};
+  auto standing = search_standing(grow, d.node(beam_node), dir_.path());
+  EXPECT_EQ(standing.parent.label, node_label(beam_node));
+  EXPECT_TRUE(standing.parent.correct);
+  ASSERT_TRUE(standing.parent.evaluation && standing.parent.evaluation->speedup);
+  EXPECT_DOUBLE_EQ(standing.parent.evaluation->speedup->ci_low, 1.80);
+  EXPECT_EQ(standing.parent_source, d.node(beam_node).source);
+  EXPECT_EQ(standing.depth, 2);
+  EXPECT_EQ(standing.expansions_left, 0);
+  ASSERT_EQ(standing.siblings.size(), 1u);
+  EXPECT_EQ(standing.siblings[0].strategy, d.node(seen[3].siblings[0].id).strategy_id);
+  EXPECT_THAT(standing.siblings[0].vs_parent, ::testing::HasSubstr("side by side"));
+  EXPECT_EQ(standing.best_is_parent, seen[3].best->id == beam_node);
 }
 
 }  // namespace

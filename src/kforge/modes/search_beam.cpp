@@ -19,6 +19,8 @@ bool admissible(const SearchDriver& d, std::int64_t child, double keep_factor) {
 
 void run_beam(SearchDriver& d, const SearchOptions& o) {
   std::vector<std::int64_t> beam = {d.root()};
+  // At most: the root's branches, then every beam node's at each deeper level.
+  d.plan(o.branches + (o.depth - 1) * o.beam_size * o.branches, o.depth);
   for (int depth = 1; depth <= o.depth && !d.stopped(); ++depth) {
     std::vector<Expansion> wave;
     for (auto b : beam)

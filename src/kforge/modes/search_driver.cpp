@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <thread>
 
+#include "kforge/modes/expansion_context.h"
+
 namespace kforge::modes {
 namespace {
 
@@ -104,13 +106,24 @@ void SearchDriver::stop(const std::string& reason, store::RunState state) {
 
 std::int64_t SearchDriver::expand(const Expansion& x) {
   store::NodeRecord parent, partner;
+  // What the expansion's agents are told of the search (expansion_context.h).
+  Expansion full = x;
+  std::optional<std::int64_t> best_now;
+  {
+    std::lock_guard lock(best_mu_);
+    best_now = best_;
+  }
   {
     std::lock_guard lock(graph_mu_);
     parent = graph_.node(x.parent);
     if (x.partner) partner = graph_.node(*x.partner);
+    full.context = expansion_context(graph_, x.parent, best_now);
   }
+  full.context.max_depth = max_depth_;
+  const int started = ++started_ + progress.expansions_replayed;
+  full.context.expansions_left = planned_ > 0 ? std::max(0, planned_ - started) : -1;
   say(fmt::format("[{}] expanding node {} with {}", x.key, x.parent, x.strategy));
-  auto r = expander_.expand(x, parent, x.partner ? &partner : nullptr);
+  auto r = expander_.expand(full, parent, x.partner ? &partner : nullptr);
   if (r.state != store::RunState::finished) stop(r.stop_reason, r.state);
   {
     std::lock_guard lock(graph_mu_);

@@ -72,6 +72,13 @@ class SearchDriver {
   std::vector<std::string> unused_strategies(std::int64_t id) const;
   const Strategy* strategy(const std::string& id) const;
 
+  // What the algorithm plans, at most: expansions in all and the deepest level (0: none), told to
+  // each expansion's agents as the budget left.
+  void plan(int expansions, int max_depth) {
+    planned_ = expansions;
+    max_depth_ = max_depth;
+  }
+
   // Runs the wave's expansions not yet done; returns each one's resulting node (0 if none).
   std::vector<std::int64_t> run_wave(const std::vector<Expansion>& wave);
   void stop(const std::string& reason, store::RunState state);
@@ -103,6 +110,8 @@ class SearchDriver {
   std::string best_source_;
   std::mutex stop_mu_;
   std::atomic<bool> stopped_{false};
+  int planned_ = 0, max_depth_ = 0;
+  std::atomic<int> started_{0};
 };
 
 }  // namespace kforge::modes

@@ -18,6 +18,8 @@ class Evolution {
         members_(static_cast<std::size_t>(islands_), {d.root()}) {}
 
   void run() {
+    // A child of generation g is at most g deep.
+    d_.plan(o_.generations * islands_ * o_.population, o_.generations);
     for (int g = 1; g <= o_.generations && !d_.stopped(); ++g) {
       std::vector<Expansion> wave;
       std::vector<int> island_of;

@@ -17,6 +17,7 @@ void run_parallel(SearchDriver& d, const SearchOptions& o) {
   for (const auto& sid :
        sample(d.unused_strategies(d.root()), static_cast<std::size_t>(o.width), d.rng()))
     wave.push_back({"parallel/" + sid, d.root(), sid, std::nullopt});
+  d.plan(static_cast<int>(wave.size()), 1);
   d.run_wave(wave);
 }
 

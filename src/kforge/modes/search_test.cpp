@@ -74,6 +74,21 @@ TEST_F(SearchTest, BeamBuildsTheGraphAndAdmitsOnlyValidNodes) {
   // Every beam holds only correct nodes.
   for (const auto& beam : j["beams"])
     for (const auto& id : beam) EXPECT_EQ(nodes[id.get<long>()]["verdict"], "correct") << id;
+  // Each expansion's planner is told where the search stands; at depth 2 it grows the beam's
+  // correct node, whose kernel, figures and source it sees: never "No correct kernel yet".
+  const auto planners = prompts("planner");
+  ASSERT_EQ(planners.size(), 4u);
+  int grew_a_correct_node = 0;
+  for (const auto& p : planners) {
+    EXPECT_THAT(p, HasSubstr("Search: this expansion (beam/d"));
+    if (p.find("into a node at depth 2 of at most 2") == std::string::npos) continue;
+    ++grew_a_correct_node;
+    EXPECT_THAT(p, HasSubstr("The kernel this expansion grows: node "));
+    EXPECT_THAT(p, HasSubstr("95% interval"));
+    EXPECT_THAT(p, HasSubstr("Its source:"));
+    EXPECT_THAT(p, ::testing::Not(HasSubstr("No correct kernel yet")));
+  }
+  EXPECT_EQ(grew_a_correct_node, 2);
   // Wrong kernels exist in the graph but are never chosen. Every correct child was timed side by
   // side with its parent and with the search's best, and the best is the node that won: go_fast
   // (go_slow does the work forty times) unless a busy machine left a comparison undecided.
