@@ -16,7 +16,6 @@
 #include "kforge/eval/peer_table.h"
 #include "kforge/eval/python_kernel.h"
 #include "kforge/llm/interrupt.h"
-#include "kforge/targets/cpp_target.h"
 
 namespace kforge::cli {
 

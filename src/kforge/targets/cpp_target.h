@@ -32,7 +32,4 @@ class CppTarget : public Target {
   bool accepts_partner(std::string_view) const override { return true; }
 };
 
-// The host compiler every target's task context uses (references, generators, cpu kernels).
-std::unique_ptr<toolchain::CppCompiler> make_cpp_compiler(const ToolchainSettings& settings);
-
 }  // namespace kforge::target

@@ -28,6 +28,7 @@
 #include "kforge/eval/gpu_profile.h"
 #include "kforge/eval/task_context.h"
 #include "kforge/toolchain/compiler.h"
+#include "kforge/toolchain/cpp_compiler.h"
 #include "kforge/toolchain/link_check.h"
 
 namespace kforge::target {
@@ -153,6 +154,9 @@ class Target {
 const Target* find_target(std::string_view name);
 std::vector<std::string> target_names();
 const Target& default_target();  // cpp
+// The host compiler every target's task context uses (references, generators, baselines, cpu
+// kernels): the one thing of the cpp target every caller needs, whatever it serves.
+std::unique_ptr<toolchain::CppCompiler> make_cpp_compiler(const ToolchainSettings& settings);
 
 // A target added while this object lives (a test's own; kforge's are the rows of targets.cpp):
 // find_target and target_names know it like the others.
