@@ -1,6 +1,6 @@
 // kforge export RUN [NODE] [--out DIR] [--json]: any node's kernel, plan and outcome out of the
-// store, by its id (default: the run's best node). A search's nodes all live in the database; this
-// is how a user takes one of them away.
+// store, by its number within the run as every command shows it (default: the run's best node). A
+// search's nodes all live in the database; this is how a user takes one of them away.
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -17,15 +17,15 @@ namespace {
 
 struct ExportOptions {
   std::string run;
-  std::int64_t node = 0;  // 0: the best
+  std::int64_t node = 0;  // its number within the run; 0: the best
   std::string out;
   bool json = false;
 };
 
 // node.json: the node as `kforge graph --json` shows it, with "node" kept for scripts that read it.
-nlohmann::json describe(const store::NodeRecord& n) {
-  auto j = store::node_json(n);
-  j["node"] = n.id;
+nlohmann::json describe(const store::NodeRecord& n, const store::NodeNumbers& numbers) {
+  auto j = store::node_json(n, numbers);
+  j["node"] = n.number;
   return j;
 }
 
@@ -37,18 +37,27 @@ int run_export(const ExportOptions& o) {
   if (!*run)
     throw UsageError(fmt::format("no run {} in {} (see `kforge sessions`)", o.run,
                                  store::store_path(core::state_dir()).string()));
-  std::int64_t wanted = o.node ? o.node : (**run).best_node.value_or(0);
-  if (!wanted)
-    throw UsageError(
-        fmt::format("run {} has no best node yet: name one (see `kforge graph {}`)", o.run, o.run));
   auto nodes = store::nodes_of_run(**db, o.run);
   if (!nodes) throw UsageError(nodes.error().message);
+  const store::NodeNumbers numbers(*nodes);
+  std::int64_t wanted = o.node;
+  if (!wanted) {
+    auto best = numbers.of((**run).best_node);
+    if (!best)
+      throw UsageError(fmt::format("run {} has no best node yet: name one (see `kforge graph {}`)",
+                                   o.run, o.run));
+    wanted = *best;
+  }
   const store::NodeRecord* node = nullptr;
   for (const auto& n : *nodes)
-    if (n.id == wanted) node = &n;
+    if (n.number == wanted) node = &n;
   if (!node)
-    throw UsageError(fmt::format("run {} has no node {} (it has {} nodes; see `kforge graph {}`)",
-                                 o.run, wanted, nodes->size(), o.run));
+    throw UsageError(
+        nodes->empty()
+            ? fmt::format("run {} has no node {}: it has no nodes yet", o.run, wanted)
+            : fmt::format(
+                  "run {} has no node {} (its nodes are numbered 1 to {}; see `kforge graph {}`)",
+                  o.run, wanted, nodes->size(), o.run));
   if (node->source.empty())
     throw UsageError(fmt::format(
         "node {} of run {} has no kernel (it failed before one was written)", wanted, o.run));
@@ -56,7 +65,7 @@ int run_export(const ExportOptions& o) {
   const std::filesystem::path dir =
       o.out.empty() ? std::filesystem::path(fmt::format("{}-node-{}", o.run, wanted))
                     : std::filesystem::path(o.out);
-  auto info = describe(*node);
+  auto info = describe(*node, numbers);
   for (const auto& [file, text] : {std::pair<const char*, std::string>{"kernel.cpp", node->source},
                                    {"plan.md", node->plan},
                                    {"node.json", info.dump(2) + "\n"}})

@@ -85,7 +85,7 @@ std::vector<OptionSpec> make_registry() {
        "--json",
        "Print JSON (for scripts)",
        {"eval", "show", "list", "bench", "auto", "search", "graph", "sessions", "export", "compare",
-        "hw", "llm ping", "llm usage"}});
+        "results", "hw", "llm ping", "llm usage"}});
 
   // eval
   add({"kernel",
@@ -191,6 +191,11 @@ std::vector<OptionSpec> make_registry() {
   add({"peer-set",
        "--peer-set",
        "Comma-separated peers for --peers, in table order (default: all five)",
+       {"bench"}});
+  add({"resume-bench",
+       "--resume",
+       "Go on with the bench kept as this result (from `kforge results`): run only its tasks that "
+       "have no row yet, with its own settings (an option given must match them)",
        {"bench"}});
 
   // The model-driven commands.
@@ -350,15 +355,21 @@ std::vector<OptionSpec> make_registry() {
   }
   add({"out-file", "--out", "Write to this file instead of stdout", {"graph"}});
   add({"run", "run", "Run (session) id, from `kforge sessions`", {"export"}});
-  add({"node", "node", "Node id (default: the run's best), from `kforge graph RUN`", {"export"}});
+  add({"node",
+       "node",
+       "Node number within the run (default: the run's best), as `kforge graph RUN` shows it",
+       {"export"}});
   add({"out-node",
        "--out",
        "Folder to write kernel.cpp, plan.md and node.json into (default: RUN-node-N)",
        {"export"}});
 
   // compare
-  add({"result-a", "a", "A result file (kforge bench --json, or kforge eval --json)", {"compare"}});
-  add({"result-b", "b", "B result file", {"compare"}});
+  add({"result-a",
+       "a",
+       "A: a result id from `kforge results`, or a file (kforge bench --json, kforge eval --json)",
+       {"compare"}});
+  add({"result-b", "b", "B: a result id or a file", {"compare"}});
   {
     auto& rule = add({"fail-on",
                       "--fail-on",
@@ -377,6 +388,18 @@ std::vector<OptionSpec> make_registry() {
                            {"compare"}});
     threshold.range = ValueRange{0, 100};
     threshold.show_default = true;
+  }
+
+  // results: what bench and eval kept in the store.
+  add({"result-id", "id", "A result id: show its rows (default: list the results)", {"results"}});
+  add({"results-task", "--task", "Only results holding a row of this task", {"results"}});
+  add({"results-target", "--target", "Only results of this target (cpp, cuda, pallas)", {"results"}});
+  add({"results-command", "--command", "Only results of this command", {"results"}}).choices = {
+      "bench", "eval"};
+  {
+    auto& limit = add({"limit", "--limit", "At most the newest N results (0: all)", {"results"}});
+    limit.range = ValueRange{0, 1000000};
+    limit.show_default = true;
   }
 
   // hw

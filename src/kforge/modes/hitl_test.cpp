@@ -294,9 +294,10 @@ TEST_F(HitlTest, ASessionSavedBeforeVersionsWereNodesResumesWithNothingLost) {
     ASSERT_TRUE(kernel.ok());
     EXPECT_EQ(*kernel, j["versions"][v - 1]["source"].get<std::string>()) << "v" << v;
   }
-  // The rewritten state.json names the nodes; a second resume records nothing again.
+  // The rewritten state.json names the nodes by their store ids (what a reader is shown are their
+  // numbers within the run); a second resume records nothing again.
   auto rewritten = nlohmann::json::parse(*core::read_text(state_file));
-  EXPECT_EQ(rewritten["versions"][3]["node"], v4["id"]);
+  EXPECT_EQ(rewritten["versions"][3]["node"], v4["global_id"]);
   auto again = run({"hitl", "--resume", id}, "show 4\nquit\n");
   ASSERT_TRUE(again.success()) << again.out << again.err;
   EXPECT_THAT(again.out, Not(HasSubstr("recorded")));

@@ -90,7 +90,8 @@ Result<int> restore_versions(HitlState& state, RunLedger& ledger) {
       auto it = by_id.find(v.node);
       if (it == by_id.end())
         return Error{fmt::format(
-            "hitl session {}: state.json says v{} is node {}, which {} does not hold for this run",
+            "hitl session {}: state.json says v{} is the node of store id {}, which {} does not "
+            "hold for this run",
             state.run_id, v.number, v.node, ledger.db().path().string())};
       v.source = it->second->source;
       continue;

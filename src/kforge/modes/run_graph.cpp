@@ -34,7 +34,7 @@ std::string expansion_of(const store::NodeRecord& n) { return n.expansion; }
 
 // What a reader calls a node: the iteration of an auto or hitl run ("iter 3"); in a search, the
 // expansion, numbered in the order the search began them, and its iteration ("exp 2 · iter 1").
-// The database id, which `kforge export` takes, follows in small print.
+// The node's number within the run, which `kforge export RUN N` takes, follows in small print.
 class NodeLabels {
  public:
   explicit NodeLabels(const std::vector<store::NodeRecord>& nodes) {
@@ -82,6 +82,7 @@ std::string html_escape(const std::string& s) {
 std::string run_graph_dot(const store::RunRecord& run,
                           const std::vector<store::NodeRecord>& nodes) {
   NodeLabels iteration_label(nodes);
+  const store::NodeNumbers numbers(nodes);
   std::set<std::int64_t> best_path;
   std::map<std::int64_t, const store::NodeRecord*> by_id;
   for (const auto& n : nodes) by_id[n.id] = &n;
@@ -93,22 +94,22 @@ std::string run_graph_dot(const store::RunRecord& run,
       run.id, run.mode, escape(run.task), run.size,
       escape(std::string(store::run_state_name(run.state))));
   for (const auto& n : nodes) {
-    // An HTML-like label: the iteration in bold, the strategy, the outcome, the node id in small
-    // print.
+    // An HTML-like label: the iteration in bold, the strategy, the outcome, the node's number in
+    // small print. Graphviz names the node by that number too (the run page reads it back).
     std::string label = fmt::format("<<b>{}</b>", html_escape(iteration_label(n)));
     if (n.depth > 0) label += "<br/>" + html_escape(strategy_of(n, 40));
     label += "<br/>" +
              html_escape(n.verdict ? *n.verdict : std::string(store::node_state_name(n.state)));
     if (n.speedup) label += fmt::format(" {:.2f}x", *n.speedup);
-    label += fmt::format("<br/><font point-size=\"8\">node {}</font>>", n.id);
+    label += fmt::format("<br/><font point-size=\"8\">node {}</font>>", n.number);
     bool best = run.best_node && *run.best_node == n.id;
-    s += fmt::format("  n{} [label={}, fillcolor=\"{}\"{}];\n", n.id, label, fill_for(n),
+    s += fmt::format("  n{} [label={}, fillcolor=\"{}\"{}];\n", n.number, label, fill_for(n),
                      best ? ", peripheries=2, penwidth=2" : "");
   }
   for (const auto& n : nodes)
-    if (n.parent_id) {
+    if (auto parent = numbers.of(n.parent_id)) {
       bool on_path = best_path.count(n.id) && best_path.count(*n.parent_id);
-      s += fmt::format("  n{} -> n{}{};\n", *n.parent_id, n.id,
+      s += fmt::format("  n{} -> n{}{};\n", *parent, n.number,
                        on_path ? " [color=\"#1f5fbf\", penwidth=2.5]" : "");
     }
   return s + "}\n";
@@ -116,16 +117,17 @@ std::string run_graph_dot(const store::RunRecord& run,
 
 nlohmann::json run_graph_json(const store::RunRecord& run,
                               const std::vector<store::NodeRecord>& nodes) {
-  nlohmann::json j = {
-      {"run", run.id},
-      {"mode", run.mode},
-      {"task", run.task},
-      {"state", store::run_state_name(run.state)},
-      {"best", run.best_node ? nlohmann::json(*run.best_node) : nlohmann::json(nullptr)},
-      {"nodes", nlohmann::json::array()}};
+  const store::NodeNumbers numbers(nodes);
+  const auto best = numbers.of(run.best_node);
+  nlohmann::json j = {{"run", run.id},
+                      {"mode", run.mode},
+                      {"task", run.task},
+                      {"state", store::run_state_name(run.state)},
+                      {"best", best ? nlohmann::json(*best) : nlohmann::json(nullptr)},
+                      {"nodes", nlohmann::json::array()}};
   NodeLabels iteration_label(nodes);
   for (const auto& n : nodes) {
-    auto node = store::node_json(n);
+    auto node = store::node_json(n, numbers);
     node["label"] = iteration_label(n);
     node["strategy"] = strategy_of(n);  // as the picture names it
     j["nodes"].push_back(std::move(node));

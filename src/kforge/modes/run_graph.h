@@ -13,6 +13,7 @@
 
 namespace kforge::modes {
 
+// `nodes` are the run's, as store::nodes_of_run reads them: each named by its number in the run.
 std::string run_graph_dot(const store::RunRecord& run, const std::vector<store::NodeRecord>& nodes);
 nlohmann::json run_graph_json(const store::RunRecord& run,
                               const std::vector<store::NodeRecord>& nodes);

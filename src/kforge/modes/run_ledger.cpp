@@ -66,6 +66,14 @@ Result<std::vector<store::NodeRecord>> RunLedger::nodes(const std::string& run_i
   return nodes;
 }
 
+Result<int> RunLedger::number_of(const std::string& run_id, std::int64_t id) {
+  std::lock_guard lock(mu_);
+  auto number = store::node_number(*db_, run_id, id);
+  if (!number) return with_context(number.error(), fmt::format("numbering node {}", id));
+  if (!*number) return Error{fmt::format("node {} is not a node of run {}", id, run_id)};
+  return **number;
+}
+
 Result<int> RunLedger::mark_interrupted(const std::string& run_id) {
   auto all = nodes(run_id);
   if (!all) return all.error();

@@ -38,7 +38,9 @@ class RunLedger {
 
   Result<std::int64_t> add_node(const store::NodeRecord& node);  // returns its id
   Status update_node(const store::NodeRecord& node);
-  Result<std::vector<store::NodeRecord>> nodes(const std::string& run_id);
+  Result<std::vector<store::NodeRecord>> nodes(const std::string& run_id);  // with their numbers
+  // The node's number within its run (store::node_number): what a user is shown.
+  Result<int> number_of(const std::string& run_id, std::int64_t id);
   // Nodes a killed process left running are marked interrupted (a resume expands them again);
   // returns how many.
   Result<int> mark_interrupted(const std::string& run_id);

@@ -253,7 +253,7 @@ TEST_F(RunLedgerTest, HitlVersionsOfAnOlderStateFileBecomeNodesOnce) {
   broken.versions[2].node = 9999;
   auto refused = restore_versions(broken, *ledger_);
   ASSERT_FALSE(refused);
-  EXPECT_NE(refused.error().message.find("v3 is node 9999"), std::string::npos)
+  EXPECT_NE(refused.error().message.find("v3 is the node of store id 9999"), std::string::npos)
       << refused.error().message;
 }
 

@@ -35,7 +35,7 @@ nlohmann::json SessionSummary::to_json() const {
           {"state", state},
           {"stop_reason", run.stop_reason},
           {"nodes", nodes},
-          {"best_node", run.best_node ? nlohmann::json(*run.best_node) : nlohmann::json(nullptr)},
+          {"best_node", best_node ? nlohmann::json(*best_node) : nlohmann::json(nullptr)},
           {"best_speedup", best_speedup ? nlohmann::json(*best_speedup) : nlohmann::json(nullptr)},
           {"tokens", tokens},
           {"tokens_estimated", tokens_estimated},
@@ -66,7 +66,10 @@ Result<std::vector<SessionSummary>> summarize_sessions(store::Database& db,
     if (auto nodes = store::nodes_of_run(db, r.id)) {
       s.nodes = nodes->size();
       for (const auto& n : *nodes)
-        if (r.best_node && n.id == *r.best_node && n.speedup) s.best_speedup = n.speedup;
+        if (r.best_node && n.id == *r.best_node) {
+          s.best_node = n.number;
+          s.best_speedup = n.speedup;
+        }
     }
     if (r.mode == "hitl" && s.nodes == 0) s.best_speedup = hitl_best_speedup(state_dir, r.id);
     s.tokens = tokens[r.id];

@@ -20,6 +20,7 @@ struct SessionSummary {
   store::RunRecord run;
   std::string state;  // the effective state's name (a dead process's run reads interrupted)
   std::size_t nodes = 0;
+  std::optional<int> best_node;  // its number within the run (the run row holds its store id)
   std::optional<double> best_speedup;
   std::int64_t tokens = 0;
   bool tokens_estimated = false;

@@ -17,16 +17,17 @@ nlohmann::json decision_json(const std::string& text) {
 
 }  // namespace
 
-nlohmann::json node_json(const NodeRecord& n) {
-  return {{"id", n.id},
+nlohmann::json node_json(const NodeRecord& n, const NodeNumbers& numbers) {
+  return {{"id", n.number},
+          {"global_id", n.id},
           {"run", n.run_id},
-          {"parent", or_null(n.parent_id)},
+          {"parent", or_null(numbers.of(n.parent_id))},
           {"depth", n.depth},
           {"iteration", n.iteration},
           {"strategy", n.strategy},
           {"strategy_id", n.strategy_id},
           {"expansion", n.expansion},
-          {"partner", or_null(n.partner)},
+          {"partner", or_null(numbers.of(n.partner))},
           {"state", node_state_name(n.state)},
           {"verdict", or_null(n.verdict)},
           {"reason", n.reason},

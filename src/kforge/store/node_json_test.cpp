@@ -7,8 +7,12 @@ namespace kforge::store {
 namespace {
 
 TEST(NodeJson, EveryTypedColumnIsShownAndUnmeasuredNumbersAreNull) {
+  NodeRecord parent;
+  parent.id = 3;
+  parent.number = 1;
   NodeRecord n;
   n.id = 7;
+  n.number = 2;
   n.run_id = "r";
   n.parent_id = 3;
   n.state = NodeState::done;
@@ -17,9 +21,11 @@ TEST(NodeJson, EveryTypedColumnIsShownAndUnmeasuredNumbersAreNull) {
   n.roofline = 1.2;
   n.roofline_reason = "the working set fits in L2";
   n.vs_parent = R"({"winner":"challenger"})";
-  auto j = node_json(n);
-  EXPECT_EQ(j["id"], 7);
-  EXPECT_EQ(j["parent"], 3);
+  auto j = node_json(n, NodeNumbers({parent, n}));
+  // Named as the run numbers them; the store's id kept apart.
+  EXPECT_EQ(j["id"], 2);
+  EXPECT_EQ(j["global_id"], 7);
+  EXPECT_EQ(j["parent"], 1);
   EXPECT_EQ(j["state"], "done");
   EXPECT_EQ(j["roofline_reason"], "the working set fits in L2");
   EXPECT_EQ(j["vs_parent"]["winner"], "challenger");  // an object, not a string of JSON

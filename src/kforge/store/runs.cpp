@@ -267,7 +267,44 @@ Result<std::vector<NodeRecord>> nodes_of_run(Database& db, const std::string& ru
       "SELECT id, run_id, created_at, {} FROM nodes WHERE run_id = ? ORDER BY id", kNodeFields));
   if (!st) return st.error();
   st->bind(1, run_id);
-  return collect<NodeRecord>(*st, read_node);
+  auto nodes = collect<NodeRecord>(*st, read_node);
+  if (!nodes) return nodes;
+  // Ordered by id: a node's place is its number (node_number counts the same way).
+  for (std::size_t i = 0; i < nodes->size(); ++i) (*nodes)[i].number = static_cast<int>(i + 1);
+  return nodes;
+}
+
+Result<std::optional<int>> node_number(Database& db, const std::string& run_id, std::int64_t id) {
+  auto st = db.prepare(
+      "SELECT (SELECT COUNT(*) FROM nodes WHERE run_id = ?1 AND id <= ?2), "
+      "EXISTS (SELECT 1 FROM nodes WHERE run_id = ?1 AND id = ?2)");
+  if (!st) return st.error();
+  st->bind(1, run_id).bind(2, id);
+  auto row = st->step();
+  if (!row) return row.error();
+  if (!*row || st->int64(1) == 0) return std::optional<int>();
+  return std::optional<int>(static_cast<int>(st->int64(0)));
+}
+
+Result<std::optional<std::int64_t>> node_id(Database& db, const std::string& run_id, int number) {
+  if (number < 1) return std::optional<std::int64_t>();
+  auto st = db.prepare("SELECT id FROM nodes WHERE run_id = ? ORDER BY id LIMIT 1 OFFSET ?");
+  if (!st) return st.error();
+  st->bind(1, run_id).bind(2, static_cast<std::int64_t>(number - 1));
+  auto row = st->step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<std::int64_t>();
+  return std::optional<std::int64_t>(st->int64(0));
+}
+
+NodeNumbers::NodeNumbers(const std::vector<NodeRecord>& nodes) {
+  for (const auto& n : nodes) by_id_[n.id] = n.number;
+}
+
+std::optional<int> NodeNumbers::of(std::optional<std::int64_t> id) const {
+  if (!id) return std::nullopt;
+  auto it = by_id_.find(*id);
+  return it == by_id_.end() ? std::nullopt : std::optional<int>(it->second);
 }
 
 }  // namespace kforge::store

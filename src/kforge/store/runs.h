@@ -5,6 +5,7 @@
 // loses only the work in flight and can be resumed from here.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,7 +39,11 @@ struct RunRecord {
 RunState effective_state(const RunRecord& run);
 
 struct NodeRecord {
+  // The id is the store's, unique across runs: parent, partner and best references are ids. The
+  // number is the node's within its run (node_number below): what a user sees and types. 0 for a
+  // record not yet written, or one built by hand.
   std::int64_t id = 0;
+  int number = 0;
   std::string run_id;
   std::optional<std::int64_t> parent_id;
   int depth = 0, iteration = 0;
@@ -76,7 +81,27 @@ Result<std::vector<RunRecord>> list_runs(Database& db);  // newest first
 
 Result<std::int64_t> insert_node(Database& db, const NodeRecord& node);  // returns the new id
 Status update_node(Database& db, const NodeRecord& node);  // every column but run_id and created_at
-Result<std::vector<NodeRecord>> nodes_of_run(Database& db, const std::string& run_id);  // by id
+// By id, each with its number.
+Result<std::vector<NodeRecord>> nodes_of_run(Database& db, const std::string& run_id);
+
+// A node's number within its run: 1 for the run's first node, then in the order its nodes were
+// written (by id). Nodes are only ever added to a run, never moved or deleted, so a number never
+// changes once given. Absent when the run has no such node.
+Result<std::optional<int>> node_number(Database& db, const std::string& run_id, std::int64_t id);
+// The id of the run's node with that number (what `kforge export RUN N` takes).
+Result<std::optional<std::int64_t>> node_id(Database& db, const std::string& run_id, int number);
+
+// The numbers of one run's nodes by id, from records that carry them (nodes_of_run's): for the
+// ids a node or a run refers to (parent, partner, best) as a user reads them.
+class NodeNumbers {
+ public:
+  explicit NodeNumbers(const std::vector<NodeRecord>& nodes);
+  // Absent for no id, or for an id that is not one of these nodes.
+  std::optional<int> of(std::optional<std::int64_t> id) const;
+
+ private:
+  std::map<std::int64_t, int> by_id_;
+};
 
 std::string now_iso8601();
 

@@ -24,14 +24,17 @@ nlohmann::json maybe(const std::optional<T>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
+// A node as the page shows it and links to it (#/run/ID/N): by its number within the run, as
+// every command names it; the store's id is "global_id".
 nlohmann::json node_json(const store::NodeRecord& n, const store::NodeRecord* parent,
                          const std::filesystem::path& scratch) {
   std::string diff;
   if (parent && !parent->source.empty() && !n.source.empty())
-    diff = modes::unified_diff(parent->source, n.source, fmt::format("node {}", parent->id),
-                               fmt::format("node {}", n.id), scratch);
-  return {{"id", n.id},
-          {"parent", maybe(n.parent_id)},
+    diff = modes::unified_diff(parent->source, n.source, fmt::format("node {}", parent->number),
+                               fmt::format("node {}", n.number), scratch);
+  return {{"id", n.number},
+          {"global_id", n.id},
+          {"parent", parent ? nlohmann::json(parent->number) : nlohmann::json(nullptr)},
           {"depth", n.depth},
           {"iteration", n.iteration},
           {"strategy", n.strategy_id.empty() ? n.strategy : n.strategy_id},
@@ -73,6 +76,7 @@ Result<nlohmann::json> run_view(store::Database& db, const std::string& run_id,
   std::map<std::int64_t, const store::NodeRecord*> by_id;
   for (const auto& n : *nodes) by_id[n.id] = &n;
   const auto& r = **run;
+  const auto best = store::NodeNumbers(*nodes).of(r.best_node);
   nlohmann::json j = {{"run",
                        {{"id", r.id},
                         {"mode", r.mode},
@@ -80,7 +84,7 @@ Result<nlohmann::json> run_view(store::Database& db, const std::string& run_id,
                         {"size", r.size},
                         {"state", store::run_state_name(store::effective_state(r))},
                         {"stop_reason", r.stop_reason},
-                        {"best_node", maybe(r.best_node)},
+                        {"best_node", maybe(best)},
                         {"options", parsed(r.options)},
                         {"created_at", r.created_at},
                         {"updated_at", r.updated_at}}},

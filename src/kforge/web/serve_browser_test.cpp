@@ -39,6 +39,13 @@ class ServeBrowserTest : public ServeScenario {
                        store::RunState::finished};
     ASSERT_TRUE(store::insert_run(d, a).ok());
     ASSERT_TRUE(store::insert_run(d, s).ok());
+    // The search's root first: the auto run's nodes then have store ids 2 and 3, and the page
+    // names them 1 and 2, as every command does.
+    store::NodeRecord search_root;
+    search_root.run_id = s.id;
+    search_root.strategy = "root";
+    search_root.state = store::NodeState::done;
+    ASSERT_TRUE(store::insert_node(d, search_root).ok());
     store::NodeRecord root;
     root.run_id = a.id;
     root.strategy = "root";
@@ -73,10 +80,11 @@ class ServeBrowserTest : public ServeScenario {
     ASSERT_TRUE(store::insert_llm_call(d, {a.id, 1, "2026-01-01T00:00:01Z", "planner", "openai",
                                            "gpt-x", 1200, 300, 0, 0, 900, 0.0123})
                     .ok());
-    node_ = *node_id;
+    ASSERT_EQ(*node_id, 3);
+    node_ = 2;  // its number in the auto run
   }
 
-  std::int64_t node_ = 0;
+  std::int64_t node_ = 0;  // the hostile node, by its number in its run
 };
 
 }  // namespace
