@@ -137,8 +137,10 @@ Result<PythonLaunch> python_launch(const PythonKernel& kernel, const std::filesy
           fmt::format("cannot make the Python cache {}: {}", (cache / dir).string(), ec.message())};
   PythonLaunch l;
   if (kernel.framework == "pallas") {
-    // The kernel may read its own scratch folder only: the worker runs from a copy there.
-    for (const char* script : {"kforge_worker.py", "kforge_pallas.py"}) {
+    // The kernel may read its own scratch folder only: the worker runs from a copy there (with
+    // the device worker's scripts, which the pallas target's GPU route starts instead).
+    for (const char* script : {"kforge_worker.py", "kforge_pallas.py", "kforge_cuda_worker.py",
+                               "kforge_pallas_device.py"}) {
       std::filesystem::copy_file(worker.parent_path() / script, scratch / script,
                                  std::filesystem::copy_options::overwrite_existing, ec);
       if (ec)

@@ -119,16 +119,27 @@ namespace kforge::modes {
 namespace {
 
 // A peer partners a kernel only where its target can pair it: the cpp target on the CPU, the cuda
-// target on the GPU (kforge_cuda_worker.py); the pallas target's partner is XLA or the reference,
-// and anything else is refused before anything is built.
-TEST_F(BadInputTest, APeerTheTargetCannotPairIsRefused) {
+// and pallas targets on the GPU (and the pallas target beside its interpreter on a CPU); a partner
+// the target cannot pair (the C++ reference with a CUDA kernel) is refused before anything is
+// built.
+TEST_F(BadInputTest, APartnerTheTargetCannotPairIsRefused) {
+  const auto kernel = core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm" / "expert.cu";
+  expect_usage_error(
+      run({"eval", "12p_rmsnorm", kernel.string(), "--target", "cuda", "--partner", "reference"}),
+      "--partner reference is the cpp target's");
+}
+
+// The pallas target pairs its kernels with the peers: here, on a CPU, the torch peer beside the
+// kernel in interpret mode (its check holds; its times are an interpreter's, quoted as such).
+TEST_F(BadInputTest, PeersPairPallasKernels) {
   const auto pallas =
       core::source_dir() / "bench" / "jaxbench" / "12p_rmsnorm" / "expert_pallas.py";
-  expect_usage_error(
-      run({"eval", "12p_rmsnorm", pallas.string(), "--target", "pallas", "--partner", "torch"}),
-      "--partner torch is the cpp target's");
-  expect_usage_error(run({"bench", "--tasks", "12p_rmsnorm", "--target", "pallas", "--peers"}),
-                     "--peers is the cpp target's");
+  auto r = run({"eval", "12p_rmsnorm", pallas.string(), "--target", "pallas", "--role", "expert",
+                "--partner", "torch", "--size", "ci", "--budget", "0.3"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("correct"));
+  EXPECT_THAT(r.out + r.err, HasSubstr("torch"));
+  EXPECT_THAT(r.err, Not(HasSubstr("cpp target's")));
 }
 
 TEST_F(BadInputTest, PeersPairCudaKernelsOnTheGpu) {

@@ -405,6 +405,9 @@ Result<std::unique_ptr<GpuDevice>> start_cuda_process_device(const CudaProcessOp
     ::setsid();
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(125);
+    // First: the ruleset's descriptor may be one the next lines replace (its view lists
+    // /dev/null).
+    if (o.landlock && o.landlock->apply() != 0) ::_exit(124);
     ::dup2(sv[1], kChannelFd);
     int devnull = ::open("/dev/null", O_RDONLY);
     ::dup2(devnull, 0);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kforge/core/landlock.h"
 #include "kforge/core/task_resolve.h"
 #include "kforge/core/task_spec.h"
 #include "kforge/targets/gpu_device.h"
@@ -29,6 +30,9 @@ struct CudaProcessOptions {
   // kforge_cuda_worker.py under the Python environment), with these variables added.
   std::vector<std::string> command;
   std::vector<std::string> env;
+  // Applied in the child just before exec (an untrusted Python device process: the pallas
+  // target's kernel on a GPU); null: no Landlock view (kforge-run-cuda walls itself).
+  const core::LandlockRuleset* landlock = nullptr;
   // Ctrl-C: a request waiting for its reply kills the process within 50 ms and fails.
   const std::atomic<bool>* cancel = nullptr;
 };

@@ -36,6 +36,7 @@ std::optional<Judgement> judge_built(const toolchain::CompileResult& c, toolchai
                                      const GpuEvalSetup& setup, const EvalOptions& opt) {
   if (auto j = judge_compile(c)) return j;
   if (role == toolchain::Role::baseline || role == toolchain::Role::reference) return std::nullopt;
+  if (!setup.link_policy) return std::nullopt;  // a Python kernel (pallas) links nothing
   auto policy = setup.link_policy(role);
   policy.extra_libs.insert(policy.extra_libs.end(), opt.allow_libs.begin(), opt.allow_libs.end());
   auto link = toolchain::check_link(c.artifact, policy);

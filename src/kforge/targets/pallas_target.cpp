@@ -17,6 +17,7 @@
 #include "kforge/eval/jax_backend.h"
 #include "kforge/eval/machine_lock.h"
 #include "kforge/eval/python_kernel.h"
+#include "kforge/targets/pallas_gpu.h"
 #include "kforge/toolchain/pallas_compiler.h"
 
 namespace kforge::target {
@@ -122,6 +123,10 @@ eval::Evaluation PallasTarget::evaluate(const eval::TaskContext& host,
     e.reason = "the pallas target cannot run here: " + missing;
     return e;
   }
+  // On a GPU the GPU judge times the kernel alone on the device (pallas_gpu.h); elsewhere the
+  // worker runs it under kforge-run's protocol (in interpret mode on a CPU).
+  if (const auto& backend = eval::this_jax_backend(); pallas_on_gpu_judge(backend.platform))
+    return evaluate_pallas_gpu(host, compiler, source, file_name, o, {backend});
   return eval::evaluate(host, source, file_name, o);
 }
 
@@ -140,7 +145,10 @@ std::string PallasTarget::build_failure(const eval::TaskContext& host,
 }
 
 bool PallasTarget::accepts_partner(std::string_view partner) const {
-  return Target::accepts_partner(partner) || partner == "xla" || partner == "reference";
+  // Every peer: on a CPU under kforge-run's protocol beside the interpreted kernel (its times
+  // are no performance figure either way), on a GPU on the device (pallas_gpu.h).
+  return Target::accepts_partner(partner) || eval::is_peer(std::string(partner)) ||
+         partner == "reference";
 }
 
 std::string PallasTarget::baseline_name(const eval::EvalOptions& options) const {

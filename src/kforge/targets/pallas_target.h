@@ -10,7 +10,8 @@ class PallasTarget : public Target {
   std::string_view name() const override { return "pallas"; }
   std::string_view summary() const override {
     return "JAX/Pallas kernels (kernel.py: pl.pallas_call with BlockSpecs and a grid) for TPUs "
-           "and GPUs; checked in interpret mode on a CPU, timed against XLA (jax.jit)";
+           "and GPUs; checked in interpret mode on a CPU, timed against XLA (jax.jit) or a peer; "
+           "on a GPU judged on the device like the cuda target's";
   }
   std::string kernel_extension() const override { return ".py"; }
   core::KernelAbi abi() const override { return {}; }
@@ -33,7 +34,8 @@ class PallasTarget : public Target {
   std::string build_failure(const eval::TaskContext& host, toolchain::Compiler& compiler,
                             const std::string& source, const std::string& file_name,
                             const eval::EvalOptions& options) const override;
-  // XLA (its baseline) pairs its kernels, or the C++ reference; it computes in f32 or bf16.
+  // XLA (its baseline) pairs its kernels, or any peer (PyTorch eager, torch.compile), or the C++
+  // reference (on a CPU); it computes in f32 or bf16 (f32 only on a GPU: pallas_gpu.h).
   bool accepts_partner(std::string_view partner) const override;
   bool accepts_dtype(std::string_view) const override { return true; }
   std::string baseline_name(const eval::EvalOptions& options) const override;
