@@ -1,11 +1,13 @@
-// kforge compare A.json B.json [--json]: two saved `kforge bench --json` results, task by task:
-// the ratio of B's speedup to A's (each measured side by side with its own baseline, so machine
+// kforge compare A B [--json]: two bench results, task by task, each a result id from
+// `kforge results` (kept in the store) or a saved `kforge bench --json` file: the ratio of B's
+// speedup to A's (each measured side by side with its own baseline, so machine
 // drift between the runs cancels), and whether their 95% intervals overlap (then the difference
 // is not shown to be real). Verdict changes are named.
 // Exit status: 0 when the --fail-on rule did not fire, 1 when it did, 2 on a usage error.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "kforge/cli/colour.h"
@@ -13,7 +15,11 @@
 #include "kforge/cli/common.h"
 #include "kforge/cli/table.h"
 #include "kforge/core/fs.h"
+#include "kforge/core/paths.h"
 #include "kforge/eval/bench_compare.h"
+#include "kforge/store/result_json.h"
+#include "kforge/store/results.h"
+#include "kforge/store/store.h"
 
 namespace kforge::cli {
 namespace {
@@ -25,12 +31,46 @@ struct CompareOptions {
   double threshold_pct = 0;
 };
 
-// task id → result, from a bench --json file (or a single eval --json evaluation).
-eval::BenchResults load_results(const std::string& path) {
-  auto text = core::read_text(path);
-  if (!text) throw UsageError(text.error().message);
-  auto r = eval::parse_bench_results(nlohmann::json::parse(*text, nullptr, false), path);
+// An argument that names no file and is all digits is a result id.
+bool is_result_id(const std::string& arg) {
+  return !arg.empty() && arg.size() <= 15 &&
+         arg.find_first_not_of("0123456789") == std::string::npos && !std::filesystem::exists(arg);
+}
+
+// A result kept in the store, read as its bench --json would be; `what` says where it came from.
+eval::BenchResults load_kept(const std::string& arg, std::string& what) {
+  const auto path = store::store_path(core::state_dir());
+  if (!std::filesystem::exists(path))
+    throw UsageError(
+        fmt::format("{}: no such file, and no results kept in {}", arg, path.string()));
+  auto db = store::open_store(path);
+  if (!db) throw UsageError(db.error().message);
+  auto set = store::find_result_set(**db, std::stoll(arg));
+  if (!set) throw UsageError(set.error().message);
+  if (!*set)
+    throw UsageError(
+        fmt::format("{}: no such file, and no result {} (`kforge results` lists them)", arg, arg));
+  auto rows = store::results_of_set(**db, (*set)->id);
+  if (!rows) throw UsageError(rows.error().message);
+  const auto& s = **set;
+  what =
+      fmt::format("result {}: kforge {} of {}, {}, {} ({} {} {}t), commit {}", s.id, s.command,
+                  s.command == "bench" ? count_of(static_cast<long>(rows->size()), "task") : s.task,
+                  s.created_at, store::effective_state(s), s.hostname, s.isa, s.threads,
+                  s.git_sha.substr(0, 10));
+  auto r = eval::parse_bench_results(store::result_set_json(s, *rows, true), "result " + arg);
   if (!r) throw UsageError(r.error().message);
+  return *r;
+}
+
+// task id → result, from a result id or a bench --json file (or a single eval --json evaluation).
+eval::BenchResults load_results(const std::string& arg, std::string& what) {
+  if (is_result_id(arg)) return load_kept(arg, what);
+  auto text = core::read_text(arg);
+  if (!text) throw UsageError(text.error().message);
+  auto r = eval::parse_bench_results(nlohmann::json::parse(*text, nullptr, false), arg);
+  if (!r) throw UsageError(r.error().message);
+  what = arg;
   return *r;
 }
 
@@ -42,7 +82,8 @@ std::string interval(const eval::BenchTaskResult& r) {
 }
 
 int run_compare(const CompareOptions& o) {
-  auto a = load_results(o.a), b = load_results(o.b);
+  std::string what_a, what_b;
+  auto a = load_results(o.a, what_a), b = load_results(o.b, what_b);
   auto c = eval::compare_bench(a, b);
   const auto rule = eval::parse_fail_rule(o.fail_on);
   if (!rule) throw UsageError(fmt::format("--fail-on: unknown rule '{}'", o.fail_on));
@@ -51,6 +92,8 @@ int run_compare(const CompareOptions& o) {
   if (o.json) {
     fmt::print("{}\n", nlohmann::json{{"a", o.a},
                                       {"b", o.b},
+                                      {"a_source", what_a},
+                                      {"b_source", what_b},
                                       {"tasks", c["tasks"]},
                                       {"summary", c["summary"]},
                                       {"fail_on", o.fail_on},
@@ -74,6 +117,8 @@ int run_compare(const CompareOptions& o) {
            row["ratio"].is_number() ? format_ratio(row["ratio"].get<double>()) : "—", shown});
   }
   const auto& s = c["summary"];
+  // Which result is which, when one came from the store (a file's name says it already).
+  if (what_a != o.a || what_b != o.b) fmt::print("A: {}\nB: {}\n", what_a, what_b);
   fmt::print(
       "{}\n{} correct in both: B faster on {}, slower on {}, within noise on {}; geomean B/A "
       "{}\n",

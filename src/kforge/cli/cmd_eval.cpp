@@ -1,4 +1,5 @@
 // kforge eval TASK KERNEL.cpp [--size S] [--threads N] [--against B.cpp] [--json]
+// Every evaluation is kept in the store as a result of one row (`kforge results`).
 // Exit status: 0 correct, 1 not correct, 2 usage error.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -10,10 +11,12 @@
 #include "kforge/cli/commands.h"
 #include "kforge/cli/common.h"
 #include "kforge/cli/executor_setup.h"
+#include "kforge/cli/kept_results.h"
 #include "kforge/cli/table.h"
 #include "kforge/cli/time_row.h"
 #include "kforge/core/fs.h"
 #include "kforge/core/paths.h"
+#include "kforge/core/threads.h"
 #include "kforge/eval/evaluate.h"
 #include "kforge/eval/run_spread.h"
 #include "kforge/llm/interrupt.h"
@@ -155,6 +158,45 @@ std::string print_human(const eval::Evaluation& e) {
   return key_values(rows);
 }
 
+// The evaluation as a result of one row in the store (with its spread between runs, if any);
+// returns its id, or nothing when it was interrupted or the store could not be written.
+std::optional<std::int64_t> keep_eval(const EvalCliOptions& o, const eval::Evaluation& e,
+                                      const target::Target& target,
+                                      const std::optional<eval::MachineProfile>& machine,
+                                      const nlohmann::json& between_runs) {
+  eval::SuiteTaskResult r{e.task_id, "evaluated", e};
+  if (!finished(r)) return std::nullopt;
+  const eval::MachineProfile m = machine ? *machine : eval::describe_cpu();
+  const int threads = e.threads > 0 ? e.threads : core::thread_count(o.threads);
+  const std::string kernel = std::filesystem::absolute(o.kernel).lexically_normal().string();
+  store::ResultSet set = new_result_set("eval", m, threads);
+  set.task = e.task_id;
+  set.target = std::string(target.name());
+  set.size = o.size;
+  set.dtype = o.dtype;
+  set.impl = kernel;
+  set.partner = e.partner;
+  set.settings = nlohmann::json{{"task", o.task},       {"kernel", kernel},
+                                {"role", o.role},       {"against", o.against},
+                                {"partner", o.partner}, {"budget", o.budget},
+                                {"runs", o.runs},       {"time", !o.no_time},
+                                {"threads", o.threads}, {"check_sets", o.check_sets}}
+                     .dump();
+  auto keeper = ResultKeeper::start(set);
+  if (!keeper.id()) return std::nullopt;
+  auto row = kept_row(
+      *keeper.id(), eval::stamp_run(m, std::filesystem::path(kernel).filename().string(), threads),
+      r, {o.role, kernel, e.partner, o.dtype, o.size});
+  if (!between_runs.is_null()) {  // the spread of --runs N, beside the evaluation it qualifies
+    auto j = nlohmann::json::parse(row.row);
+    j["task"]["evaluation"]["between_runs"] = between_runs;
+    row.row = j.dump();
+  }
+  keeper.keep(row);
+  keeper.finish(false);
+  return keeper.id();
+}
+
 int run_eval(const EvalCliOptions& o) {
   auto spec = load_task_arg(o.task);
   // A folder or a binary is a usage error here, not a compile_error (or a crash) later.
@@ -235,11 +277,15 @@ int run_eval(const EvalCliOptions& o) {
   const std::string busy_note = fmt::format("no figure: {} of {} runs were timed on a busy machine",
                                             busy_runs, ratios.size());
   if (executor && progress_enabled()) progress(executor->summary());
+  nlohmann::json between_runs;
+  if (spread) between_runs = *spread;
+  if (several && !spread)
+    between_runs = {{"runs", ratios.size()}, {"busy_runs", busy_runs}, {"note", busy_note}};
+  if (auto id = keep_eval(o, e, target, machine, between_runs); id && progress_enabled())
+    progress(fmt::format("kept as result {} (kforge results {})", *id, *id));
   if (o.json) {
     auto j = eval::to_json(e);
-    if (spread) j["between_runs"] = *spread;
-    if (several && !spread)
-      j["between_runs"] = {{"runs", ratios.size()}, {"busy_runs", busy_runs}, {"note", busy_note}};
+    if (!between_runs.is_null()) j["between_runs"] = between_runs;
     fmt::print("{}\n", j.dump(2));
   } else {
     fmt::print("{}", print_human(e));

@@ -25,6 +25,7 @@ void add_graph(CommandLine& command);
 void add_sessions(CommandLine& command);
 void add_export(CommandLine& command);
 void add_compare(CommandLine& command);
+void add_results(CommandLine& command);
 void add_llm(CommandLine& command);
 void add_completion(CommandLine& command);
 void add_serve(CommandLine& command);
@@ -58,9 +59,12 @@ inline constexpr Command kCommands[] = {
      "task",
      add_bench},
     {"compare",
-     "Compare two saved bench results task by task: ratio of speedups and whether their intervals "
-     "overlap",
+     "Compare two bench results (ids from `kforge results`, or saved files) task by task: ratio of "
+     "speedups and whether their intervals overlap",
      add_compare},
+    {"results",
+     "List what bench and eval kept (machine, commit, verdicts, speedups), or one result's rows",
+     add_results},
     {"serve",
      "Serve a local web page: sessions, runs with their graphs (live while a search runs) and "
      "hitl sessions in the browser",

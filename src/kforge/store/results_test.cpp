@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "kforge/store/process_owner.h"
+#include "kforge/store/result_json.h"
 #include "kforge/store/store.h"
 #include "kforge/store/store_test_util.h"
 
@@ -214,6 +215,29 @@ TEST(Results, TaskHistoryRunsOldestFirstAcrossBenchSets) {
   auto all = task_history(**db, "t", "");
   ASSERT_TRUE(all);
   EXPECT_EQ(all->size(), 3u);  // the eval too
+}
+
+TEST(Results, ASetAsJsonReadsLikeBenchJson) {
+  ResultSet s = bench_set("2026-01-01T00:00:00Z");
+  s.id = 3;
+  auto kept = row(3, "a", "correct", 1.5);
+  kept.row = R"({"row": {"schema": "kforge.result_row/2", "task": "a"},
+                 "task": {"task": "a", "evaluation": {"verdict": "correct"}}})";
+  auto by_hand = row(3, "b", "incorrect", std::nullopt);
+  by_hand.row = "not json";  // still listed, as a bare task
+  auto j = result_set_json(s, {kept, by_hand}, true);
+  EXPECT_EQ(j["id"], 3);
+  EXPECT_EQ(j["settings"]["impl"], "baseline");
+  EXPECT_EQ(j["machine"]["openblas_coretype"], "ZEN");
+  EXPECT_EQ(j["summary"]["correct"], 1);
+  EXPECT_EQ(j["summary"]["geomean_speedup"], 1.5);
+  ASSERT_EQ(j["tasks"].size(), 2u);
+  EXPECT_EQ(j["tasks"][0]["evaluation"]["verdict"], "correct");
+  EXPECT_EQ(j["tasks"][1], (nlohmann::json{{"task", "b"}}));
+  ASSERT_EQ(j["rows"].size(), 1u);
+  EXPECT_EQ(j["rows"][0]["schema"], "kforge.result_row/2");
+  EXPECT_EQ(j["results"][0]["speedup_ci95"][0], 1.35);
+  EXPECT_FALSE(result_set_json(s, {kept}, false).contains("tasks"));
 }
 
 }  // namespace
