@@ -23,6 +23,19 @@ void run_parallel(SearchDriver& d, const SearchOptions& o);
 void run_beam(SearchDriver& d, const SearchOptions& o);
 void run_evolve(SearchDriver& d, const SearchOptions& o);
 
+// How nodes rank (said in the search's JSON as ranked_by): a node's score is the product of the
+// side-by-side ratios along its path, with the product of their 95% intervals; two nodes whose
+// intervals overlap are tied (their medians came from separate runs), and a tie goes to the
+// shallower node, then to the one made first.
+inline constexpr const char* kRankingRule =
+    "paired ratios along each node's path; overlapping 95% intervals are ties, broken by depth "
+    "(shallower first), then by the node made first";
+// `ids` best first by that rule.
+std::vector<std::int64_t> rank_nodes(const SearchDriver& d, std::vector<std::int64_t> ids);
+// Whether `a` beats `b` beyond a tie: its interval lies above b's (a correct node always beats an
+// invalid one).
+bool clearly_above(const SearchDriver& d, std::int64_t a, std::int64_t b);
+
 // Picks `n` distinct items in a seeded order.
 std::vector<std::string> sample(std::vector<std::string> items, std::size_t n,
                                 std::mt19937_64& rng);

@@ -25,7 +25,8 @@ namespace {
 struct Effect {
   double factor = 1.0;
   bool correct = true;
-  bool busy = false;  // comparisons involving the child are made on a busy machine
+  bool busy = false;     // comparisons involving the child are made on a busy machine
+  double spread = 0.02;  // the half-width of its ratios' 95% intervals, relative
 };
 
 // A kernel's speed (relative to the baseline) is written in its source, so the fake can time
@@ -35,8 +36,14 @@ double speed_of(const std::string& source) {
   return at == std::string::npos ? 1.0 : std::stod(source.substr(at + 6));
 }
 
-eval::SpeedupStats stats(double ratio) {
-  return {ratio, ratio * 0.97, ratio * 1.03, ratio * 0.98, ratio * 1.02};
+// How wide a kernel's intervals are, also written in its source ("spread=0.1"; 0.02 when not).
+double spread_of(const std::string& source) {
+  auto at = source.find("spread=");
+  return at == std::string::npos ? 0.02 : std::stod(source.substr(at + 7));
+}
+
+eval::SpeedupStats stats(double ratio, double spread = 0.02) {
+  return {ratio, ratio * 0.97, ratio * 1.03, ratio * (1 - spread), ratio * (1 + spread)};
 }
 
 class FakeExpander : public Expander {
@@ -64,7 +71,8 @@ class FakeExpander : public Expander {
     n.expansion = x.key;
     if (partner) n.partner = partner->id;
     const double speed = speed_of(parent.source) * e.factor;
-    n.source = fmt::format("// {}{}\nspeed={}", x.key, e.busy ? " busy" : "", speed);
+    n.source =
+        fmt::format("// {}{}\nspeed={} spread={}", x.key, e.busy ? " busy" : "", speed, e.spread);
     n.state = store::NodeState::running;
     auto id = ledger_.add_node(n);
     EXPECT_TRUE(id) << id.error().message;
@@ -76,7 +84,7 @@ class FakeExpander : public Expander {
     if (e.correct) {
       ev.candidate = eval::TimingStats{};
       ev.candidate->median_ms = 10.0 / speed;
-      ev.speedup = stats(speed);
+      ev.speedup = stats(speed, e.spread);
     }
     n.state = store::NodeState::done;
     record_evaluation(n, ev);
@@ -95,7 +103,8 @@ class FakeExpander : public Expander {
     ++comparisons;
     eval::PairedDecision d;
     d.against = label;
-    d.ratio = stats(speed_of(challenger) / speed_of(incumbent));
+    d.ratio = stats(speed_of(challenger) / speed_of(incumbent),
+                    std::max(spread_of(challenger), spread_of(incumbent)));
     d.busy = challenger.find(" busy") != std::string::npos ||
              incumbent.find(" busy") != std::string::npos;
     d.winner = d.busy ? eval::Winner::undecided : eval::read_interval(*d.ratio);
@@ -477,6 +486,38 @@ TEST_F(SearchAlgorithms, EachExpansionIsToldTheParentSiblingsBestAndBudget) {
   EXPECT_EQ(standing.siblings[0].strategy, d.node(seen[3].siblings[0].id).strategy_id);
   EXPECT_THAT(standing.siblings[0].vs_parent, ::testing::HasSubstr("side by side"));
   EXPECT_EQ(standing.best_is_parent, seen[3].best->id == beam_node);
+}
+
+// The beam ranked node 7 over node 6 by ratios from separate runs (2.05x vs 1.88x) though their
+// intervals overlap: side by side they tie. Overlapping intervals are now a tie, broken by depth
+// and then by the node made first; only a node whose interval lies clear above ranks above.
+TEST_F(SearchAlgorithms, OverlappingIntervalsTieAndTheTieGoesToTheNodeMadeFirst) {
+  const std::map<std::string, Effect> effects = {{"a_lower", {1.88, true, false, 0.1}},
+                                                 {"b_higher", {2.05, true, false, 0.1}},
+                                                 {"c_slow", {1.0, true, false, 0.02}}};
+  FakeExpander x(*ledger_, "run", effects);
+  auto d = driver(x, effects, 5);
+  ASSERT_TRUE(d.load());
+  SearchOptions o;
+  o.beam_size = 2;
+  o.branches = 3;
+  o.depth = 1;
+  o.keep_factor = 100;
+  run_beam(d, o);
+  ASSERT_EQ(x.keys.size(), 3u);
+  std::map<std::string, std::int64_t> node_of;
+  for (const auto& n : d.graph().nodes())
+    if (n.depth == 1) node_of[n.strategy_id] = n.id;
+  // The seed makes the lower median first: a ranking by medians would put b_higher first.
+  ASSERT_LT(node_of["a_lower"], node_of["b_higher"]) << "seed 5 no longer expands a_lower first";
+  ASSERT_EQ(d.progress.beams.size(), 1u);
+  EXPECT_EQ(d.progress.beams[0],
+            (std::vector<std::int64_t>{node_of["a_lower"], node_of["b_higher"]}));
+  EXPECT_FALSE(clearly_above(d, node_of["b_higher"], node_of["a_lower"]));
+  EXPECT_TRUE(clearly_above(d, node_of["a_lower"], node_of["c_slow"]));
+  EXPECT_EQ(
+      rank_nodes(d, {node_of["c_slow"], node_of["b_higher"], node_of["a_lower"]}),
+      (std::vector<std::int64_t>{node_of["a_lower"], node_of["b_higher"], node_of["c_slow"]}));
 }
 
 }  // namespace

@@ -30,8 +30,7 @@ void run_beam(SearchDriver& d, const SearchOptions& o) {
     std::vector<std::int64_t> admitted;
     for (auto c : d.run_wave(wave))
       if (admissible(d, c, o.keep_factor)) admitted.push_back(c);
-    std::stable_sort(admitted.begin(), admitted.end(),
-                     [&](auto a, auto b) { return d.score_of(a) > d.score_of(b); });
+    admitted = rank_nodes(d, admitted);  // ties by interval, never by medians of separate runs
     if (admitted.size() > static_cast<std::size_t>(o.beam_size))
       admitted.resize(static_cast<std::size_t>(o.beam_size));
     d.progress.beams.push_back(admitted);

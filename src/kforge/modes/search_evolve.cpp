@@ -62,7 +62,8 @@ class Evolution {
       if (!c || !d_.correct(c)) continue;
       members_[static_cast<std::size_t>(island_of[k])].push_back(c);
       std::string cell = cell_of(c, wave[k].strategy);
-      if (!archive_.count(cell) || d_.score_of(c) > d_.score_of(archive_[cell])) archive_[cell] = c;
+      // A tie (overlapping intervals) keeps the elite in place.
+      if (!archive_.count(cell) || clearly_above(d_, c, archive_[cell])) archive_[cell] = c;
     }
   }
 
@@ -78,7 +79,7 @@ class Evolution {
   std::int64_t best_of(const std::vector<std::int64_t>& ids) const {
     std::int64_t best = d_.root();
     for (auto id : ids)
-      if (d_.correct(id) && d_.score_of(id) > d_.score_of(best)) best = id;
+      if (clearly_above(d_, id, best)) best = id;  // a tie keeps the earlier
     return best;
   }
 
