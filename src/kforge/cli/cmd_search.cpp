@@ -92,20 +92,22 @@ void print_result(const SearchOutcome& outcome) {
       "of it waiting for the timing lock\n",
       table.render(), run_id, store::run_state_name(r.state), r.stop_reason, r.expansions_run,
       r.expansions_replayed, r.wall_s, r.lock_wait_s);
-  if (r.best && r.decided_by == modes::kDecidedByCorrectness)
+  // The best by its number within the run, as the table above and `kforge export` name it.
+  const store::NodeRecord* best = nullptr;
+  for (const auto& n : r.nodes)
+    if (r.best && n.id == *r.best) best = &n;
+  if (best && r.decided_by == modes::kDecidedByCorrectness)
     fmt::print("best: node {}, the first correct kernel (decided by {}; no speedup) → {}\n",
-               *r.best, r.decided_by, (dir / best_file).string());
-  else if (r.best)
-    for (const auto& n : r.nodes)
-      if (n.id == *r.best)
-        fmt::print("best: node {}, {} ms, {} → {}\n", n.id,
-                   n.median_ms ? format_ms(*n.median_ms) : std::string("–"),
-                   n.speedup ? fmt::format("{} over {}, the partner it aimed at",
-                                           format_ratio(*n.speedup), outcome.partner)
+               best->number, r.decided_by, (dir / best_file).string());
+  else if (best)
+    fmt::print("best: node {}, {} ms, {} → {}\n", best->number,
+               best->median_ms ? format_ms(*best->median_ms) : std::string("–"),
+               best->speedup ? fmt::format("{} over {}, the partner it aimed at",
+                                           format_ratio(*best->speedup), outcome.partner)
                              : fmt::format("no speedup figure over {}, the partner it aimed at "
                                            "(timed on a busy machine)",
                                            outcome.partner),
-                   (dir / best_file).string());
+               (dir / best_file).string());
   if (!r.best) fmt::print("no correct kernel was found\n");
   if (std::filesystem::exists(dir / "report.md"))
     fmt::print("report: {}\n", (dir / "report.md").string());

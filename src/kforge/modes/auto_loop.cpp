@@ -45,6 +45,7 @@ store::NodeRecord node_record(const AutoEnv& env, const AutoOptions& o, const It
                               std::optional<std::int64_t> parent, int depth, bool finished) {
   store::NodeRecord n;
   n.id = rec.node;
+  n.number = rec.node_number;
   n.run_id = env.run_id;
   n.parent_id = parent;
   n.depth = depth;
@@ -90,13 +91,14 @@ bool in_search(const AutoOptions& o) {
   return o.parent_node.has_value() || o.expansion.has_value();
 }
 
-// An auto run's files go by iteration; a search's by node (all its expansions are iteration 1,
-// and each wrote over the last one's iter-1/).
+// An auto run's files go by iteration; a search's by node, numbered within the run as every
+// command names it (all its expansions are iteration 1, and each wrote over the last one's
+// iter-1/).
 void write_iteration_files(const AutoEnv& env, const AutoOptions& o, const IterationRecord& rec,
                            const std::function<void(const std::string&)>& say) {
   const bool search = in_search(o);
-  std::string dir = search && rec.node ? fmt::format("node-{}/", rec.node)
-                                       : fmt::format("iter-{}/", rec.iteration);
+  std::string dir = search && rec.node_number ? fmt::format("node-{}/", rec.node_number)
+                                              : fmt::format("iter-{}/", rec.iteration);
   std::vector<std::pair<std::string, std::string>> files;
   if (!rec.plan.empty()) files.emplace_back("plan.md", rec.plan);
   if (!rec.source.empty()) files.emplace_back(env.target.kernel_file(), rec.source);
@@ -272,11 +274,17 @@ class Loop {
     start_ = Clock::now();
     tokens_before_ = env_.agents->llm->totals();
     depth_ = o_.depth + it - 1;
-    auto node = env_.journal->ledger().add_node(node_record(env_, o_, rec, parent_, depth_, false));
-    if (node)
-      rec.node = *node;
-    else
+    auto& ledger = env_.journal->ledger();
+    auto node = ledger.add_node(node_record(env_, o_, rec, parent_, depth_, false));
+    if (!node) {
       say("the iteration's node could not be recorded: " + node.error().message);
+      return rec;
+    }
+    rec.node = *node;
+    if (auto number = ledger.number_of(env_.run_id, *node))
+      rec.node_number = *number;
+    else
+      say("the iteration's node number could not be read: " + number.error().message);
     return rec;
   }
 
@@ -678,7 +686,7 @@ nlohmann::json to_json(const AutoResult& r) {
   nlohmann::json its = nlohmann::json::array();
   for (const auto& it : r.iterations) {
     nlohmann::json j = {{"iteration", it.iteration},
-                        {"node", it.node},
+                        {"node", it.node_number},
                         {"strategy", it.strategy},
                         {"outcome", it.outcome},
                         {"fixes", it.fixes},

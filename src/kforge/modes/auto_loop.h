@@ -55,7 +55,8 @@ struct AutoOptions {
 
 struct IterationRecord {
   int iteration = 0;
-  std::int64_t node = 0;
+  std::int64_t node = 0;  // its node's store id (0: not recorded)
+  int node_number = 0;    // its node's number within the run: what the user is shown
   std::string strategy;
   std::string plan;
   std::string source;

@@ -65,7 +65,7 @@ std::string stored_result(const store::NodeRecord& n) {
 
 agents::SearchNode search_node(const store::NodeRecord& n, const std::filesystem::path& dir) {
   agents::SearchNode out;
-  out.label = node_label(n.id);
+  out.label = node_label(n.number);
   out.strategy = n.strategy_id.empty() ? n.strategy : n.strategy_id;
   if (n.strategy != out.strategy) out.plan_line = first_line(n.strategy);
   out.correct = is_correct(n);
@@ -73,7 +73,7 @@ agents::SearchNode search_node(const store::NodeRecord& n, const std::filesystem
   out.hot_spots = n.profile;
   if (!n.vs_parent.empty()) out.vs_parent = paired_text(n.vs_parent);
   if (!dir.empty() && n.verdict) {
-    auto text = core::read_text(dir / fmt::format("node-{}", n.id) / "evaluation.json");
+    auto text = core::read_text(dir / fmt::format("node-{}", n.number) / "evaluation.json");
     auto j = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
     if (j.is_object()) out.evaluation = eval::evaluation_from_json(j);
   }
@@ -82,7 +82,7 @@ agents::SearchNode search_node(const store::NodeRecord& n, const std::filesystem
 
 }  // namespace
 
-std::string node_label(std::int64_t id) { return fmt::format("node {}", id); }
+std::string node_label(int number) { return fmt::format("node {}", number); }
 
 ExpansionContext expansion_context(const SearchGraph& graph, std::int64_t parent,
                                    std::optional<std::int64_t> best) {

@@ -1,7 +1,8 @@
 #pragma once
 // What the agents of a search expansion are told of the search (agents/search_standing.h), read
 // from the graph when the expansion starts and from the evaluations the search kept
-// (node-<id>/evaluation.json in the session folder): the parent, its siblings, the path, the best.
+// (node-<number>/evaluation.json in the session folder): the parent, its siblings, the path, the
+// best.
 
 #include <cstdint>
 #include <filesystem>
@@ -14,8 +15,8 @@
 
 namespace kforge::modes {
 
-// How the agents name a node: as the search's progress lines do.
-std::string node_label(std::int64_t id);
+// How the agents name a node: as the search's progress lines do, by its number within the run.
+std::string node_label(int number);
 
 // The path to `parent`, its finished children and the search's `best`, from the graph.
 ExpansionContext expansion_context(const SearchGraph& graph, std::int64_t parent,

@@ -110,7 +110,7 @@ TEST_F(HitlTest, ScriptedSessionFromPlanToAccept) {
   ASSERT_EQ(g["nodes"].size(), 2u) << g.dump(2);
   auto v1 = node_of_version(g, 1), v2 = node_of_version(g, 2);
   ASSERT_TRUE(v1.is_object() && v2.is_object()) << g.dump(2);
-  EXPECT_EQ(j["versions"][1]["node"], v2["id"]);
+  EXPECT_EQ(j["versions"][1]["node"], v2["global_id"]);  // the store id
   EXPECT_FALSE(j["versions"][1].contains("source"));
   EXPECT_EQ(v2["parent"], v1["id"]);
   EXPECT_EQ(v1["verdict"], "compile_error");

@@ -148,10 +148,18 @@ nlohmann::json to_json(const SearchResult& r) {
   auto number = [](const std::optional<double>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
   };
+  // Nodes, parents, the best and the beams by their numbers within the run, as `kforge export`
+  // takes them; the store's id is "global_id".
+  const store::NodeNumbers numbers(r.nodes);
+  auto numbered = [&](std::optional<std::int64_t> id) {
+    auto n = numbers.of(id);
+    return n ? nlohmann::json(*n) : nlohmann::json(nullptr);
+  };
   for (const auto& n : r.nodes) {
     nodes.push_back(
-        {{"id", n.id},
-         {"parent", n.parent_id ? nlohmann::json(*n.parent_id) : nlohmann::json(nullptr)},
+        {{"id", n.number},
+         {"global_id", n.id},
+         {"parent", numbered(n.parent_id)},
          {"depth", n.depth},
          {"strategy", n.strategy_id.empty() ? n.strategy : n.strategy_id},
          {"expansion", n.expansion},
@@ -170,15 +178,21 @@ nlohmann::json to_json(const SearchResult& r) {
          {"vs_parent", parsed_or_null(n.vs_parent)},
          {"vs_best", parsed_or_null(n.vs_best)}});
   }
+  nlohmann::json beams = nlohmann::json::array();
+  for (const auto& beam : r.beams) {
+    beams.push_back(nlohmann::json::array());
+    for (auto id : beam) beams.back().push_back(numbered(id));
+  }
   return {{"state", store::run_state_name(r.state)},
           {"stop_reason", r.stop_reason},
-          {"best", r.best ? nlohmann::json(*r.best) : nlohmann::json(nullptr)},
+          {"best", numbered(r.best)},
           {"decided_by", r.decided_by},
+          {"ranked_by", kRankingRule},  // how beam and evolve ranked nodes (search_algorithms.h)
           {"expansions_run", r.expansions_run},
           {"expansions_replayed", r.expansions_replayed},
           {"wall_s", r.wall_s},
           {"lock_wait_s", r.lock_wait_s},
-          {"beams", r.beams},
+          {"beams", beams},
           {"nodes", nodes}};
 }
 

@@ -12,7 +12,7 @@
 namespace kforge::modes {
 namespace {
 
-std::string final_reason(std::int64_t best) {
+std::string final_reason(int best) {
   return fmt::format("the first correct kernel (node {}) is final: decided by {}", best,
                      kDecidedByCorrectness);
 }
@@ -45,7 +45,7 @@ Status SearchDriver::load() {
     auto vs_best = nlohmann::json::parse(graph_.node(*best_).vs_best, nullptr, false);
     if (vs_best.is_object() && vs_best.contains("decided_by")) {
       progress.decided_on_correctness = true;
-      stop(final_reason(*best_), store::RunState::finished);
+      stop(final_reason(graph_.node(*best_).number), store::RunState::finished);
     }
   }
   return ok_status();
@@ -122,9 +122,13 @@ std::int64_t SearchDriver::expand(const Expansion& x) {
   full.context.max_depth = max_depth_;
   const int started = ++started_ + progress.expansions_replayed;
   full.context.expansions_left = planned_ > 0 ? std::max(0, planned_ - started) : -1;
-  say(fmt::format("[{}] expanding node {} with {}", x.key, x.parent, x.strategy));
+  say(fmt::format("[{}] expanding node {} with {}", x.key, parent.number, x.strategy));
   auto r = expander_.expand(full, parent, x.partner ? &partner : nullptr);
   if (r.state != store::RunState::finished) stop(r.stop_reason, r.state);
+  // Every node as the user is shown it: an expander that did not number one has the store say.
+  for (auto& n : r.nodes)
+    if (!n.number)
+      if (auto number = ledger_.number_of(setup_.run_id, n.id)) n.number = *number;
   {
     std::lock_guard lock(graph_mu_);
     for (auto& n : r.nodes) graph_.put(n);
@@ -161,8 +165,8 @@ eval::PairedDecision SearchDriver::compare_with_parent(const Expansion& x,
     return d;
   }
   say(fmt::format("[{}] timing the child against its parent (node {}) side by side", x.key,
-                  x.parent));
-  return expander_.compare(r.best_source, parent.source, fmt::format("node {}", x.parent));
+                  parent.number));
+  return expander_.compare(r.best_source, parent.source, fmt::format("node {}", parent.number));
 }
 
 // The search's best changes only when a child beats it side by side (one contender at a time, so
@@ -182,9 +186,10 @@ nlohmann::json SearchDriver::contend_for_best(const Expansion& x, std::int64_t c
     crown();
     return nlohmann::json{{"method", "first correct kernel"}, {"winner", "challenger"}};
   }
+  const int best = number_of(*best_);
   say(fmt::format("[{}] timing the child against the search's best (node {}) side by side", x.key,
-                  *best_));
-  auto d = expander_.compare(source, best_source_, fmt::format("node {}", *best_));
+                  best));
+  auto d = expander_.compare(source, best_source_, fmt::format("node {}", best));
   if (d.challenger_won()) {
     crown();
     say(fmt::format("[{}] new best of the search: {}", x.key, d.describe()));
@@ -201,7 +206,8 @@ nlohmann::json SearchDriver::take_first_correct(const Expansion& x, std::int64_t
   nlohmann::json j = {{"method", "first correct kernel"}, {"decided_by", kDecidedByCorrectness}};
   if (best_) {
     j["winner"] = "incumbent";
-    j["reason"] = fmt::format("the first correct kernel (node {}) stays the best", *best_);
+    j["reason"] =
+        fmt::format("the first correct kernel (node {}) stays the best", number_of(*best_));
     return j;
   }
   best_ = child;
@@ -209,9 +215,10 @@ nlohmann::json SearchDriver::take_first_correct(const Expansion& x, std::int64_t
   if (auto st = ledger_.set_best(setup_.run_id, child); !st)
     say(fmt::format("[{}] {}", x.key, st.error().message));
   j["winner"] = "challenger";
-  say(fmt::format("[{}] node {} is correct: the best, and final ({})", x.key, child,
+  const int number = number_of(child);
+  say(fmt::format("[{}] node {} is correct: the best, and final ({})", x.key, number,
                   kDecidedByCorrectness));
-  stop(final_reason(child), store::RunState::finished);
+  stop(final_reason(number), store::RunState::finished);
   return j;
 }
 
@@ -235,7 +242,12 @@ void SearchDriver::mark_result(std::int64_t id, bool finished,
     if (n.expansion_result && !n.expansion.empty()) done_[n.expansion] = id;
   }
   if (auto st = ledger_.update_node(n); !st)
-    say(fmt::format("node {}: {}", id, st.error().message));
+    say(fmt::format("node {}: {}", n.number, st.error().message));
+}
+
+int SearchDriver::number_of(std::int64_t id) const {
+  std::lock_guard lock(graph_mu_);
+  return graph_.contains(id) ? graph_.node(id).number : 0;
 }
 
 void SearchDriver::say(const std::string& m) const {

@@ -68,6 +68,8 @@ class SearchDriver {
   }
   double score_of(std::int64_t id) const { return graph_.score_of(id); }
   std::optional<std::int64_t> best() const { return best_; }
+  // A node's number within the run: how progress lines and expansion keys name it.
+  int number_of(std::int64_t id) const;
   // Strategies offered for the task and not yet used on the path to `id`, in catalogue order.
   std::vector<std::string> unused_strategies(std::int64_t id) const;
   const Strategy* strategy(const std::string& id) const;

@@ -109,14 +109,17 @@ std::string search_report(const SearchEnv& env, const SearchResult& r) {
       r.stop_reason, r.expansions_run, r.expansions_replayed, r.wall_s);
   s += "| node | parent | depth | strategy | verdict | time ms | speedup | roofline |\n"
        "|---|---|---|---|---|---|---|---|\n";
+  // Nodes by their numbers within the run, as every command names them.
+  const store::NodeNumbers numbers(r.nodes);
   const store::NodeRecord* best = nullptr;
   for (const auto& n : r.nodes) {
     if (r.best && n.id == *r.best) best = &n;
     std::string strategy = n.strategy_id.empty() ? n.strategy : n.strategy_id;
     for (auto& c : strategy)
       if (c == '\n' || c == '|') c = ' ';
-    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", n.id,
-                     n.parent_id ? std::to_string(*n.parent_id) : "–", n.depth,
+    const auto parent = numbers.of(n.parent_id);
+    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", n.number,
+                     parent ? std::to_string(*parent) : "–", n.depth,
                      core::shorten(strategy, 80, "…"), n.verdict.value_or("–"),
                      cell(n.median_ms, "{:.4g}"), cell(n.speedup, "{:.2f}x"),
                      n.roofline ? fmt::format("{:.0f}%", 100 * *n.roofline) : "–");
@@ -126,11 +129,11 @@ std::string search_report(const SearchEnv& env, const SearchResult& r) {
     return s + fmt::format(
                    "\n## Best kernel (node {})\n\nThe first correct kernel (decided by {}; no "
                    "speedup is quoted). `{}` in this folder.\n",
-                   best->id, r.decided_by, env.target.best_file());
+                   best->number, r.decided_by, env.target.best_file());
   return s + fmt::format(
                  "\n## Best kernel (node {})\n\n{} ms, {}; it won its side-by-side runs. `{}` "
                  "in this folder.\n",
-                 best->id, cell(best->median_ms, "{:.4g}"),
+                 best->number, cell(best->median_ms, "{:.4g}"),
                  best->speedup ? fmt::format("{:.2f}x {}", *best->speedup, partner)
                                : std::string("no speedup figure (timed on a busy machine, or "
                                              "not timed)"),

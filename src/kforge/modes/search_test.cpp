@@ -8,7 +8,9 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <map>
+#include <regex>
 #include <set>
 #include <thread>
 
@@ -20,6 +22,7 @@ namespace kforge::modes {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class SearchTest : public CliScenario {
  protected:
@@ -233,6 +236,85 @@ TEST_F(SearchTest, KilledSearchResumesWithoutRepeatingFinishedExpansions) {
     if (n["state"] == "done" && !n["expansion"].get<std::string>().empty()) done[n["expansion"]]++;
   EXPECT_EQ(done.size(), 3u);
   for (const auto& [key, count] : done) EXPECT_EQ(count, 1) << key << " was expanded twice";
+}
+
+// Two searches into one store: the second's nodes are numbered from 1 in its progress lines, its
+// closing lines, report.md, its folders, `kforge graph`, `kforge sessions` and `kforge export`,
+// though their store ids continue from the first search's.
+TEST_F(SearchTest, ASecondSearchNumbersItsNodesFromOne) {
+  ASSERT_TRUE(core::write_atomic(dir_ / "strategies.toml", R"(replace = true
+[[strategy]]
+id = "go_fast"
+family = "compute"
+text = "STRATEGY-FAST: vectorize the reduction."
+)")
+                  .ok());
+  const std::string start =
+      std::string("#include \"kforge_task.h\"\n#include <cmath>\n") + rms::kSlow;
+  ASSERT_TRUE(core::write_atomic(dir_ / "start.cpp", start).ok());
+  auto first = search({"--algorithm", "parallel", "--width", "1"});
+  ASSERT_EQ(first["nodes"].size(), 2u) << first.dump(2);
+
+  // The second, with its progress lines, grown from a kernel of the user's (its root has one).
+  std::vector<std::string> args = parallel_search_argv();
+  args.erase(std::find(args.begin(), args.end(), "--quiet"));
+  *(std::find(args.begin(), args.end(), "--width") + 1) = "1";
+  args.insert(args.end(), {"--start", (dir_ / "start.cpp").string()});
+  auto e = env();
+  std::replace(e.begin(), e.end(), std::string("KFORGE_PROGRESS=0"),
+               std::string("KFORGE_PROGRESS=1"));
+  auto second =
+      core::run_process(args, {.timeout = std::chrono::seconds(600), .cwd = dir_, .extra_env = e});
+  ASSERT_TRUE(second.success()) << second.out << second.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(second.err, m, std::regex("run (\\S+) \\(resume with")))
+      << second.err;
+  const std::string run_id = m[1];
+  ASSERT_NE(run_id, first["session"].get<std::string>());
+  EXPECT_THAT(second.err, HasSubstr("expanding node 1 with go_fast")) << second.err;
+  EXPECT_THAT(second.err, Not(HasSubstr("expanding node 3")));  // the root's store id
+  EXPECT_THAT(second.out, HasSubstr("best: node 2,")) << second.out;
+  const auto session = dir_ / "state" / "sessions" / run_id;
+  EXPECT_TRUE(std::filesystem::exists(session / "node-2" / "kernel.cpp"));
+  EXPECT_FALSE(std::filesystem::exists(session / "node-4"));
+  auto report = core::read_text(session / "report.md");
+  ASSERT_TRUE(report.ok());
+  EXPECT_THAT(*report, HasSubstr("| 1 | – | 0 | root |"));
+  EXPECT_THAT(*report, HasSubstr("| 2 | 1 | 1 | go_fast |"));
+  EXPECT_THAT(*report, HasSubstr("## Best kernel (node 2)"));
+
+  // Node 1 is the second search's root: `kforge export RUN 1` gives the kernel it started from.
+  auto root = run({"export", run_id, "1", "--out", (dir_ / "root").string(), "--json"});
+  ASSERT_TRUE(root.success()) << root.out << root.err;
+  auto root_json = nlohmann::json::parse(root.out);
+  EXPECT_EQ(root_json["node"], 1);
+  EXPECT_EQ(root_json["global_id"], 3);
+  EXPECT_EQ(core::read_text(dir_ / "root" / "kernel.cpp").value(), start);
+  // The best by default, into RUN-node-2.
+  auto best = run({"export", run_id, "--json"});
+  ASSERT_TRUE(best.success()) << best.out << best.err;
+  EXPECT_EQ(nlohmann::json::parse(best.out)["node"], 2);
+  EXPECT_EQ(nlohmann::json::parse(best.out)["parent"], 1);
+  EXPECT_TRUE(std::filesystem::exists(dir_ / (run_id + "-node-2") / "kernel.cpp"));
+  auto beyond = run({"export", run_id, "3"});  // the store has a node 3: not this run's
+  EXPECT_EQ(beyond.exit_code, 2);
+  EXPECT_THAT(beyond.err, HasSubstr("has no node 3 (its nodes are numbered 1 to 2"));
+
+  auto graph = nlohmann::json::parse(run({"graph", run_id, "--json"}).out);
+  ASSERT_EQ(graph["nodes"].size(), 2u);
+  EXPECT_EQ(graph["best"], 2);
+  EXPECT_EQ(graph["nodes"][1]["id"], 2);
+  EXPECT_EQ(graph["nodes"][1]["parent"], 1);
+  EXPECT_EQ(graph["nodes"][1]["global_id"], 4);
+  EXPECT_THAT(run({"graph", run_id}).out, HasSubstr("n1 -> n2"));
+  auto sessions = nlohmann::json::parse(run({"sessions", "--json"}).out);
+  bool listed = false;
+  for (const auto& s : sessions)
+    if (s["session"] == run_id) {
+      listed = true;
+      EXPECT_EQ(s["best_node"], 2);
+    }
+  EXPECT_TRUE(listed);
 }
 
 // A cuda search on a machine without a device is refused before the machine is profiled and before
