@@ -441,15 +441,56 @@ function speedupPlot(series) {
   return svg;
 }
 
-function showSuite() {
-  main.replaceChildren(el("h1", { text: "Suite results" }), el("p", { class: "muted",
-    text: "Pick the JSON of `kforge bench --json > result.json` (A), and another to compare (B). The files are read by this page only." }));
+// One task's speedup across the kept bench results, oldest first: a point per result with its
+// 95% interval, a line through the figures, 1x dashed. points: /api/results/history's.
+function historyPlot(points) {
+  const left = 50, width = 560, top = 16, height = 180;
+  const shown = points.filter((p) => p.speedup !== null && p.speedup !== undefined);
+  let max = 1;
+  for (const p of shown) max = Math.max(max, p.speedup_ci95[1] || 0, p.speedup);
+  max *= 1.1;
+  const step = points.length > 1 ? width / (points.length - 1) : 0;
+  const x = (i) => left + (points.length > 1 ? i * step : width / 2);
+  const y = (v) => top + height - (v / max) * height;
+  const svg = svgEl("svg", { id: "history-svg", width: left + width + 40, height: top + height + 40 });
+  svg.append(svgEl("line", { x1: left, x2: left + width, y1: y(1), y2: y(1), stroke: "#b3261e", "stroke-dasharray": "4 3" }),
+    svgEl("text", { x: 4, y: y(1) + 4, "font-size": 10, fill: "#b3261e" }, "1x"),
+    svgEl("text", { x: 4, y: top + 4, "font-size": 10 }, max.toFixed(2) + "x"));
+  let path = "";
+  points.forEach((p, i) => {
+    svg.append(svgEl("text", { x: x(i), y: top + height + 14, "font-size": 10, "text-anchor": "middle" }, "#" + p.result),
+      svgEl("text", { x: x(i), y: top + height + 26, "font-size": 9, "text-anchor": "middle", class: "muted" }, (p.when || "").slice(0, 10)));
+    if (p.speedup === null || p.speedup === undefined) {  // busy or not correct: said, not drawn
+      svg.append(svgEl("text", { x: x(i), y: y(1) - 6, "font-size": 9, "text-anchor": "middle", fill: "#8a6d00", class: "no-figure" },
+        p.busy && p.verdict === "correct" ? "busy" : (p.verdict || p.status || "—")));
+      return;
+    }
+    const [lo, hi] = p.speedup_ci95 || [null, null];
+    if (lo !== null && hi !== null)
+      svg.append(svgEl("line", { x1: x(i), x2: x(i), y1: y(lo), y2: y(hi), stroke: "#222", "stroke-width": 1.5 }));
+    svg.append(svgEl("circle", { class: "point", "data-result": p.result, cx: x(i), cy: y(p.speedup), r: 4, fill: "#4a7fd4" }),
+      svgEl("text", { x: x(i) + 6, y: y(p.speedup) - 6, "font-size": 10 }, p.speedup.toFixed(2) + "x"));
+    path += (path ? " L " : "M ") + x(i) + " " + y(p.speedup);
+  });
+  if (path) svg.append(svgEl("path", { d: path, fill: "none", stroke: "#4a7fd4", "stroke-width": 1 }));
+  return svg;
+}
+
+async function showSuite() {
+  main.replaceChildren(el("h1", { text: "Suite results" }));
+  const kept = el("div", { id: "kept-results" });
+  const taskPick = el("select", { id: "history-task" });
+  const history = el("div", { id: "history-plot" });
   const fileA = el("input", { type: "file", id: "bench-a", accept: ".json,application/json" });
   const fileB = el("input", { type: "file", id: "bench-b", accept: ".json,application/json" });
   const plot = el("div", { id: "suite-plot" });
   const table = el("div", { id: "suite-compare" });
-  main.append(el("p", {}, "A ", fileA, " B ", fileB), plot, table);
-  const loaded = {};
+  main.append(el("h2", { text: "Kept bench results" }), kept,
+    el("h2", { text: "A task's speedup over time" }), el("p", {}, "task ", taskPick), history,
+    el("h2", { text: "Compare" }),
+    el("p", { class: "muted", text: "Pick A and B above, or the JSON of `kforge bench --json > result.json` here (read by this page only)." }),
+    el("p", {}, "A ", fileA, " B ", fileB), plot, table);
+  const chosen = { a: null, b: null };  // {name, json}: a kept result or a file
   const read = (input) => new Promise((resolve, reject) => {
     const f = input.files[0];
     if (!f) return resolve(null);
@@ -461,16 +502,14 @@ function showSuite() {
   const byTask = (list) => Object.fromEntries(list.map((t) => [t.task, t]));
   const draw = async () => {
     try {
-      loaded.a = await read(fileA);
-      loaded.b = await read(fileB);
       const series = [];
-      if (loaded.a) series.push({ name: "A", colour: "#4a7fd4", tasks: byTask((await api("/api/bench/speedups", { result: loaded.a })).tasks) });
-      if (loaded.b) series.push({ name: "B", colour: "#e0892b", tasks: byTask((await api("/api/bench/speedups", { result: loaded.b })).tasks) });
+      if (chosen.a) series.push({ name: chosen.a.name, colour: "#4a7fd4", tasks: byTask((await api("/api/bench/speedups", { result: chosen.a.json })).tasks) });
+      if (chosen.b) series.push({ name: chosen.b.name, colour: "#e0892b", tasks: byTask((await api("/api/bench/speedups", { result: chosen.b.json })).tasks) });
       plot.replaceChildren(series.length ? speedupPlot(series) : el("span"));
-      if (loaded.a && loaded.b) {
-        const c = await api("/api/bench/compare", { a: loaded.a, b: loaded.b });
+      if (chosen.a && chosen.b) {
+        const c = await api("/api/bench/compare", { a: chosen.a.json, b: chosen.b.json });
         const s = c.summary;
-        table.replaceChildren(el("h2", { text: "B against A" }), el("p", { id: "compare-summary", text:
+        table.replaceChildren(el("h2", { text: chosen.b.name + " against " + chosen.a.name }), el("p", { id: "compare-summary", text:
           s.compared + (s.compared === 1 ? " task" : " tasks") + " correct in both: B faster on " + s.b_faster + ", slower on " + s.b_slower +
           ", within noise on " + s.within_noise + "; geomean B/A " + fmtRatio(s.geomean_ratio) +
           (s.busy ? "; " + s.busy + (s.busy === 1 ? " task" : " tasks") + " not compared (timed busy: no figure)" : "") }),
@@ -484,8 +523,55 @@ function showSuite() {
       status("");
     } catch (e) { status(e.message, true); }
   };
-  fileA.onchange = draw;
-  fileB.onchange = draw;
+  const pickFile = (side, input) => async () => {
+    try {
+      const json = await read(input);
+      chosen[side] = json ? { name: side.toUpperCase(), json } : null;
+      await draw();
+    } catch (e) { status(e.message, true); }
+  };
+  fileA.onchange = pickFile("a", fileA);
+  fileB.onchange = pickFile("b", fileB);
+  const pickKept = async (side, id) => {
+    chosen[side] = { name: "#" + id, json: await api("/api/results/" + id) };
+    for (const input of kept.querySelectorAll("input[name='" + side + "']")) input.checked = input.value === String(id);
+    await draw();
+  };
+  const drawHistory = async () => {
+    if (!taskPick.value) return history.replaceChildren();
+    const h = await api("/api/results/history/" + encodeURIComponent(taskPick.value));
+    history.replaceChildren(h.points.length ? historyPlot(h.points) : el("p", { class: "muted", text: "no kept result has this task" }));
+  };
+  taskPick.onchange = () => drawHistory().catch((e) => status(e.message, true));
+
+  // The kept results: a table with A and B choices; the newest two are compared from the start, and
+  // the newest's first task is plotted over time.
+  let sets = [];
+  try { sets = await api("/api/results?command=bench"); } catch (e) { return status(e.message, true); }
+  if (!sets.length) {
+    kept.replaceChildren(el("p", { class: "muted", text: "No bench results kept yet: `kforge bench` keeps every run here." }));
+    return;
+  }
+  kept.replaceChildren(el("table", { id: "kept-table" },
+    el("tr", {}, ...["A", "B", "result", "when", "tasks", "correct", "geomean", "state", "machine", "commit"].map((h) => el("th", { text: h }))),
+    ...sets.map((s) => el("tr", { "data-result": String(s.id) },
+      el("td", {}, el("input", { type: "radio", name: "a", value: String(s.id), onchange: () => pickKept("a", s.id).catch((e) => status(e.message, true)) })),
+      el("td", {}, el("input", { type: "radio", name: "b", value: String(s.id), onchange: () => pickKept("b", s.id).catch((e) => status(e.message, true)) })),
+      el("td", { class: "num", text: "#" + s.id }), el("td", { text: s.created_at }),
+      el("td", { class: "num", text: String(s.summary.rows) }),
+      el("td", { class: "num", text: s.summary.correct + "/" + s.summary.rows }),
+      el("td", { class: "num", text: fmtRatio(s.summary.geomean_speedup) }),
+      el("td", { text: s.state }),
+      el("td", { text: s.machine.hostname + " " + s.machine.isa + " " + s.machine.threads + "t" }),
+      el("td", { text: (s.git_sha || "").slice(0, 10) })))));
+  const tasks = [...new Set(sets.flatMap((s) => s.task_ids))].sort();
+  taskPick.replaceChildren(...tasks.map((t) => el("option", { value: t, text: t })));
+  if (sets[0].task_ids.length) taskPick.value = sets[0].task_ids[0];
+  try {
+    await drawHistory();
+    if (sets.length > 1) await pickKept("a", sets[1].id);
+    await pickKept("b", sets[0].id);
+  } catch (e) { status(e.message, true); }
 }
 
 // ---------------------------------------------------------------- routes

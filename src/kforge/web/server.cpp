@@ -10,6 +10,8 @@
 #include "kforge/eval/bench_compare.h"
 #include "kforge/modes/run_graph.h"
 #include "kforge/modes/session_summary.h"
+#include "kforge/store/result_json.h"
+#include "kforge/store/results.h"
 #include "kforge/store/store.h"
 #include "kforge/web/assets.h"
 #include "kforge/web/hitl_host.h"
@@ -276,6 +278,58 @@ void Server::routes() {
     if (!b) return send_error(res, 400, b.error().message);
     send_json(res, eval::compare_bench(*a, *b));
   });
+
+  // Results kept in the store (kforge bench and eval write them): the sets, newest first, each
+  // with its summary and task ids; one set read as its bench --json (what the two endpoints above
+  // take); and one task's rows across the bench sets, oldest first: its speedup over time.
+  h.Get("/api/results", [open_db](const httplib::Request& req, httplib::Response& res) {
+    auto db = open_db(res);
+    if (!db) return;
+    store::ResultFilter f{req.has_param("command") ? req.get_param_value("command") : "bench",
+                          req.get_param_value("task"), req.get_param_value("target"), 200};
+    auto sets = store::list_result_sets(*db, f);
+    if (!sets) return send_error(res, 500, sets.error().message);
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& s : *sets) {
+      auto rows = store::results_of_set(*db, s.id);
+      if (!rows) return send_error(res, 500, rows.error().message);
+      auto j = store::result_set_json(s, *rows, false);
+      j["task_ids"] = nlohmann::json::array();
+      for (const auto& r : *rows) j["task_ids"].push_back(r.task);
+      out.push_back(j);
+    }
+    send_json(res, out);
+  });
+  h.Get(R"(/api/results/(\d{1,15}))",
+        [open_db](const httplib::Request& req, httplib::Response& res) {
+          auto db = open_db(res);
+          if (!db) return;
+          auto set = store::find_result_set(*db, std::stoll(req.matches[1]));
+          if (!set) return send_error(res, 500, set.error().message);
+          if (!*set) return send_error(res, 404, "no such result");
+          auto rows = store::results_of_set(*db, (*set)->id);
+          if (!rows) return send_error(res, 500, rows.error().message);
+          send_json(res, store::result_set_json(**set, *rows, true));
+        });
+  h.Get(R"(/api/results/history/([A-Za-z0-9_.-]{1,200}))",
+        [open_db](const httplib::Request& req, httplib::Response& res) {
+          auto db = open_db(res);
+          if (!db) return;
+          auto points = store::task_history(*db, req.matches[1]);
+          if (!points) return send_error(res, 500, points.error().message);
+          nlohmann::json out = nlohmann::json::array();
+          for (const auto& p : *points) {
+            auto j = store::kept_result_json(p.result);
+            j["result"] = p.set.id;
+            j["when"] = p.set.created_at;
+            j["git_sha"] = p.set.git_sha;
+            j["hostname"] = p.set.hostname;
+            j["threads"] = p.set.threads;
+            j["target"] = p.set.target;
+            out.push_back(j);
+          }
+          send_json(res, {{"task", std::string(req.matches[1])}, {"points", out}});
+        });
 
   // Runs started from the page.
   h.Post("/api/launch", [this](const httplib::Request& req, httplib::Response& res) {
