@@ -8,6 +8,7 @@
 // Skipped, saying so, when Chromium or chromedriver is not installed.
 #include <gmock/gmock.h>
 
+#include "kforge/web/kept_results_test_util.h"
 #include "kforge/web/web_test_util.h"
 
 namespace kforge::web {
@@ -444,6 +445,36 @@ TEST_F(ServeBrowserTest, TheSuitePagePlotsSpeedupsAndComparesTwoSavedRuns) {
   EXPECT_TRUE(b_.eval("return window.__xss === undefined && !document.querySelector('#main img');")
                   .get<bool>());
   screenshot(b_, "suite");
+}
+
+// The results bench kept in the store, with no file picked: listed, the newest two compared, and
+// a task's speedup plotted across them (a busy reading named, not drawn).
+TEST_F(ServeBrowserTest, TheSuitePageShowsKeptResultsAndATaskOverTime) {
+  seed_kept_results(dir_ / "state");
+  auto url = start_serve();
+  ASSERT_FALSE(url.empty()) << serve_->output();
+  Browser b(dir_);
+  ASSERT_TRUE(b.ok());
+  b.go(url + "#/suite");
+  ASSERT_TRUE(b.wait("document.querySelectorAll('#kept-table tr[data-result]').length === 2"))
+      << b.eval("return document.body.innerText;").dump();
+  ASSERT_TRUE(b.wait("document.querySelectorAll('#history-svg circle.point').length === 2"))
+      << b.eval("return document.body.innerText;").dump();
+  EXPECT_EQ(b.eval("return document.getElementById('history-task').value;").get<std::string>(),
+            "t");
+  EXPECT_THAT(b.text("#history-plot"), HasSubstr("2.50x"));
+  ASSERT_TRUE(b.wait("document.getElementById('compare-table')"))
+      << b.eval("return document.body.innerText;").dump();
+  EXPECT_THAT(b.text("#suite-compare"), HasSubstr("#2 against #1"));
+  EXPECT_THAT(b.text("#compare-table tr[data-task='t']"), HasSubstr("B faster"));
+  EXPECT_THAT(b.text("#compare-table tr[data-task='u']"), HasSubstr("not compared: B timed busy"));
+  // Task u: one figure, and the busy reading named.
+  b.eval(
+      "const s = document.getElementById('history-task'); s.value = 'u';"
+      "s.dispatchEvent(new Event('change'));");
+  ASSERT_TRUE(b.wait("document.querySelectorAll('#history-svg circle.point').length === 1"));
+  EXPECT_THAT(b.text("#history-plot"), HasSubstr("busy"));
+  screenshot(b, "suite-kept");
 }
 
 TEST_F(ServeBrowserTest, ANonLoopbackBindAsksTheBrowserForTheToken) {
