@@ -161,6 +161,66 @@ class SearchAlgorithms : public ::testing::Test {
 const std::map<std::string, Effect> kThree = {
     {"go_fast", {2.0}}, {"go_slow", {0.5}}, {"go_wrong", {1.0, false}}};
 
+// A search whose store already holds another run's nodes: its expansion keys, progress lines and
+// JSON name its nodes 1, 2, 3 in the order made, not by the store's ids (which count across runs),
+// and the nodes an expander hands back unnumbered are numbered from the store.
+TEST_F(SearchAlgorithms, KeysAndProgressLinesNameNodesByTheirNumberInTheRun) {
+  auto& db = ledger_->db();
+  ASSERT_TRUE(store::insert_session(db, {"later", store::now_iso8601(), "kforge search", "/"}));
+  ASSERT_TRUE(ledger_->start_run({"later", "search", "12p_rmsnorm", "ci"}));
+  for (int k = 0; k < 3; ++k) {  // more of the fixture's run: store ids 2 to 4
+    store::NodeRecord n;
+    n.run_id = "run";
+    ASSERT_TRUE(ledger_->add_node(n));
+  }
+  store::NodeRecord root;
+  root.run_id = "later";
+  root.strategy = root.strategy_id = "root";
+  root.state = store::NodeState::done;
+  auto root_id = ledger_->add_node(root);
+  ASSERT_TRUE(root_id);
+  ASSERT_EQ(*root_id, 5);
+
+  const std::map<std::string, Effect> effects = {{"a", {2.0}}, {"b", {1.5}}};
+  FakeExpander x(*ledger_, "later", effects);
+  std::vector<std::string> lines;
+  SearchDriver d(
+      {"later", catalogue(effects), {}, 3, 1, [&](std::string_view m) { lines.emplace_back(m); }},
+      x, *ledger_);
+  ASSERT_TRUE(d.load());
+  SearchOptions o;
+  o.beam_size = 1;
+  o.branches = 1;
+  o.depth = 2;
+  o.keep_factor = 100;
+  run_beam(d, o);
+  ASSERT_EQ(x.keys.size(), 2u);
+  EXPECT_THAT(x.keys[0], ::testing::StartsWith("beam/d1/n1/"));
+  EXPECT_THAT(x.keys[1], ::testing::StartsWith("beam/d2/n2/"));
+  std::string all;
+  for (const auto& l : lines) all += l + "\n";
+  EXPECT_THAT(all, ::testing::HasSubstr("expanding node 1 with"));
+  EXPECT_THAT(all, ::testing::HasSubstr("expanding node 2 with"));
+  EXPECT_THAT(all, ::testing::Not(::testing::HasSubstr("node 5")));
+  EXPECT_THAT(all, ::testing::Not(::testing::HasSubstr("node 6")));
+  auto nodes = d.graph().nodes();
+  ASSERT_EQ(nodes.size(), 3u);
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    EXPECT_EQ(nodes[k].id, 5 + static_cast<std::int64_t>(k));
+    EXPECT_EQ(nodes[k].number, static_cast<int>(k) + 1);
+  }
+  SearchResult r;
+  r.nodes = nodes;
+  r.best = d.best();
+  r.beams = d.progress.beams;
+  auto j = to_json(r);
+  EXPECT_EQ(j["nodes"][2]["id"], 3);
+  EXPECT_EQ(j["nodes"][2]["global_id"], 7);
+  EXPECT_EQ(j["nodes"][2]["parent"], 2);
+  EXPECT_EQ(j["best"], d.number_of(*d.best()));
+  EXPECT_EQ(j["beams"][0][0], 2);
+}
+
 TEST_F(SearchAlgorithms, BeamAdmitsOnlyCorrectChildrenNotMuchSlowerThanTheirParent) {
   FakeExpander x(*ledger_, "run", kThree);
   auto d = driver(x, kThree);

@@ -26,7 +26,9 @@ void run_beam(SearchDriver& d, const SearchOptions& o) {
     for (auto b : beam)
       for (const auto& sid :
            sample(d.unused_strategies(b), static_cast<std::size_t>(o.branches), d.rng()))
-        wave.push_back({fmt::format("beam/d{}/n{}/{}", depth, b, sid), b, sid, std::nullopt});
+        // The key names the node by its number in the run, as the progress lines show it.
+        wave.push_back(
+            {fmt::format("beam/d{}/n{}/{}", depth, d.number_of(b), sid), b, sid, std::nullopt});
     std::vector<std::int64_t> admitted;
     for (auto c : d.run_wave(wave))
       if (admissible(d, c, o.keep_factor)) admitted.push_back(c);

@@ -43,8 +43,8 @@ class Evolution {
     if (r < o_.crossover && archive_.size() >= 2) {
       std::int64_t other = random_elite();
       if (other != best)
-        return Expansion{fmt::format("evolve/g{}/i{}/{}/x{}", g, i, p, other), best, "crossover",
-                         other};
+        return Expansion{fmt::format("evolve/g{}/i{}/{}/x{}", g, i, p, d_.number_of(other)), best,
+                         "crossover", other};
     }
     std::int64_t parent = r < o_.crossover + o_.exploit ? best : random_elite();
     auto options = d_.unused_strategies(parent);
