@@ -151,10 +151,12 @@ int run_bench_peers(const PeersRun& run, const eval::MachineProfile& machine) {
     for (const auto& peer : run.peers) {
       if (!row.cells.empty() && settles_the_row(row.cells.front())) {
         row.cells.push_back(row.cells.front());
+        if (run.on_cell) run.on_cell(row.cells.back(), peer);
         continue;
       }
       progress(fmt::format("[{}/{}] {}: against {}", index, ids.size(), id, peer));
       row.cells.push_back(measure(run, *compiler, id, peer));
+      if (run.on_cell) run.on_cell(row.cells.back(), peer);
       progress(fmt::format("[{}/{}] {}: against {}: {}", index, ids.size(), id, peer,
                            cell_text(row.cells.back())));
     }

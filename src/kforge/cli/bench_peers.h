@@ -1,6 +1,7 @@
 #pragma once
 // kforge bench --peers: the implementation chosen by --impl against every peer, one table.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,8 @@ struct PeersRun {
   bool json = false;
   std::string header;  // the machine line bench prints
   int threads = 1;
+  // Hears of each cell as it is measured (bench keeps it in the store), with its peer.
+  std::function<void(const eval::SuiteTaskResult&, const std::string& peer)> on_cell;
 };
 
 // Prints the table (or JSON) and returns bench's exit status: 0 only when every cell was

@@ -32,9 +32,9 @@ void settle(const char* option, T& given, const T& fallback, const T& kept,
 }  // namespace
 
 nlohmann::json to_json(const BenchSettings& s) {
-  return {{"suite", s.suite},     {"tasks", s.tasks},     {"impl", s.impl},
-          {"size", s.size},       {"target", s.target},   {"dtype", s.dtype},
-          {"partner", s.partner}, {"threads", s.threads}, {"budget", s.budget}};
+  return {{"suite", s.suite},   {"tasks", s.tasks}, {"impl", s.impl},       {"size", s.size},
+          {"target", s.target}, {"dtype", s.dtype}, {"partner", s.partner}, {"threads", s.threads},
+          {"budget", s.budget}, {"peers", s.peers}};
 }
 
 BenchSettings bench_settings_from_json(const nlohmann::json& j) {
@@ -49,6 +49,7 @@ BenchSettings bench_settings_from_json(const nlohmann::json& j) {
   s.partner = j.value("partner", "");
   s.threads = j.value("threads", 0);
   s.budget = j.value("budget", 0.0);
+  s.peers = j.value("peers", std::vector<std::string>{});
   return s;
 }
 
@@ -67,6 +68,11 @@ Result<BenchSettings> settings_for_resume(const BenchSettings& given, const Benc
                     "start a new bench here",
                     id, set.hostname, host)};
   auto kept = bench_settings_from_json(nlohmann::json::parse(set.settings, nullptr, false));
+  if (!kept.peers.empty())
+    return Error{fmt::format(
+        "result {} is a bench --peers table: --resume goes on with a bench of one partner; run "
+        "bench --peers again",
+        id)};
   BenchSettings out = given;
   std::vector<std::string> conflicts;
   // The selection compares as a set: --tasks b,a is the selection a,b.

@@ -20,8 +20,9 @@ struct BenchSettings {
   std::string impl;                // baseline | expert | reference | an absolute folder
   std::string size;                // "" = each task's default
   std::string target, dtype, partner;
-  int threads = 0;    // resolved (never 0 once kept)
-  double budget = 0;  // seconds of paired timing per evaluation
+  int threads = 0;                 // resolved (never 0 once kept)
+  double budget = 0;               // seconds of paired timing per evaluation
+  std::vector<std::string> peers;  // bench --peers: its table's peers (such a set is not resumed)
 };
 
 nlohmann::json to_json(const BenchSettings& s);

@@ -88,6 +88,11 @@ TEST(BenchResume, OtherCommandsHostsAndRunningSetsAreRefused) {
               HasSubstr("not a bench"));
   EXPECT_THAT(settings_for_resume(defaults(), defaults(), set_of(kept()), "other").error().message,
               HasSubstr("measured on box, this is other"));
+  auto with_peers = kept();
+  with_peers.peers = {"libtorch", "torch"};
+  EXPECT_THAT(
+      settings_for_resume(defaults(), defaults(), set_of(with_peers), "box").error().message,
+      HasSubstr("bench --peers table"));
   auto running = set_of(kept());
   running.state = "running";
   running.owner = store::current_process_owner();  // alive: this process

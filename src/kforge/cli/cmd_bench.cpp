@@ -5,6 +5,7 @@
 // one result set in the store (`kforge results`), a row written as each task ends: Ctrl-C keeps
 // the rows done, and --resume runs only the tasks that have none, with the set's own settings.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -248,20 +249,6 @@ int run_bench(BenchOptions o) {
   so.kernel_extension = target.kernel_extension();
   so.judge = [&](const eval::TaskContext& ctx, const std::string& source, const std::string& name,
                  const eval::EvalOptions& opt) { return bound.evaluate(ctx, source, name, opt); };
-  if (o.peers) {
-    auto py = core::probe_python_env();
-    header += fmt::format("; Python {}, torch {}, jax {}", py.python_version,
-                          py.torch_version.empty() ? "missing" : py.torch_version,
-                          py.jax_version.empty() ? "missing" : py.jax_version);
-    if (!quiet) fmt::print(stderr, "{}\n", header);
-    PeersRun run{so, peers, o.retries, o.json, header, threads};
-    return run_bench_peers(run, *machine);
-  }
-  if (o.partner != "libtorch" && o.partner != "baseline") header += ", partner " + o.partner;
-  so.eval.dtype = o.dtype;
-  header += target.run_header(o.dtype);  // the target's backend, before any number
-  if (!quiet) fmt::print(stderr, "{}\n", header);
-
   // The result set: a new one, or the one resumed. Each row is kept as its task ends.
   auto stamp = eval::stamp_run(*machine, o.impl, threads);
   BenchSettings kept_settings = settings_of(o);
@@ -269,6 +256,7 @@ int run_bench(BenchOptions o) {
   kept_settings.tasks = selection;
   kept_settings.target = std::string(target.name());
   kept_settings.threads = threads;
+  kept_settings.peers = peers;
   ResultKeeper keeper;
   if (o.resume) {
     keeper = ResultKeeper::resume(std::move(resumed.db), o.resume);
@@ -279,31 +267,54 @@ int run_bench(BenchOptions o) {
     set.size = o.size;
     set.dtype = o.dtype;
     set.impl = kept_settings.impl;
-    set.partner = kept_settings.partner;
+    set.partner =
+        o.peers ? "peers: " + fmt::format("{}", fmt::join(peers, ",")) : kept_settings.partner;
     set.settings = to_json(kept_settings).dump();
     keeper = ResultKeeper::start(set);
   }
-  if (keeper.id() && !quiet)
-    fmt::print(
-        stderr, "result {}{} (kforge results {})\n", *keeper.id(),
-        o.resume ? fmt::format(": {} kept, {} to run", resumed.rows.size(), so.tasks.size()) : "",
-        *keeper.id());
+  auto announce = [&] {
+    if (keeper.id() && !quiet)
+      fmt::print(
+          stderr, "result {}{} (kforge results {})\n", *keeper.id(),
+          o.resume ? fmt::format(": {} kept, {} to run", resumed.rows.size(), so.tasks.size()) : "",
+          *keeper.id());
+  };
   const RowFacts facts{so.impl == "baseline" || so.impl == "expert" || so.impl == "reference"
                            ? so.impl
                            : "candidate",
                        "", kept_settings.partner, o.dtype, o.size};
-  auto keep = [&](const eval::SuiteTaskResult& r) {
+  auto keep = [&](const eval::SuiteTaskResult& r, const std::string& partner) {
     if (!finished(r)) return;
     RowFacts f = facts;
     f.kernel = kernel_of(so, r.id);
+    f.partner = partner;
     keeper.keep(kept_row(0, stamp, r, f));
   };
+
+  if (o.peers) {
+    auto py = core::probe_python_env();
+    header += fmt::format("; Python {}, torch {}, jax {}", py.python_version,
+                          py.torch_version.empty() ? "missing" : py.torch_version,
+                          py.jax_version.empty() ? "missing" : py.jax_version);
+    if (!quiet) fmt::print(stderr, "{}\n", header);
+    announce();
+    PeersRun run{so, peers, o.retries, o.json, header, threads};
+    run.on_cell = keep;
+    const int status = run_bench_peers(run, *machine);
+    keeper.finish(so.eval.cancel && so.eval.cancel->load());
+    return status;
+  }
+  if (o.partner != "libtorch" && o.partner != "baseline") header += ", partner " + o.partner;
+  so.eval.dtype = o.dtype;
+  header += target.run_header(o.dtype);  // the target's backend, before any number
+  if (!quiet) fmt::print(stderr, "{}\n", header);
+  announce();
 
   auto start = std::chrono::steady_clock::now();
   std::vector<eval::SuiteTaskResult> results;
   if (!nothing_left)
     results = eval::run_suite(so, *compiler, [&](const eval::SuiteTaskResult& r, int i, int n) {
-      keep(r);
+      keep(r, kept_settings.partner);
       if (quiet) return;
       fmt::print(stderr, "{}\n", bench_progress_line(r, i, n));
     });
@@ -312,7 +323,7 @@ int run_bench(BenchOptions o) {
       results, o.retries,
       [&](const eval::SuiteTaskResult& r) { return eval::rerun_task(so, *compiler, r.id); },
       [&](const eval::SuiteTaskResult& r, int attempt) {
-        keep(r);
+        keep(r, kept_settings.partner);
         if (quiet) return;
         fmt::print(stderr, "[again {}/{}] {:<44} {}\n", attempt, o.retries, r.id,
                    r.busy() ? "still busy: " + r.evaluation->busy_reason : "quiet");

@@ -53,6 +53,12 @@ eval::BenchResults load_kept(const std::string& arg, std::string& what) {
   auto rows = store::results_of_set(**db, (*set)->id);
   if (!rows) throw UsageError(rows.error().message);
   const auto& s = **set;
+  for (const auto& r : *rows)
+    if (r.partner != rows->front().partner)
+      throw UsageError(fmt::format(
+          "result {} is a bench --peers table (a row per peer): compare takes results of one "
+          "partner each",
+          arg));
   what =
       fmt::format("result {}: kforge {} of {}, {}, {} ({} {} {}t), commit {}", s.id, s.command,
                   s.command == "bench" ? count_of(static_cast<long>(rows->size()), "task") : s.task,

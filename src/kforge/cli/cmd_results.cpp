@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "kforge/cli/colour.h"
 #include "kforge/cli/commands.h"
@@ -51,11 +52,14 @@ std::string commit_cell(const store::ResultSet& s) {
   return s.git_sha.substr(0, 10) + (dirty ? "-dirty" : "");
 }
 
-// A bench: its suite folder and how many rows it holds; an eval: its task.
-std::string subject_cell(const store::ResultSet& s, const store::SetSummary& sum) {
+// A bench: its suite folder and how many tasks it holds (a --peers table has a row per peer);
+// an eval: its task.
+std::string subject_cell(const store::ResultSet& s, const std::vector<store::KeptResult>& rows) {
   if (s.command != "bench") return s.task;
+  std::set<std::string> tasks;
+  for (const auto& r : rows) tasks.insert(r.task);
   return fmt::format("{} ({})", std::filesystem::path(s.suite).filename().string(),
-                     count_of(sum.rows, "task"));
+                     count_of(static_cast<long>(tasks.size()), "task"));
 }
 
 // A bench: "2/3 correct" (and its state unless finished); an eval: its verdict.
@@ -111,7 +115,7 @@ int list_results(store::Database* db, const ResultsOptions& o) {
     const auto sum = store::summarize(rows);
     out.push_back(store::result_set_json(s, rows, false));
     const std::string size = s.size.empty() && !rows.empty() ? rows.front().size : s.size;
-    t.add({std::to_string(s.id), s.created_at, s.command, subject_cell(s, sum), s.target, size,
+    t.add({std::to_string(s.id), s.created_at, s.command, subject_cell(s, rows), s.target, size,
            outcome_cell(s, rows, sum), figure_cell(s, rows, sum), machine_cell(s), commit_cell(s)});
   }
   if (o.json) {

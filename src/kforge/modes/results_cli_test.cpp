@@ -242,4 +242,24 @@ TEST_F(ResultsCli, InterruptedBenchIsKeptListedResumedAndComparedById) {
   EXPECT_THAT(unknown.err, HasSubstr("no result 7"));
 }
 
+// bench --peers keeps a row per peer; such a table is neither resumed nor compared.
+TEST_F(ResultsCli, APeersTableKeepsARowPerPeer) {
+  ASSERT_TRUE(core::write_atomic(kernels() / "b_rms.cpp", honest()).ok());
+  auto args = bench_args();
+  args.insert(args.end(), {"--tasks", "a_rms", "--peers", "--peer-set", "libtorch,torch"});
+  auto bench = run(args);
+  ASSERT_TRUE(bench.success()) << bench.describe() << "\n" << bench.err;
+  auto one = json_of({"results", "1", "--json"});
+  ASSERT_EQ(one["results"].size(), 2u) << one.dump(2);
+  EXPECT_EQ(one["results"][0]["partner"], "libtorch");
+  EXPECT_EQ(one["results"][1]["partner"], "torch");
+  EXPECT_EQ(one["settings"]["peers"], (nlohmann::json{"libtorch", "torch"}));
+  auto resume = run({"bench", "--resume", "1"});
+  EXPECT_EQ(resume.exit_code, 2);
+  EXPECT_THAT(resume.err, HasSubstr("bench --peers table"));
+  auto compare = run({"compare", "1", "1"});
+  EXPECT_EQ(compare.exit_code, 2);
+  EXPECT_THAT(compare.err, HasSubstr("a row per peer"));
+}
+
 }  // namespace kforge::modes
