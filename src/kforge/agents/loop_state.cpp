@@ -371,6 +371,8 @@ std::string describe_standing(const LoopState& s) {
   std::string out = partner_standing(s) + other_partners(s);
   if (s.dialect.roofline)
     out += fmt::format("At 100% of the roofline the kernel would take {:.4g} ms.\n", s.roofline_ms);
+  if (!s.peaks_note.empty())
+    out += "The machine's " + s.peaks_note + ".\n";
   else if (s.best && !s.best->evaluation.timing_is_performance())
     out += fmt::format(
         "Timing basis {}: interpret-mode times are not performance, so only correctness decides "
@@ -393,6 +395,7 @@ std::string describe_standing(const LoopState& s) {
 
 std::string describe_best_figures(const LoopState& s, const std::string& source) {
   std::string out = partner_standing(s) + other_partners(s);
+  if (!s.peaks_note.empty()) out += "The machine's " + s.peaks_note + ".\n";
   if (s.search) out += search_figures(s);
   if (!s.best)
     return out +

@@ -103,6 +103,9 @@ struct LoopState {
   std::string baseline_when;  // which measurement that was ("measured alone before iteration 1")
   std::vector<PartnerTime> other_partners;  // shown beside the partner's time; may be empty
   double roofline_ms = 0;                   // the time at 100% of the roofline
+  // Said once the machine's peaks were re-measured during the run ("peak re-measured: 532.6
+  // GFLOP/s, was 485.6; rooflines re-based"); "" while they were not.
+  std::string peaks_note;
   RunBudget budget;
   std::optional<BestKernel> best;
   std::vector<AttemptRecord> history;

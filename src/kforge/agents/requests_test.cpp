@@ -358,6 +358,18 @@ TEST_F(RequestsTest, TheProfilerSeesTheBestKernelsFiguresAndTheHistory) {
   EXPECT_EQ(count(r, tuned_), 0u);  // the best kernel's source is not sent again
 }
 
+// A loop that saw a newer, quieter peak measurement says so in its next requests.
+TEST_F(RequestsTest, ARebasedPeakIsSaid) {
+  state_.peaks_note = "peak re-measured: 532.6 GFLOP/s, was 485.6; rooflines re-based";
+  ask_every_role();
+  for (const char* role : {"planner", "profiler"})
+    EXPECT_EQ(count(request(role),
+                    "The machine's peak re-measured: 532.6 GFLOP/s, was 485.6; rooflines "
+                    "re-based."),
+              1u)
+        << role;
+}
+
 TEST_F(RequestsTest, DebuggerIsToldItsFixBudget) {
   ask_every_role();
   EXPECT_EQ(count(request("debugger"), "The debugger gets up to 3 fix(es) per kernel."), 1u);

@@ -166,6 +166,16 @@ nlohmann::json peak_record(const std::string& key, const MachineProfile& d,
   return {{"format", 2}, {"key", key}, {"machine", machine}, {"peaks", peaks}};
 }
 
+std::optional<MachineProfile> newer_peaks(const MachineProfile& m) {
+  if (m.peak_file.empty()) return std::nullopt;
+  auto record = read_peak_record(m.peak_file, machine_key(m));
+  if (!record || (*record)["peaks"].value("measured_unix", 0.0) <= m.measured_unix)
+    return std::nullopt;
+  MachineProfile out = m;
+  apply_peak_record(out, *record, m.peak_file);
+  return out;
+}
+
 void apply_peak_record(MachineProfile& m, const nlohmann::json& record,
                        const std::filesystem::path& file) {
   const auto& p = record["peaks"];

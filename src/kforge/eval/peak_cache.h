@@ -41,6 +41,11 @@ std::string remeasure_reason(const nlohmann::json& record, int cpus, double now_
 nlohmann::json peak_record(const std::string& key, const MachineProfile& described,
                            const PeakMeasurement& m, const std::optional<nlohmann::json>& previous,
                            double now_unix);
+// `m` with the peaks of its cached record (m.peak_file) when that record holds a newer measurement
+// than m's (re-measured by this or another process since m was read); nullopt when it does not,
+// or when m has no record. A long run reads it before each request, so it never quotes a peak
+// measured under load after a quieter measurement replaced it.
+std::optional<MachineProfile> newer_peaks(const MachineProfile& m);
 // The record's peaks into `m`.
 void apply_peak_record(MachineProfile& m, const nlohmann::json& record,
                        const std::filesystem::path& file);

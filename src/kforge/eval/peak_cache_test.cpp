@@ -142,6 +142,23 @@ TEST_F(PeakCache, AProvisionalMeasurementKeepsTheBetterRatesItReplaces) {
   EXPECT_FALSE(quiet.provisional);
 }
 
+// A run that read peaks measured under load (485.6 GFLOP/s) sees the quieter measurement that
+// replaced them during the run (532.6), and only a newer one.
+TEST_F(PeakCache, ARunSeesANewerMeasurementOfItsRecord) {
+  MachineProfile loaded = stored({485.6, 485.6, 20, 20}, 1000, true);
+  EXPECT_FALSE(newer_peaks(loaded)) << "nothing newer yet";
+  stored({532.6, 532.6, 21, 21}, 2000);
+  auto fresh = newer_peaks(loaded);
+  ASSERT_TRUE(fresh);
+  EXPECT_DOUBLE_EQ(fresh->peak_gflops(2), 532.6);
+  EXPECT_DOUBLE_EQ(fresh->measured_unix, 2000);
+  EXPECT_FALSE(fresh->provisional);
+  EXPECT_FALSE(newer_peaks(*fresh)) << "the run now holds the latest";
+  MachineProfile uncached = loaded;
+  uncached.peak_file.clear();
+  EXPECT_FALSE(newer_peaks(uncached));
+}
+
 TEST_F(PeakCache, RooflineAboveOneSaysWhy) {
   auto m = stored({53, 100, 10, 14}, 1000);
   EXPECT_EQ(roofline_note(0.9, {"the kernel", 2, 1, 13, 1 << 20}, m), "");

@@ -11,6 +11,7 @@
 #include "kforge/core/fs.h"
 #include "kforge/core/hash.h"
 #include "kforge/core/shorten.h"
+#include "kforge/eval/peak_cache.h"
 #include "kforge/eval/python_kernel.h"
 #include "kforge/eval/roofline.h"
 
@@ -198,12 +199,18 @@ class Loop {
   Loop(const AutoEnv& env, const AutoOptions& o) : env_(env), o_(o), parent_(o.parent_node) {
     state_.task = env.ctx;
     state_.machine = env.machine;
+    // The loop's own copy of the machine, re-read from its peaks record before each request.
+    if (env.machine) {
+      machine_ = *env.machine;
+      state_.machine = &*machine_;
+    }
     state_.dialect = agents::kernel_dialect(env.target, *env.ctx);
     state_.threads = env.eval.threads;
     state_.baseline_name = env.target.target().baseline_name(env.eval);
     state_.search = o.search;
     timed_ = env.eval;
     timed_.time_budget_s = o.time_budget_s;
+    if (machine_ && env.eval.machine == env.machine) timed_.machine = &*machine_;
   }
 
   AutoResult run() {
@@ -265,8 +272,38 @@ class Loop {
     return true;
   }
 
+  // Every request reads the current peaks record: a newer (quieter) measurement made during the
+  // run replaces the one read at its start, and the rooflines already quoted are re-based on it.
+  bool refresh_peaks() {
+    if (!machine_) return false;
+    auto fresh = eval::newer_peaks(*machine_);
+    if (!fresh) return false;
+    const double was = machine_->peak_gflops(state_.threads);
+    *machine_ = std::move(*fresh);
+    if (env_.target.target().roofline_applies()) rebase_rooflines();
+    state_.peaks_note =
+        fmt::format("peak re-measured: {:.1f} GFLOP/s, was {:.1f}; rooflines re-based",
+                    machine_->peak_gflops(state_.threads), was);
+    say(state_.peaks_note);
+    return true;
+  }
+
+  void rebase_rooflines() {
+    const auto& task = env_.ctx->task();
+    auto fraction = [&](double ms) {
+      return eval::roofline_fraction(task.flops, task.bytes, ms / 1e3, *machine_, state_.threads);
+    };
+    state_.roofline_ms =
+        1e3 * eval::roofline_seconds(task.flops, task.bytes, *machine_, state_.threads);
+    if (state_.best && state_.best->evaluation.candidate)
+      state_.best->evaluation.roofline = fraction(state_.best->evaluation.candidate->median_ms);
+    for (auto& a : state_.history)
+      if (a.median_ms) a.roofline = fraction(*a.median_ms);
+  }
+
   // The iteration's record and its node row, marked running.
   IterationRecord begin(int it) {
+    refresh_peaks();
     IterationRecord rec;
     rec.iteration = it;
     state_.budget.iteration = it;
@@ -445,6 +482,12 @@ class Loop {
 
   void diagnose_step(IterationRecord& rec) {
     say(fmt::format("iteration {}: profiler's diagnosis", rec.iteration));
+    if (refresh_peaks() && rec.evaluation->candidate && env_.target.target().roofline_applies()) {
+      const auto& task = env_.ctx->task();
+      rec.evaluation->roofline = eval::roofline_fraction(task.flops, task.bytes,
+                                                         rec.evaluation->candidate->median_ms / 1e3,
+                                                         *machine_, state_.threads);
+    }
     auto diagnosis = timed_model_call(steps_, [&] {
       return agents::diagnose(*env_.agents, state_, rec.source, *rec.evaluation, rec.tuning_table);
     });
@@ -595,6 +638,7 @@ class Loop {
   int depth_ = 0;
   std::optional<eval::Evaluation> tuned_eval_;
   std::optional<llm::LlmError> diagnosis_error_;
+  std::optional<eval::MachineProfile> machine_;  // the machine with its latest peaks
 };
 
 }  // namespace
