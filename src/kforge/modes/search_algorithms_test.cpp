@@ -529,13 +529,16 @@ TEST_F(SearchAlgorithms, EachExpansionIsToldTheParentSiblingsBestAndBudget) {
   kept.verdict = eval::Verdict::correct;
   kept.candidate = eval::TimingStats{40, 5.0, 4.8, 5.2, 4.7};
   kept.speedup = eval::SpeedupStats{2.05, 1.9, 2.2, 1.80, 2.30};
+  // Kept, and named, by the node's number within the run.
+  const int beam_number = d.node(beam_node).number;
+  ASSERT_GT(beam_number, 0);
   ASSERT_TRUE(
-      core::write_atomic(dir_.path() / fmt::format("node-{}", beam_node) / "evaluation.json",
+      core::write_atomic(dir_.path() / fmt::format("node-{}", beam_number) / "evaluation.json",
                          eval::to_json(kept).dump())
           .ok());
   Expansion grow{"beam/d2/x", beam_node, "c", std::nullopt, seen[3]};
   auto standing = search_standing(grow, d.node(beam_node), dir_.path());
-  EXPECT_EQ(standing.parent.label, node_label(beam_node));
+  EXPECT_EQ(standing.parent.label, node_label(beam_number));
   EXPECT_TRUE(standing.parent.correct);
   ASSERT_TRUE(standing.parent.evaluation && standing.parent.evaluation->speedup);
   EXPECT_DOUBLE_EQ(standing.parent.evaluation->speedup->ci_low, 1.80);
