@@ -61,9 +61,14 @@ std::string describe_failure(const eval::Evaluation& e);
 // The system prompt every role shares: the rules, and the machine (core, clock, ISA, caches,
 // peaks, compiler and flags).
 Result<std::string> system_prompt(const AgentEnv& env, const LoopState& state);
-// The playbook sections for a task with these tags (only sections about them, or about any task),
-// ranked by a query (task title, strategy, diagnosis), rendered; "(none)" without a playbook.
-std::string playbook_excerpts(const AgentEnv& env, const std::vector<std::string>& task_tags,
-                              const std::string& query, int sections = 3);
+// The playbook sections that fit the loop's task and machine (playbook_fit), ranked by a query
+// (task title, strategy, diagnosis): rendered in full, or in one line naming it when `role` was
+// sent it by an earlier request of the loop (s.playbook_sent); "(none)" without a playbook.
+struct PlaybookExcerpts {
+  std::string text;
+  std::vector<std::string> in_full;  // the names of the sections rendered in full
+};
+PlaybookExcerpts playbook_excerpts(const AgentEnv& env, const LoopState& s, const std::string& role,
+                                   const std::string& query, int sections = 3);
 
 }  // namespace kforge::agents

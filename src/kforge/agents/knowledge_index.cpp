@@ -1,7 +1,9 @@
 // FTS5 over playbook sections; the query's words are OR-ed so any overlap counts, and BM25 ranks.
+// The sections' tags, bound and ISA decide which may be ranked at all.
 #include "kforge/agents/knowledge_index.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -15,25 +17,59 @@
 namespace kforge::agents {
 namespace {
 
-// "<!-- tags: gemm, conv -->" → {"gemm", "conv"}; nullopt for any other line.
-std::optional<std::vector<std::string>> tag_line(const std::string& line) {
-  static const std::regex pattern(R"(^\s*<!--\s*tags:\s*(.*?)\s*-->\s*$)");
+// "<!-- tags: gemm, conv -->" → {"tags", {"gemm", "conv"}}, likewise "bound:" and "isa:"; nullopt
+// for any other line (an HTML comment with another word stays in the body).
+struct Annotation {
+  std::string key;
+  std::vector<std::string> values;
+};
+
+std::optional<Annotation> annotation_line(const std::string& line) {
+  static const std::regex pattern(R"(^\s*<!--\s*(tags|bound|isa):\s*(.*?)\s*-->\s*$)");
   std::smatch m;
   if (!std::regex_match(line, m, pattern)) return std::nullopt;
-  std::vector<std::string> tags;
-  std::stringstream list(m[1].str());
+  Annotation a{m[1].str(), {}};
+  std::stringstream list(m[2].str());
   for (std::string t; std::getline(list, t, ',');) {
     t.erase(0, t.find_first_not_of(" \t"));
     t.erase(t.find_last_not_of(" \t") + 1);
-    if (!t.empty()) tags.push_back(t);
+    if (!t.empty()) a.values.push_back(t);
   }
-  return tags;
+  return a;
 }
 
-std::vector<PlaybookSection> split_sections(const std::string& file, const std::string& text) {
+bool one_of(const std::string& v, std::initializer_list<const char*> allowed) {
+  return std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return v == a; });
+}
+
+// Sets `a` on `sec` (the file's defaults before its first section). A misspelt bound or ISA would
+// hide a section from every task: an error naming the value and what is allowed.
+Status annotate(PlaybookSection& sec, const Annotation& a) {
+  if (a.key == "tags") {
+    sec.tags = a.values;
+    return ok_status();
+  }
+  if (a.key == "bound") {
+    if (a.values.size() != 1 || !one_of(a.values[0], {"memory", "compute", "any"}))
+      return Error{
+          fmt::format("bound: '{}' is not one of memory, compute, any", fmt::join(a.values, ", "))};
+    sec.bound = a.values[0] == "any" ? "" : a.values[0];
+    return ok_status();
+  }
+  sec.isa.clear();
+  for (const auto& v : a.values) {
+    if (!one_of(v, {"avx512", "avx2", "sse", "any"}))
+      return Error{fmt::format("isa: '{}' is not one of avx512, avx2, sse, any", v)};
+    sec.isa.push_back(v);
+  }
+  if (std::find(sec.isa.begin(), sec.isa.end(), "any") != sec.isa.end()) sec.isa.clear();
+  return ok_status();
+}
+
+Result<std::vector<PlaybookSection>> split_sections(const std::string& file,
+                                                    const std::string& text) {
   std::vector<PlaybookSection> out;
-  std::string title;
-  std::vector<std::string> file_tags;
+  PlaybookSection file_wide{file, "", "", "", {}, "", {}};  // its title and annotations
   PlaybookSection cur;
   std::istringstream in(text);
   auto flush = [&] {
@@ -42,11 +78,17 @@ std::vector<PlaybookSection> split_sections(const std::string& file, const std::
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("## ", 0) == 0) {
       flush();
-      cur = {file, title, line.substr(3), "", file_tags};
+      cur = file_wide;
+      cur.heading = line.substr(3);
     } else if (line.rfind("# ", 0) == 0) {
-      title = line.substr(2);
-    } else if (auto tags = tag_line(line)) {
-      (cur.heading.empty() ? file_tags : cur.tags) = *tags;
+      file_wide.title = line.substr(2);
+    } else if (auto a = annotation_line(line)) {
+      auto& target = cur.heading.empty() ? file_wide : cur;
+      if (auto st = annotate(target, *a); !st)
+        return Error{
+            fmt::format("{}: {}: {}", file,
+                        target.heading.empty() ? "# " + target.title : "## " + target.heading,
+                        st.error().message)};
     } else if (!cur.heading.empty()) {
       cur.body += line + "\n";
     }
@@ -81,6 +123,8 @@ std::string PlaybookSection::render() const {
   return fmt::format("### {} — {}\n{}", title, heading, body);
 }
 
+std::string PlaybookSection::name() const { return fmt::format("{} — {}", title, heading); }
+
 bool PlaybookSection::for_any_task() const {
   return tags.empty() || std::find(tags.begin(), tags.end(), "any") != tags.end();
 }
@@ -89,6 +133,23 @@ bool PlaybookSection::shares_a_tag(const std::vector<std::string>& task_tags) co
   for (const auto& t : tags)
     if (std::find(task_tags.begin(), task_tags.end(), t) != task_tags.end()) return true;
   return false;
+}
+
+bool PlaybookSection::fits(const PlaybookFit& fit) const {
+  if (!shares_a_tag(fit.task_tags) && !for_any_task()) return false;
+  if (!bound.empty() && !fit.bound.empty() && bound != fit.bound) return false;
+  return isa.empty() || fit.isa.empty() || std::find(isa.begin(), isa.end(), fit.isa) != isa.end();
+}
+
+bool PlaybookLedger::sent(const std::string& role, const std::string& name) const {
+  std::lock_guard lock(mu_);
+  auto it = sent_.find(role);
+  return it != sent_.end() && it->second.count(name) > 0;
+}
+
+void PlaybookLedger::remember(const std::string& role, const std::vector<std::string>& names) {
+  std::lock_guard lock(mu_);
+  sent_[role].insert(names.begin(), names.end());
 }
 
 KnowledgeIndex::KnowledgeIndex(KnowledgeIndex&& o) noexcept
@@ -123,7 +184,12 @@ Result<KnowledgeIndex> KnowledgeIndex::open(const std::filesystem::path& dir) {
   for (const auto& f : files) {
     auto text = core::read_text(f);
     if (!text) continue;
-    for (auto& s : split_sections(f.filename().string(), *text)) {
+    auto sections = split_sections(f.filename().string(), *text);
+    if (!sections) {
+      sqlite3_finalize(insert);
+      return with_context(sections.error(), dir.string());
+    }
+    for (auto& s : *sections) {
       k.sections_.push_back(std::move(s));
       const auto& added = k.sections_.back();
       sqlite3_bind_int64(insert, 1, static_cast<sqlite3_int64>(k.sections_.size()));
@@ -158,7 +224,7 @@ std::vector<std::size_t> KnowledgeIndex::ranked(const std::string& query) const 
   return out;
 }
 
-std::vector<PlaybookSection> KnowledgeIndex::select(const std::vector<std::string>& task_tags,
+std::vector<PlaybookSection> KnowledgeIndex::select(const PlaybookFit& fit,
                                                     const std::string& query, int limit) const {
   // The query's matches first, then every other section in file order.
   std::vector<std::size_t> order = ranked(query);
@@ -167,21 +233,21 @@ std::vector<PlaybookSection> KnowledgeIndex::select(const std::vector<std::strin
   for (std::size_t i = 0; i < sections_.size(); ++i)
     if (!seen[i]) order.push_back(i);
   std::vector<std::size_t> chosen;
-  // The first section is about what the task computes, when the playbook has one.
+  std::set<std::string> names;  // a heading repeated under one title is still one section
+  auto choose = [&](std::size_t i) {
+    if (names.insert(sections_[i].name()).second) chosen.push_back(i);
+  };
+  // The first section is about what the task computes, when the playbook has one that fits.
   for (auto i : order)
-    if (sections_[i].shares_a_tag(task_tags)) {
-      chosen.push_back(i);
+    if (sections_[i].shares_a_tag(fit.task_tags) && sections_[i].fits(fit)) {
+      choose(i);
       break;
     }
   for (auto i : order) {
     if (static_cast<int>(chosen.size()) >= limit) break;
     const auto& sec = sections_[i];
-    bool eligible = sec.shares_a_tag(task_tags) || sec.for_any_task();
-    bool matched = seen[i];
     // Sections no word matched are filler: only those about the task's own tags.
-    if (eligible && (matched || sec.shares_a_tag(task_tags)) &&
-        std::find(chosen.begin(), chosen.end(), i) == chosen.end())
-      chosen.push_back(i);
+    if (sec.fits(fit) && (seen[i] || sec.shares_a_tag(fit.task_tags))) choose(i);
   }
   std::vector<PlaybookSection> out;
   out.reserve(chosen.size());

@@ -8,9 +8,18 @@
 // sections) drawn from the task tags (bench/*/task.toml), and is shown only to tasks that share
 // one, or to every task when tagged `any` (or not tagged). Words rank the eligible sections.
 // A cross-entropy once got flash attention and paged KV caches because its words matched.
+//
+// What the task is bound by at its size and what the machine's vectors are narrow it further: a
+// section may say `<!-- bound: memory -->` (or `compute`) and `<!-- isa: avx2 -->` (the widest
+// vector ISA it is written for: `avx512`, `avx2`, `sse`) under its heading, and is then not shown
+// to a task bound by the other, or on a machine whose widest vectors are others. A real run got
+// the AVX2 fallback on an AVX-512 machine and streaming-store advice for a compute-bound GEMM.
 
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,15 +29,39 @@ struct sqlite3;
 
 namespace kforge::agents {
 
+// Who a request is for: which sections may be shown to it at all.
+struct PlaybookFit {
+  std::vector<std::string> task_tags;
+  std::string bound;  // "memory" or "compute" at the task's size; "": unknown, any section
+  std::string isa;    // the machine's widest vectors ("avx512", "avx2", "sse"); "": any section
+};
+
 struct PlaybookSection {
   std::string file;     // "softmax.md"
   std::string title;    // the file's # title
   std::string heading;  // the ## heading
   std::string body;
   std::vector<std::string> tags;  // empty: any task
+  std::string bound;              // "memory", "compute"; "": either
+  std::vector<std::string> isa;   // the widest vectors it is written for; empty: any
   std::string render() const;     // "### title — heading\nbody"
+  std::string name() const;       // "title — heading": what names it in a request
   bool for_any_task() const;
   bool shares_a_tag(const std::vector<std::string>& task_tags) const;
+  // Its tags, bound and ISA allow it for `fit` (its words are not looked at).
+  bool fits(const PlaybookFit& fit) const;
+};
+
+// The sections each role was sent in full by earlier requests of a loop, by name, so that later
+// requests name them instead of repeating them. Shared by the copies of a LoopState.
+class PlaybookLedger {
+ public:
+  bool sent(const std::string& role, const std::string& name) const;
+  void remember(const std::string& role, const std::vector<std::string>& names);
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, std::set<std::string>> sent_;  // role → section names
 };
 
 class KnowledgeIndex {
@@ -37,11 +70,16 @@ class KnowledgeIndex {
   KnowledgeIndex(KnowledgeIndex&&) noexcept;
   ~KnowledgeIndex();
 
-  // The best `limit` sections for a task with `task_tags`: only sections for its tags or for any
-  // task, ranked by a free-text query (BM25 over heading and body), the first always one that
-  // shares a tag with the task when there is one.
+  // The best `limit` distinct sections for `fit`: only sections for its tags or for any task, of
+  // its bound and ISA or of any, ranked by a free-text query (BM25 over heading and body), the
+  // first always one that shares a tag with the task when there is one.
+  std::vector<PlaybookSection> select(const PlaybookFit& fit, const std::string& query,
+                                      int limit) const;
+  // By tags alone (no bound, no ISA).
   std::vector<PlaybookSection> select(const std::vector<std::string>& task_tags,
-                                      const std::string& query, int limit) const;
+                                      const std::string& query, int limit) const {
+    return select(PlaybookFit{task_tags, "", ""}, query, limit);
+  }
   std::size_t size() const { return sections_.size(); }
   const std::vector<PlaybookSection>& sections() const { return sections_; }
 

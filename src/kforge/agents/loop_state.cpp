@@ -189,6 +189,41 @@ std::string describe_machine(const LoopState& s) {
   return out + compiler_text(s);
 }
 
+namespace {
+
+// Memory- or compute-bound by the cost model: intensity (FLOP/byte) below or above the balance
+// of the peaks (FLOP/byte where the roofline turns); "" when either is unknown.
+std::string bound_by(double flops, double bytes, double balance) {
+  if (flops <= 0 || bytes <= 0 || balance <= 0) return "";
+  return flops / bytes < balance ? "memory" : "compute";
+}
+
+// The widest vectors -march=native gives a kernel on this CPU, from the flags machine.cpp read.
+std::string widest_vectors(const eval::MachineProfile& m) {
+  auto has = [&](const char* f) { return std::find(m.isa.begin(), m.isa.end(), f) != m.isa.end(); };
+  if (has("avx512f")) return "avx512";
+  if (has("avx2")) return "avx2";
+  return m.isa.empty() ? "" : "sse";
+}
+
+}  // namespace
+
+PlaybookFit playbook_fit(const LoopState& s) {
+  PlaybookFit fit;
+  if (!s.task) return fit;
+  fit.task_tags = s.task->spec().tags;
+  const auto& t = s.task->task();
+  if (s.dialect.gpu) {
+    if (s.dialect.device)
+      fit.bound = bound_by(t.flops, t.bytes, s.dialect.device->peaks.ridge_fp32());
+  } else if (s.dialect.roofline && s.machine) {
+    const double gbps = s.machine->peak_gbps(s.threads);
+    fit.bound = bound_by(t.flops, t.bytes, gbps > 0 ? s.machine->peak_gflops(s.threads) / gbps : 0);
+    fit.isa = widest_vectors(*s.machine);
+  }
+  return fit;
+}
+
 std::string describe_budget(const LoopState& s) {
   const RunBudget& b = s.budget;
   std::string out;

@@ -4,11 +4,13 @@
 // attempt. The modes (auto, search, hitl) keep it; the agents only read it. Each fact is rendered
 // by exactly one function here, so a request carries one copy of it.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "kforge/agents/knowledge_index.h"
 #include "kforge/agents/reply_parsers.h"
 #include "kforge/agents/search_standing.h"
 #include "kforge/eval/evaluation.h"
@@ -113,7 +115,16 @@ struct LoopState {
   // Set when the run is one expansion of a search: the node it grows, its siblings, the search's
   // best and budget (search_standing.h).
   std::optional<SearchStanding> search;
+  // The playbook sections each role was already sent in full by this loop's requests: later
+  // requests name them in a line instead (playbook_excerpts).
+  std::shared_ptr<PlaybookLedger> playbook_sent = std::make_shared<PlaybookLedger>();
 };
+
+// Which playbook sections fit this loop's requests: the task's tags; its bound at its size (its
+// arithmetic intensity against the balance of the peaks its kernels are measured against: the
+// CPU's at the loop's threads, a GPU's FP32 ridge; "" without peaks); the CPU's widest vectors
+// from its detected ISA ("" for kernels that do not run on the CPU).
+PlaybookFit playbook_fit(const LoopState& s);
 
 // Text blocks for the prompt templates, one fact each.
 // Spec, notes, kforge_task.h (the dialect's when it has one), reference.
