@@ -119,6 +119,14 @@ bool Statement::is_null(int column) const {
   return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
 }
 
+std::optional<double> Statement::optional_real(int column) const {
+  return is_null(column) ? std::nullopt : std::optional<double>(real(column));
+}
+
+std::optional<std::int64_t> Statement::optional_int64(int column) const {
+  return is_null(column) ? std::nullopt : std::optional<std::int64_t>(int64(column));
+}
+
 std::string Statement::text(int column) const {
   const auto* p = sqlite3_column_text(stmt_, column);
   if (!p) return {};

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -38,6 +39,11 @@ class Statement {
   Statement& bind(int index, bool value) { return bind(index, static_cast<std::int64_t>(value)); }
   Statement& bind(int index, double value);
   Statement& bind_null(int index);
+  // NULL for an empty optional.
+  template <typename T>
+  Statement& bind(int index, const std::optional<T>& value) {
+    return value ? bind(index, *value) : bind_null(index);
+  }
 
   // Advances: true when a row is ready to read, false when the statement is done.
   Result<bool> step();
@@ -50,6 +56,9 @@ class Statement {
   double real(int column) const;
   std::string text(int column) const;
   bool is_null(int column) const;
+  // nullopt for NULL.
+  std::optional<double> optional_real(int column) const;
+  std::optional<std::int64_t> optional_int64(int column) const;
 
  private:
   friend class Database;

@@ -26,17 +26,6 @@ constexpr const char* kRowFieldsJoined =
     "r.task, r.size, r.dtype, r.role, r.kernel, r.partner, r.status, r.verdict, r.busy, "
     "r.speedup, r.speedup_low, r.speedup_high, r.median_ms, r.row";
 
-void bind_optional(Statement& st, int i, const std::optional<double>& v) {
-  if (v)
-    st.bind(i, *v);
-  else
-    st.bind_null(i);
-}
-
-std::optional<double> optional_real(const Statement& st, int c) {
-  return st.is_null(c) ? std::optional<double>() : std::optional<double>(st.real(c));
-}
-
 ResultSet read_set(const Statement& st, int c = 0) {
   ResultSet s;
   s.id = st.int64(c++);
@@ -78,10 +67,10 @@ KeptResult read_row(const Statement& st, int c = 0) {
   r.status = st.text(c++);
   r.verdict = st.text(c++);
   r.busy = st.int64(c++) != 0;
-  r.speedup = optional_real(st, c++);
-  r.speedup_low = optional_real(st, c++);
-  r.speedup_high = optional_real(st, c++);
-  r.median_ms = optional_real(st, c++);
+  r.speedup = st.optional_real(c++);
+  r.speedup_low = st.optional_real(c++);
+  r.speedup_high = st.optional_real(c++);
+  r.median_ms = st.optional_real(c++);
   r.row = st.text(c++);
   return r;
 }
@@ -215,10 +204,10 @@ Status put_result(Database& db, const KeptResult& r) {
       .bind(9, r.status)
       .bind(10, r.verdict)
       .bind(11, r.busy);
-  bind_optional(*st, 12, r.speedup);
-  bind_optional(*st, 13, r.speedup_low);
-  bind_optional(*st, 14, r.speedup_high);
-  bind_optional(*st, 15, r.median_ms);
+  st->bind(12, r.speedup);
+  st->bind(13, r.speedup_low);
+  st->bind(14, r.speedup_high);
+  st->bind(15, r.median_ms);
   st->bind(16, r.row);
   if (auto s = st->run(); !s)
     return with_context(s.error(), fmt::format("result set {}: task {}", r.set_id, r.task));

@@ -34,21 +34,6 @@ std::optional<E> parse_enum(const std::string_view (&names)[N], std::string_view
   return std::nullopt;
 }
 
-template <typename T>
-void bind_optional(Statement& st, int i, const std::optional<T>& v) {
-  if (v)
-    st.bind(i, *v);
-  else
-    st.bind_null(i);
-}
-
-std::optional<double> optional_real(const Statement& st, int c) {
-  return st.is_null(c) ? std::optional<double>() : std::optional<double>(st.real(c));
-}
-std::optional<std::int64_t> optional_int(const Statement& st, int c) {
-  return st.is_null(c) ? std::optional<std::int64_t>() : std::optional<std::int64_t>(st.int64(c));
-}
-
 Result<RunRecord> read_run(const Statement& st) {
   RunRecord r;
   r.id = st.text(0);
@@ -61,7 +46,7 @@ Result<RunRecord> read_run(const Statement& st) {
   r.state = *state;
   r.options = st.text(5);
   r.search_state = st.text(6);
-  r.best_node = optional_int(st, 7);
+  r.best_node = st.optional_int64(7);
   r.stop_reason = st.text(8);
   r.created_at = st.text(9);
   r.updated_at = st.text(10);
@@ -76,7 +61,7 @@ Result<NodeRecord> read_node(const Statement& st) {
   n.run_id = st.text(1);
   n.created_at = st.text(2);
   int c = 3;
-  n.parent_id = optional_int(st, c++);
+  n.parent_id = st.optional_int64(c++);
   n.depth = static_cast<int>(st.int64(c++));
   n.iteration = static_cast<int>(st.int64(c++));
   for (std::string* v : {&n.strategy, &n.plan, &n.source, &n.source_hash}) *v = st.text(c++);
@@ -90,7 +75,7 @@ Result<NodeRecord> read_node(const Statement& st) {
   ++c;
   n.reason = st.text(c++);
   for (auto* v : {&n.median_ms, &n.baseline_ms, &n.speedup, &n.roofline})
-    *v = optional_real(st, c++);
+    *v = st.optional_real(c++);
   for (std::string* v : {&n.roofline_reason, &n.profile, &n.diagnosis}) *v = st.text(c++);
   if (!st.is_null(c)) n.needs_improvement = st.int64(c) != 0;
   ++c;
@@ -99,12 +84,12 @@ Result<NodeRecord> read_node(const Statement& st) {
   n.cost_usd = st.real(c++);
   n.expansion = st.text(c++);
   n.strategy_id = st.text(c++);
-  n.partner = optional_int(st, c++);
+  n.partner = st.optional_int64(c++);
   n.expansion_result = st.int64(c++) != 0;
-  n.vs_parent_ratio = optional_real(st, c++);
+  n.vs_parent_ratio = st.optional_real(c++);
   for (std::string* v : {&n.vs_parent, &n.vs_best, &n.decision}) *v = st.text(c++);
-  n.timing_start = optional_real(st, c++);
-  n.timing_end = optional_real(st, c++);
+  n.timing_start = st.optional_real(c++);
+  n.timing_end = st.optional_real(c++);
   n.extra = st.text(c++);
   if (!st.is_null(c)) n.finished_at = st.text(c);
   return n;
@@ -112,28 +97,27 @@ Result<NodeRecord> read_node(const Statement& st) {
 
 // Binds the kNodeFields columns starting at `i`; returns the next index.
 int bind_node_fields(Statement& st, const NodeRecord& n, int i) {
-  bind_optional(st, i++, n.parent_id);
+  st.bind(i++, n.parent_id);
   for (int v : {n.depth, n.iteration}) st.bind(i++, v);
   for (const std::string* v : {&n.strategy, &n.plan, &n.source, &n.source_hash}) st.bind(i++, *v);
   st.bind(i++, node_state_name(n.state));
-  bind_optional(st, i++, n.verdict);
+  st.bind(i++, n.verdict);
   st.bind(i++, n.reason);
-  for (const auto* v : {&n.median_ms, &n.baseline_ms, &n.speedup, &n.roofline})
-    bind_optional(st, i++, *v);
+  for (const auto* v : {&n.median_ms, &n.baseline_ms, &n.speedup, &n.roofline}) st.bind(i++, *v);
   for (const std::string* v : {&n.roofline_reason, &n.profile, &n.diagnosis}) st.bind(i++, *v);
-  bind_optional(st, i++, n.needs_improvement);
+  st.bind(i++, n.needs_improvement);
   for (std::int64_t v : {n.tokens_in, n.tokens_out}) st.bind(i++, v);
   st.bind(i++, n.cost_usd);
   st.bind(i++, n.expansion);
   st.bind(i++, n.strategy_id);
-  bind_optional(st, i++, n.partner);
+  st.bind(i++, n.partner);
   st.bind(i++, n.expansion_result);
-  bind_optional(st, i++, n.vs_parent_ratio);
+  st.bind(i++, n.vs_parent_ratio);
   for (const std::string* v : {&n.vs_parent, &n.vs_best, &n.decision}) st.bind(i++, *v);
-  bind_optional(st, i++, n.timing_start);
-  bind_optional(st, i++, n.timing_end);
+  st.bind(i++, n.timing_start);
+  st.bind(i++, n.timing_end);
   st.bind(i++, n.extra);
-  bind_optional(st, i++, n.finished_at);
+  st.bind(i++, n.finished_at);
   return i;
 }
 
@@ -187,7 +171,7 @@ Status insert_run(Database& db, const RunRecord& r) {
       .bind(5, run_state_name(r.state))
       .bind(6, r.options)
       .bind(7, r.search_state);
-  bind_optional(*st, 8, r.best_node);
+  st->bind(8, r.best_node);
   st->bind(9, r.stop_reason)
       .bind(10, r.created_at.empty() ? now_iso8601() : r.created_at)
       .bind(11, now_iso8601());
@@ -202,7 +186,7 @@ Status update_run(Database& db, const RunRecord& r) {
       "owner = CASE WHEN ? = 'running' THEN ? ELSE owner END WHERE id = ?");
   if (!st) return st.error();
   st->bind(1, run_state_name(r.state)).bind(2, r.search_state);
-  bind_optional(*st, 3, r.best_node);
+  st->bind(3, r.best_node);
   st->bind(4, r.stop_reason)
       .bind(5, now_iso8601())
       .bind(6, run_state_name(r.state))
