@@ -132,9 +132,11 @@ Profile build_profile(const TaskContext& ctx, const std::string& source,
       if (count.is_number())
         p.object_share[name] = p.samples ? count.get<double>() / static_cast<double>(p.samples) : 0;
   auto offsets = profiled.find("kernel_offsets");
-  if (offsets != profiled.end() && offsets->is_array())
+  if (offsets != profiled.end() && offsets->is_array()) {
     p.hot_lines =
         hot_lines_from_samples(*offsets, p.samples, e.compile.artifact.string(), file_name, source);
+    add_hot_instructions(p, *offsets, e.compile.artifact.string());
+  }
   toolchain::CompileRequest req{opt.role, source, file_name, ctx.header(), opt.extra_flags};
   p.vectorization =
       toolchain::parse_vector_remarks(ctx.compiler().vectorization_output(req), file_name, source);

@@ -19,6 +19,7 @@ Profile profile(const nlohmann::json& j) {
   for (const auto& h : j.value("hot_lines", nlohmann::json::array()))
     p.hot_lines.push_back({h.value("line", 0), h.value("samples", 0L), h.value("share", 0.0),
                            h.value("function", ""), h.value("source", "")});
+  p.hot_instructions = hot_instructions_from_json(j.value("hot_instructions", nlohmann::json()));
   for (const auto& v : j.value("vectorization", nlohmann::json::array()))
     p.vectorization.push_back({v.value("line", 0), v.value("vectorized", false),
                                v.value("detail", ""), "", v.value("intrinsics", false)});

@@ -78,6 +78,27 @@ std::vector<HotLine> hot_lines_from_samples(const nlohmann::json& kernel_offsets
   return out;
 }
 
+// Only past a dominant line. The disassembly is cheap (one objdump of a few tens of KB, tens of
+// milliseconds beside the seconds of sampling), but its text is ~1 KB of every profiler request.
+// When samples spread over several lines, the hot lines already say where time goes; when one
+// line holds most of them (a macro-expanded micro-kernel, an inlined library call), only its
+// instructions say which load, FMA or gather costs.
+void add_hot_instructions(Profile& p, const nlohmann::json& kernel_offsets,
+                          const std::string& shared_object, const DisassemblerOptions& options) {
+  long kernel_samples = 0;
+  for (const auto& h : p.hot_lines) kernel_samples += h.samples;
+  if (p.hot_lines.empty() || kernel_samples <= 0) return;
+  const HotLine& top = p.hot_lines.front();  // hottest first
+  const double share = static_cast<double>(top.samples) / static_cast<double>(kernel_samples);
+  if (share < kDominantLineShare) return;
+  p.hot_instructions =
+      hot_instructions_from_samples(kernel_offsets, p.samples, shared_object, options);
+  p.hot_instructions.why =
+      fmt::format("{} holds {:.0f}% of the kernel's samples",
+                  top.line ? fmt::format("line {}", top.line) : "code outside the kernel's source",
+                  100 * share);
+}
+
 std::pair<double, double> share_interval(long hits, long total) {
   if (total <= 0) return {0, 0};
   const double z = 1.96, n = static_cast<double>(total),
@@ -139,7 +160,7 @@ std::string Profile::samples_text() const {
                      100 * low, 100 * high, where);
   }
   if (hot_lines.empty()) s += "  (no samples in the kernel's own code)\n";
-  return s;
+  return s + hot_instructions.text();
 }
 
 nlohmann::json to_json(const Profile& p) {
@@ -164,6 +185,8 @@ nlohmann::json to_json(const Profile& p) {
           {"calls", p.calls},
           {"object_share", p.object_share},
           {"hot_lines", hot},
+          {"hot_instructions",
+           p.hot_instructions.empty() ? nlohmann::json(nullptr) : to_json(p.hot_instructions)},
           {"vectorization", vec},
           {"gflops", p.gflops},
           {"gbps", p.gbps},

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kforge/core/task_resolve.h"
+#include "kforge/eval/hot_instructions.h"
 #include "kforge/eval/machine.h"
 #include "kforge/toolchain/ptxas_report.h"
 #include "kforge/toolchain/vectorization_report.h"
@@ -32,6 +33,9 @@ struct Profile {
   std::map<std::string, double>
       object_share;  // "kernel", "libgomp.so.1", "libm.so.6", … → share of samples
   std::vector<HotLine> hot_lines;  // kernel source lines, hottest first
+  // The hottest machine instructions, when one source line holds most of the kernel's samples
+  // (add_hot_instructions says why only then); empty otherwise.
+  HotInstructions hot_instructions;
   std::vector<toolchain::VectorRemark> vectorization;
   // Roofline position at the measured median time.
   double gflops = 0, gbps = 0, roofline = 0;
@@ -55,6 +59,16 @@ std::vector<HotLine> hot_lines_from_samples(const nlohmann::json& kernel_offsets
                                             long total_samples, const std::string& shared_object,
                                             const std::string& file_name,
                                             const std::string& source);
+
+// The hottest source line's share of the kernel's own samples from which its instructions are
+// shown.
+inline constexpr double kDominantLineShare = 0.5;
+
+// Fills p.hot_instructions from the same offsets when p.hot_lines has a line holding at least
+// kDominantLineShare of the kernel's samples; a disassembler that fails leaves a note there.
+void add_hot_instructions(Profile& p, const nlohmann::json& kernel_offsets,
+                          const std::string& shared_object,
+                          const DisassemblerOptions& options = {});
 
 // The 95% interval (Wilson score) of a share of `hits` samples out of `total`.
 std::pair<double, double> share_interval(long hits, long total);
