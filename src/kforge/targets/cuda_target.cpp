@@ -141,14 +141,7 @@ eval::Evaluation CudaTarget::evaluate(const eval::TaskContext& host, toolchain::
                                            false, options.cancel);
     };
   } else if (!options.against_source.empty()) {
-    setup.partner_name = "against " + options.against_name;
-    setup.partner_artifact = [&]() -> Result<std::filesystem::path> {
-      toolchain::CompileRequest req{
-          options.against_role, options.against_source, options.against_name, setup.header, {}};
-      auto c = compiler.compile(req);
-      if (!c.ok) return Error{"the --against kernel does not compile:\n" + c.log.substr(0, 2000)};
-      return c.artifact;
-    };
+    eval::partner_against(setup, options);
   } else if (options.partner == eval::EvalOptions::Partner::baseline &&
              std::filesystem::exists(baseline_path(host.spec()))) {
     setup.partner_name = "baseline";

@@ -325,6 +325,17 @@ class GpuEvaluationRun {
 
 }  // namespace
 
+void partner_against(GpuEvalSetup& setup, const EvalOptions& options) {
+  setup.partner_name = "against " + options.against_name;
+  setup.partner_artifact = [&setup, &options]() -> Result<std::filesystem::path> {
+    toolchain::CompileRequest req{
+        options.against_role, options.against_source, options.against_name, setup.header, {}};
+    auto c = setup.compiler->compile(req);
+    if (!c.ok) return Error{"the --against kernel does not compile:\n" + c.log.substr(0, 2000)};
+    return c.artifact;
+  };
+}
+
 Evaluation evaluate_gpu(const TaskContext& host, const GpuEvalSetup& setup,
                         const std::string& source, const std::string& file_name,
                         const EvalOptions& options) {

@@ -53,6 +53,10 @@ struct GpuEvalSetup {
   const GpuPeaks* peaks = nullptr;
 };
 
+// The --against kernel (options.against_*) as the partner: compiled by the setup's compiler with
+// its header when the timing starts.
+void partner_against(GpuEvalSetup& setup, const EvalOptions& options);
+
 Evaluation evaluate_gpu(const TaskContext& host, const GpuEvalSetup& setup,
                         const std::string& source, const std::string& file_name,
                         const EvalOptions& options);

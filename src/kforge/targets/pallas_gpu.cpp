@@ -143,14 +143,7 @@ eval::Evaluation evaluate_pallas_gpu(const eval::TaskContext& host, toolchain::C
                                            route.host_memory, options.cancel);
     };
   } else if (!options.against_source.empty()) {
-    setup.partner_name = "against " + options.against_name;
-    setup.partner_artifact = [&]() -> Result<std::filesystem::path> {
-      toolchain::CompileRequest req{
-          options.against_role, options.against_source, options.against_name, setup.header, {}};
-      auto c = compiler.compile(req);
-      if (!c.ok) return Error{"the --against kernel does not pass its check:\n" + c.log};
-      return c.artifact;
-    };
+    eval::partner_against(setup, options);
   }
   auto e = eval::evaluate_gpu(host, setup, source, file_name, options);
   e.timing_basis = route.host_memory ? "interpret (cpu)" : route.backend.timing_basis;
