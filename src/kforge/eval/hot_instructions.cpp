@@ -8,6 +8,7 @@
 #include <cctype>
 #include <map>
 #include <optional>
+#include <sstream>
 
 #include "kforge/core/subprocess.h"
 
@@ -29,6 +30,58 @@ std::string trim(std::string_view s) {
 
 std::string cut(const std::string& s, std::size_t n) {
   return s.size() <= n ? s : s.substr(0, n - 3) + "...";
+}
+
+// "void kforge::gemm::avx2::pack_b<224l>(float const*, long, long, float*)" →
+// "kforge::gemm::avx2::pack_b<224l>": no return type, no parameters; when still longer than `n`,
+// no namespaces ("pack_b<224l>"), then its template arguments cut.
+std::string short_function(const std::string& name, std::size_t n) {
+  if (name.empty()) return "(no symbol)";
+  int depth = 0;
+  std::size_t begin = 0, end = name.size(), scope = std::string::npos;
+  for (std::size_t i = 0; i < name.size() && end == name.size(); ++i) {
+    char c = name[i];
+    if (c == '<') ++depth;
+    if (c == '>') --depth;
+    if (depth != 0) continue;
+    if (c == ' ') begin = i + 1, scope = std::string::npos;
+    if (c == ':' && i + 1 < name.size() && name[i + 1] == ':') scope = i + 2;
+    if (c == '(' && i > 0) end = i;
+  }
+  if (begin >= end) return cut(name, n);
+  std::string s = name.substr(begin, end - begin);
+  if (s.size() <= n) return s;
+  if (scope != std::string::npos && scope > begin && scope < end)
+    s = name.substr(scope, end - scope);
+  if (s.size() <= n) return s;
+  return s.find('<') < n - 4 ? s.substr(0, n - 4) + "...>" : cut(s, n);
+}
+
+// The operation, without prefixes: "vfmadd231ps", "vmovups", "lock add" → "add".
+std::string mnemonic(const std::string& text) {
+  static const char* const kPrefixes[] = {"lock",   "rep", "repz", "repnz",   "repe", "repne",
+                                          "data16", "cs",  "ds",   "notrack", "bnd",  "{vex}"};
+  std::istringstream in(text);
+  std::string word;
+  while (in >> word)
+    if (std::find(std::begin(kPrefixes), std::end(kPrefixes), word) == std::end(kPrefixes))
+      return word;
+  return text;
+}
+
+// The `n` largest of `totals`, largest first, as "name share%" items.
+std::string largest(const std::map<std::string, long>& totals, long total, std::size_t n) {
+  std::vector<std::pair<long, std::string>> v;
+  for (const auto& [name, samples] : totals) v.emplace_back(samples, name);
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  std::string s;
+  for (std::size_t i = 0; i < std::min(n, v.size()); ++i)
+    s += fmt::format(
+        "{}{} {:.0f}%", i ? ", " : "", v[i].second,
+        total > 0 ? 100.0 * static_cast<double>(v[i].first) / static_cast<double>(total) : 0);
+  return s;
 }
 
 bool is_hex(std::string_view s) {
@@ -136,7 +189,11 @@ HotInstructions attribute_samples(const std::vector<Instruction>& code,
       h.attributed += samples;
     }
   }
-  for (const auto& [at, samples] : charged) h.top.push_back(hot(*at, samples, total_samples));
+  for (const auto& [at, samples] : charged) {
+    h.top.push_back(hot(*at, samples, total_samples));
+    h.by_function[at->function] += samples;
+    h.by_mnemonic[mnemonic(at->text)] += samples;
+  }
   std::sort(h.top.begin(), h.top.end(), [](const auto& a, const auto& b) {
     return a.samples != b.samples ? a.samples > b.samples : a.offset < b.offset;
   });
@@ -209,13 +266,22 @@ std::string HotInstructions::text() const {
   if (top.empty()) return tail;
   // A timer sample lands on the instruction due to retire next: a slow load's wait often shows
   // on the instruction after it, which the neighbourhood lets the reader see.
-  std::string head = fmt::format(
-      "hot instructions ({}{}; samples, share of all {}; a sample marks the instruction due to "
-      "retire, often the one after a slow load):\n",
-      why.empty() ? "" : why + "; ", tool, total_samples);
+  std::string head = "hot instructions (";
+  for (const std::string& part : {why, tool})
+    if (!part.empty()) head += part + "; ";
+  head += fmt::format(
+      "samples, share of all {}; a sample marks the instruction due to retire, often the one "
+      "after a slow load):\n",
+      total_samples);
+  // Totals first: spread over many instructions (a micro-kernel's dozen FMAs), the operation and
+  // the function that cost say more than any one address.
+  std::map<std::string, long> functions;
+  for (const auto& [name, samples] : by_function) functions[short_function(name, 40)] += samples;
+  head += "  by operation: " + largest(by_mnemonic, total_samples, 6) + "\n";
+  if (functions.size() > 1) head += "  by function: " + largest(functions, total_samples, 3) + "\n";
   const std::string& hottest = top.front().function;
-  std::string near = fmt::format("  around the hottest, in {}:\n",
-                                 hottest.empty() ? "(no symbol)" : cut(hottest, kFunctionChars));
+  std::string near =
+      fmt::format("  around the hottest, in {}:\n", short_function(hottest, kFunctionChars + 16));
   for (const auto& a : around)
     near +=
         fmt::format("  {:>5} {} {:#7x}  {}\n", a.samples ? std::to_string(a.samples) : "",
@@ -225,9 +291,10 @@ std::string HotInstructions::text() const {
   // The hottest first, as many as the budget holds beside the header and the neighbourhood.
   std::string rows;
   for (const auto& t : top) {
-    std::string row = fmt::format(
-        "  {:>5} {:5.1f}% {:#7x}  {}{}\n", t.samples, 100 * t.share, t.offset,
-        cut(t.text, kTextChars), one_function ? "" : "  [" + cut(t.function, kFunctionChars) + "]");
+    std::string row =
+        fmt::format("  {:>5} {:5.1f}% {:#7x}  {}{}\n", t.samples, 100 * t.share, t.offset,
+                    cut(t.text, kTextChars),
+                    one_function ? "" : "  [" + short_function(t.function, kFunctionChars) + "]");
     if (head.size() + rows.size() + row.size() + near.size() + tail.size() > kTextBudget) break;
     rows += row;
   }
@@ -250,6 +317,8 @@ nlohmann::json to_json(const HotInstructions& h) {
           {"total_samples", h.total_samples},
           {"kernel_samples", h.kernel_samples},
           {"attributed", h.attributed},
+          {"by_function", h.by_function},
+          {"by_operation", h.by_mnemonic},
           {"top", rows(h.top)},
           {"around", rows(h.around)},
           {"note", h.note}};
@@ -270,6 +339,15 @@ HotInstructions hot_instructions_from_json(const nlohmann::json& j) {
   h.total_samples = j.value("total_samples", 0L);
   h.kernel_samples = j.value("kernel_samples", 0L);
   h.attributed = j.value("attributed", 0L);
+  auto totals = [&](const char* key) {
+    std::map<std::string, long> out;
+    const nlohmann::json kept = j.value(key, nlohmann::json::object());
+    for (const auto& [name, samples] : kept.items())
+      if (samples.is_number_integer()) out[name] = samples.get<long>();
+    return out;
+  };
+  h.by_function = totals("by_function");
+  h.by_mnemonic = totals("by_operation");
   h.top = rows("top");
   h.around = rows("around");
   h.note = j.value("note", "");

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,10 +34,12 @@ struct HotInstruction {
 struct HotInstructions {
   std::string why;   // what made them worth showing: "line 12 holds 78% of the kernel's samples"
   std::string tool;  // the disassembler that read the object
-  long total_samples = 0;              // all the profile's samples: the base of each share
-  long kernel_samples = 0;             // samples in the kernel's object
-  long attributed = 0;                 // of those, the ones charged to a disassembled instruction
-  std::vector<HotInstruction> top;     // hottest first, at most kTop
+  long total_samples = 0;   // all the profile's samples: the base of each share
+  long kernel_samples = 0;  // samples in the kernel's object
+  long attributed = 0;      // of those, the ones charged to a disassembled instruction
+  std::map<std::string, long> by_function;  // attributed samples per function
+  std::map<std::string, long> by_mnemonic;  // … per operation ("vfmadd231ps", "vmovups")
+  std::vector<HotInstruction> top;          // hottest first, at most kTop
   std::vector<HotInstruction> around;  // the hottest one's neighbours in address order, itself too
   std::string note;  // why there are none (no disassembler, a timeout), or what went uncharged
 

@@ -102,7 +102,11 @@ TEST(HotInstructions, TextIsBoundedAndKeepsTheTop) {
   EXPECT_EQ(h.top[0].samples, 139);
   std::string s = h.text();
   EXPECT_LE(s.size(), 1536u) << s;
-  EXPECT_THAT(s, HasSubstr("  [void tile_kernel<0, 64, 256>(...]\n"));
+  // Functions by name alone (no return type, no parameters); totals before the rows.
+  EXPECT_THAT(s, HasSubstr("  [tile_kernel<0, 64, 256>]\n"));
+  EXPECT_THAT(s, HasSubstr("  by operation: vfmadd231ps 48%\n"));
+  EXPECT_THAT(s,
+              HasSubstr("  by function: tile_kernel<0, 64, 256> 17%, tile_kernel<2, 64, 256> 16%"));
   EXPECT_THAT(s, HasSubstr("line 12 holds 78%"));
   EXPECT_THAT(
       s, HasSubstr("    139   1.4%  0x2138  vfmadd231ps zmm0,zmm1,DWORD PTR [rax+rdx*4+0x..."));
@@ -123,6 +127,26 @@ TEST(HotInstructions, FailingDisassemblerIsANote) {
       hot_instructions_from_samples(nlohmann::json::array({{0x1100u, 5}}), 5, "/nonexistent.so");
   EXPECT_TRUE(h.top.empty());
   EXPECT_THAT(h.note, HasSubstr("hot instructions not shown: objdump exit status 1"));
+}
+
+// A row names its function in a few bytes; the totals by function name it a little longer.
+TEST(HotInstructions, FunctionsAreNamedShortly) {
+  const std::string micro =
+      "void kforge::gemm::avx2::micro_kernel<224l, false, false, kforge::gemm::avx2::Identity>"
+      "(long, float const*, kforge::gemm::avx2::Identity const&) [clone .constprop.0]";
+  std::vector<Instruction> code = {
+      {0x1000, micro, "vfmadd231ps ymm6,ymm2,ymm0"},
+      {0x1010, "void kforge::gemm::avx2::pack_b<224l>(float const*, long, long, float*)",
+       "vmovups ymm2,YMMWORD [r14-0x380]"},
+      {0x1020, "kernel._omp_fn.0", "vmovups ymm1,YMMWORD [r14-0x20]"}};
+  auto h = attribute_samples(code, {{0x1000, 6}, {0x1010, 3}, {0x1020, 1}}, 10);
+  std::string s = h.text();
+  EXPECT_THAT(s, HasSubstr("  by function: micro_kernel<224l, false, false, kfo...> 60%, "
+                           "kforge::gemm::avx2::pack_b<224l> 30%, kernel._omp_fn.0 10%\n"));
+  EXPECT_THAT(s, HasSubstr("vfmadd231ps ymm6,ymm2,ymm0  [micro_kernel<224l, false, fa...>]\n"));
+  EXPECT_THAT(s, HasSubstr("  [kernel._omp_fn.0]\n"));
+  EXPECT_THAT(s, HasSubstr("hot instructions (samples, share of all 10; "));
+  EXPECT_THAT(s, HasSubstr("  by operation: vfmadd231ps 60%, vmovups 40%\n"));
 }
 
 TEST(HotInstructions, JsonRoundTrip) {
@@ -177,6 +201,10 @@ extern "C" void kernel(const float* x, float* y) {
   for (const auto& t : h.top) shares += t.share;
   EXPECT_NEAR(shares, 100.0 / 120, 1e-12);  // what fell on instructions, of all samples
   EXPECT_EQ(h.kernel_samples, 104);
+  long by_operation = 0;
+  for (const auto& [op, samples] : h.by_mnemonic) by_operation += samples;
+  EXPECT_EQ(by_operation, 100);
+  EXPECT_EQ(h.by_function, (std::map<std::string, long>{{"kernel", 100}}));
   EXPECT_EQ(h.attributed, 100);
   // The hottest with its neighbours: three before, three after, itself marked.
   ASSERT_EQ(h.around.size(), 7u);
