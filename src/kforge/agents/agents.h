@@ -62,13 +62,10 @@ std::string describe_failure(const eval::Evaluation& e);
 // peaks, compiler and flags).
 Result<std::string> system_prompt(const AgentEnv& env, const LoopState& state);
 // The playbook sections that fit the loop's task and machine (playbook_fit), ranked by a query
-// (task title, strategy, diagnosis): rendered in full, or in one line naming it when `role` was
-// sent it by an earlier request of the loop (s.playbook_sent); "(none)" without a playbook.
-struct PlaybookExcerpts {
-  std::string text;
-  std::vector<std::string> in_full;  // the names of the sections rendered in full
-};
-PlaybookExcerpts playbook_excerpts(const AgentEnv& env, const LoopState& s, const std::string& role,
-                                   const std::string& query, int sections = 3);
+// (task title, strategy, diagnosis), rendered in full; "(none)" without a playbook. In full every
+// time: each request stands alone (no conversation), so a section named as "sent earlier" would be
+// advice the model can no longer read; what repeats is what the providers' prompt caches serve.
+std::string playbook_excerpts(const AgentEnv& env, const LoopState& s, const std::string& query,
+                              int sections = 3);
 
 }  // namespace kforge::agents

@@ -141,17 +141,6 @@ bool PlaybookSection::fits(const PlaybookFit& fit) const {
   return isa.empty() || fit.isa.empty() || std::find(isa.begin(), isa.end(), fit.isa) != isa.end();
 }
 
-bool PlaybookLedger::sent(const std::string& role, const std::string& name) const {
-  std::lock_guard lock(mu_);
-  auto it = sent_.find(role);
-  return it != sent_.end() && it->second.count(name) > 0;
-}
-
-void PlaybookLedger::remember(const std::string& role, const std::vector<std::string>& names) {
-  std::lock_guard lock(mu_);
-  sent_[role].insert(names.begin(), names.end());
-}
-
 KnowledgeIndex::KnowledgeIndex(KnowledgeIndex&& o) noexcept
     : db_(o.db_), sections_(std::move(o.sections_)) {
   o.db_ = nullptr;

@@ -16,10 +16,7 @@
 // the AVX2 fallback on an AVX-512 machine and streaming-store advice for a compute-bound GEMM.
 
 #include <filesystem>
-#include <map>
 #include <memory>
-#include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -50,18 +47,6 @@ struct PlaybookSection {
   bool shares_a_tag(const std::vector<std::string>& task_tags) const;
   // Its tags, bound and ISA allow it for `fit` (its words are not looked at).
   bool fits(const PlaybookFit& fit) const;
-};
-
-// The sections each role was sent in full by earlier requests of a loop, by name, so that later
-// requests name them instead of repeating them. Shared by the copies of a LoopState.
-class PlaybookLedger {
- public:
-  bool sent(const std::string& role, const std::string& name) const;
-  void remember(const std::string& role, const std::vector<std::string>& names);
-
- private:
-  mutable std::mutex mu_;
-  std::map<std::string, std::set<std::string>> sent_;  // role → section names
 };
 
 class KnowledgeIndex {

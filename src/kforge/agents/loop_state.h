@@ -115,9 +115,6 @@ struct LoopState {
   // Set when the run is one expansion of a search: the node it grows, its siblings, the search's
   // best and budget (search_standing.h).
   std::optional<SearchStanding> search;
-  // The playbook sections each role was already sent in full by this loop's requests: later
-  // requests name them in a line instead (playbook_excerpts).
-  std::shared_ptr<PlaybookLedger> playbook_sent = std::make_shared<PlaybookLedger>();
 };
 
 // Which playbook sections fit this loop's requests: the task's tags; its bound at its size (its

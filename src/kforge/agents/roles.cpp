@@ -62,21 +62,13 @@ Result<std::string> system_prompt(const AgentEnv& env, const LoopState& s) {
                              {{"machine", describe_machine(s)}, {"partner", s.baseline_name}});
 }
 
-PlaybookExcerpts playbook_excerpts(const AgentEnv& env, const LoopState& s, const std::string& role,
-                                   const std::string& query, int sections) {
-  if (!env.playbook) return {"(none)\n", {}};
-  PlaybookExcerpts out;
-  for (const auto& sec : env.playbook->select(playbook_fit(s), query, sections)) {
-    const std::string name = sec.name();
-    if (s.playbook_sent && s.playbook_sent->sent(role, name)) {
-      out.text += "(playbook: " + name + ", sent earlier)\n\n";
-    } else {
-      out.text += sec.render() + "\n";
-      out.in_full.push_back(name);
-    }
-  }
-  if (out.text.empty()) out.text = "(no matching section)\n";
-  return out;
+std::string playbook_excerpts(const AgentEnv& env, const LoopState& s, const std::string& query,
+                              int sections) {
+  if (!env.playbook) return "(none)\n";
+  std::string out;
+  for (const auto& sec : env.playbook->select(playbook_fit(s), query, sections))
+    out += sec.render() + "\n";
+  return out.empty() ? "(no matching section)\n" : out;
 }
 
 llm::LlmResultOf<Plan> plan(const AgentEnv& env, const LoopState& s, const std::string& strategy) {
@@ -87,7 +79,6 @@ llm::LlmResultOf<Plan> plan(const AgentEnv& env, const LoopState& s, const std::
       spec.title + " " + fmt::format("{}", fmt::join(spec.tags, " ")) + " " + strategy;
   if (s.best && s.best->diagnosis)
     query += " " + s.best->diagnosis->bottleneck + " " + s.best->diagnosis->suggestion;
-  const auto playbook = playbook_excerpts(env, s, "planner", query);
   auto user = env.prompts->render(
       "planner",
       {{"task", describe_task(*s.task, s.dialect)},
@@ -96,12 +87,9 @@ llm::LlmResultOf<Plan> plan(const AgentEnv& env, const LoopState& s, const std::
        {"history", describe_history(s)},
        {"strategy",
         strategy.empty() ? "Your choice: the change with the largest expected gain." : strategy},
-       {"playbook", playbook.text}});
+       {"playbook", playbook_excerpts(env, s, query)}});
   if (!user) return config_error(user.error());
-  auto planned = ask_and_parse<Plan>(env, "planner", *system, *user, parse_plan);
-  // Only a request that was answered counts as sent: a failed one is sent again in full.
-  if (planned && s.playbook_sent) s.playbook_sent->remember("planner", playbook.in_full);
-  return planned;
+  return ask_and_parse<Plan>(env, "planner", *system, *user, parse_plan);
 }
 
 llm::LlmResultOf<std::string> implement(const AgentEnv& env, const LoopState& s, const Plan& p,
