@@ -3,7 +3,9 @@
 // best kernel is timed against the peers only when asked (--report-peers): by default nothing of
 // the kind runs, and the closing lines say how to ask for it.
 #include <gmock/gmock.h>
+
 #include <gtest/gtest.h>
+#include <regex>
 
 #include "kforge/core/fs.h"
 #include "kforge/modes/cli_test_util.h"
@@ -79,6 +81,12 @@ TEST_F(ClosingLinesTest, SearchEndsWithTheSpeedupAndItsReport) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("node  parent"));
   EXPECT_THAT(r.out, HasSubstr("over PyTorch eager, libtorch, the partner it aimed at"));
+  // Two times that cannot disagree: the search's own, and the whole command's around it.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m,
+                                std::regex(R"(; (\d+) s searching, .*; (\d+) s in all with the )")))
+      << r.out;
+  EXPECT_LE(std::stoi(m[1]), std::stoi(m[2]));
   const auto report = named_path(r.out, "report: ");
   EXPECT_EQ(report.filename(), "report.md") << r.out;
   auto text = core::read_text(report);
