@@ -393,7 +393,10 @@ std::vector<OptionSpec> make_registry() {
   // results: what bench and eval kept in the store.
   add({"result-id", "id", "A result id: show its rows (default: list the results)", {"results"}});
   add({"results-task", "--task", "Only results holding a row of this task", {"results"}});
-  add({"results-target", "--target", "Only results of this target (cpp, cuda, pallas)", {"results"}});
+  add({"results-target",
+       "--target",
+       "Only results of this target (cpp, cuda, pallas)",
+       {"results"}});
   add({"results-command", "--command", "Only results of this command", {"results"}}).choices = {
       "bench", "eval"};
   {
