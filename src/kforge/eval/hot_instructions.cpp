@@ -72,6 +72,7 @@ std::string mnemonic(const std::string& text) {
 // The `n` largest of `totals`, largest first, as "name share%" items.
 std::string largest(const std::map<std::string, long>& totals, long total, std::size_t n) {
   std::vector<std::pair<long, std::string>> v;
+  v.reserve(totals.size());
   for (const auto& [name, samples] : totals) v.emplace_back(samples, name);
   std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first > b.first : a.second < b.second;

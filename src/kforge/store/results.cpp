@@ -114,7 +114,7 @@ SetSummary summarize(const std::vector<KeptResult>& rows) {
   return s;
 }
 
-Result<std::int64_t> insert_result_set(Database& db, ResultSet s) {
+Result<std::int64_t> insert_result_set(Database& db, const ResultSet& s) {
   auto st = db.prepare(
       "INSERT INTO result_sets (command, state, owner, suite, task, target, size, dtype, impl, "
       "partner, settings, hostname, cpu_model, isa, threads, openblas_coretype, kforge_version, "

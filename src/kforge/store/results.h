@@ -60,7 +60,7 @@ struct SetSummary {
 SetSummary summarize(const std::vector<KeptResult>& rows);
 
 // Writes a new set (state running, owned by this process); returns its id.
-Result<std::int64_t> insert_result_set(Database& db, ResultSet set);
+Result<std::int64_t> insert_result_set(Database& db, const ResultSet& set);
 // Marks a set finished or interrupted (or running again, owned by this process, on a resume).
 Status set_result_state(Database& db, std::int64_t id, const std::string& state);
 Result<std::optional<ResultSet>> find_result_set(Database& db, std::int64_t id);
