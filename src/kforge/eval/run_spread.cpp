@@ -33,6 +33,7 @@ std::optional<RunSpread> run_spread(const std::vector<SpeedupStats>& runs) {
   RunSpread s;
   s.runs = runs;
   std::vector<double> medians;
+  medians.reserve(runs.size());
   for (const auto& r : runs) medians.push_back(r.median);
   s.median = quantile(medians, 0.5);
   s.low = *std::min_element(medians.begin(), medians.end());
