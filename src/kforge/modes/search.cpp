@@ -3,6 +3,7 @@
 #include "kforge/modes/search.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 
@@ -57,9 +58,13 @@ SearchResult run_search(const SearchEnv& env, const SearchOptions& o) {
   AutoExpander expander({AutoEnv{env.ctx, env.machine, env.agents, &*journal, env.run_id, env.eval,
                                  env.say, env.target},
                          expansion, env.strategies});
-  SearchDriver d(
-      {env.run_id, env.strategies, task_features(env.ctx->spec()), o.seed, o.jobs, env.say},
-      expander, journal->ledger());
+  const auto features = task_features(env.ctx->spec());
+  // Said once, so that a strategy a user expected and never sees tried has its reason.
+  if (const auto left_out = strategies_left_out(env.strategies, features);
+      env.say && !left_out.empty())
+    env.say(fmt::format("strategies left out: {}", fmt::join(left_out, "; ")));
+  SearchDriver d({env.run_id, env.strategies, features, o.seed, o.jobs, env.say}, expander,
+                 journal->ledger());
   if (auto st = d.load(); !st) {
     r.state = store::RunState::failed;
     r.stop_reason = st.error().message;
