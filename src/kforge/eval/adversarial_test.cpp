@@ -106,14 +106,20 @@ class Adversarial : public CiTaskTest {
 
 // --- The corpus: each kernel in tests/adversarial/ states what it must get in its first lines,
 // as LLVM's lit reads `// RUN:` and `// CHECK:`. One directive a line, `// NAME: VALUE`:
-//   expect: VERDICT [| VERDICT]    the verdict (one of them)          (required)
+//   expect: VERDICT [| VERDICT]     the verdict (one of them) (required)
 //   mode: checked | timed           check only (default), or checked then timed against the
-//   reference reason: TEXT [| TEXT]           the reason contains one of them (every `reason:` line
-//   must hold) reason-lacks: TEXT              the reason does not contain it output-has: TEXT /
-//   output-lacks: TEXT    what the kernel printed no-file: PATH                   removed before,
-//   must not exist after (a second later) timeout: S / min-pairs: N       call timeout and pairs of
-//   the evaluation max-seconds: S                  the whole evaluation took at most S seconds
-//   min-kernel-ms: MS / max-speedup: X       the timed figures
+//                                   reference
+//   reason: TEXT [| TEXT]           the reason contains one of them (every `reason:` line must
+//                                   hold)
+//   reason-lacks: TEXT              the reason does not contain it
+//   output-has / output-lacks: TEXT what the kernel printed
+//   no-file: PATH                   removed before, must not exist after (a second later)
+//   timeout: S                      the call timeout
+//   min-pairs: N / warmup: S        the timing's pairs and warm-up (at least 2 pairs)
+//   audit-every: N / sample-lines: N  one pair in N compared in full, N random lines of the
+//                                   others (see output_sample.h)
+//   max-seconds: S                  the whole evaluation took at most S seconds
+//   min-kernel-ms: MS / max-speedup: X  the timed figures
 //   explicit: WHY                   run by a test of its own below (it needs a set-up)
 
 struct CorpusKernel {
@@ -168,6 +174,9 @@ TEST_P(Corpus, GetsTheVerdictItStates) {
   auto o = k.one("mode") == "timed" ? timed() : checked();
   if (auto t = k.one("timeout")) o.call_timeout_s = std::stod(*t);
   if (auto n = k.one("min-pairs")) o.min_pairs = std::stoi(*n);
+  if (auto w = k.one("warmup")) o.warmup_s = std::stod(*w);
+  if (auto n = k.one("audit-every")) o.audit_every = std::stoi(*n);
+  if (auto n = k.one("sample-lines")) o.sample_lines = std::stoul(*n);
   for (const auto& f : k.all("no-file")) std::filesystem::remove(f);
   auto e = run(k.file, o);
   const auto verdicts = alternatives(*expect);

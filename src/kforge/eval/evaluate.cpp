@@ -516,6 +516,8 @@ class EvaluationRun {
     inputs_.emplace(*timing_set_, task_);
     PairedTimingRequest request{opt_.time_budget_s, opt_.warmup_s, opt_.min_pairs,
                                 opt_.max_pairs,     opt_.perturb,  opt_.call_timeout_s};
+    request.audit_every = opt_.audit_every;
+    request.sample_lines = opt_.sample_lines;
     request.between_pairs = [&load] { load.between_pairs(); };
     auto time_start = Clock::now();
     auto timed =

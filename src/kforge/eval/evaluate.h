@@ -53,6 +53,10 @@ struct EvalOptions {
   double warmup_s = 0.1;
   int min_pairs = 10;
   int max_pairs = 2000;
+  // Timing pairs compared in full: one in `audit_every`; the others, `sample_lines` random lines of
+  // each output (see output_sample.h). Tests lower them to reach the sampled path at the ci size.
+  int audit_every = 8;
+  std::size_t sample_lines = 1024;
   double call_timeout_s = 30;  // for each check call
   // Until the kernel's process is ready (loaded; a Python kernel also traced, compiled and warmed
   // up); 0: 180 s, 600 s for a Python kernel.

@@ -266,6 +266,22 @@ bool KernelProcess::unchanged_since(std::uint32_t out, const OutputSnapshot& sna
   return eval::unchanged_since(s_->out_cptrs.at(out), snapshot);
 }
 
+void KernelProcess::snapshot(std::uint32_t out, const OutputSample& sample, OutputSnapshot& into,
+                             std::mt19937_64& rng) const {
+  take_sample(s_->out_cptrs.at(out), s_->out_bytes, sample, rng, into);
+}
+
+bool KernelProcess::unchanged_since(std::uint32_t out, const OutputSample& sample,
+                                    const OutputSnapshot& taken) const {
+  return sample_unchanged(s_->out_cptrs.at(out), s_->out_bytes, sample, taken);
+}
+
+const std::vector<const unsigned char*>& KernelProcess::outputs(std::uint32_t out) const {
+  return s_->out_cptrs.at(out);
+}
+
+const std::vector<std::size_t>& KernelProcess::output_bytes() const { return s_->out_bytes; }
+
 double KernelProcess::cpu_ms() const {
   timespec ts{};
   if (!s_->has_cpu_clock || clock_gettime(s_->cpu_clock, &ts) != 0) return 0;

@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kforge/core/task_resolve.h"
+#include "kforge/eval/output_sample.h"
 #include "kforge/eval/output_snapshot.h"
 #include "kforge/eval/python_kernel.h"
 #include "kforge/eval/runner_failure.h"
@@ -99,6 +100,14 @@ class KernelProcess {
   // Copies the outputs as they are now (see output_snapshot.h).
   void snapshot(std::uint32_t out, OutputSnapshot& into, std::mt19937_64& rng) const;
   bool unchanged_since(std::uint32_t out, const OutputSnapshot& snapshot) const;
+  // The same for the bytes `sample` names (see output_sample.h).
+  void snapshot(std::uint32_t out, const OutputSample& sample, OutputSnapshot& into,
+                std::mt19937_64& rng) const;
+  bool unchanged_since(std::uint32_t out, const OutputSample& sample,
+                       const OutputSnapshot& taken) const;
+  // Output set `out` as kforge maps it, and the outputs' sizes.
+  const std::vector<const unsigned char*>& outputs(std::uint32_t out) const;
+  const std::vector<std::size_t>& output_bytes() const;
 
   // The process's CPU time so far (all its threads), read from outside.
   double cpu_ms() const;

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "kforge/core/compare.h"
+#include "kforge/core/dtype.h"
 #include "kforge/core/input_fill.h"
 #include "kforge/core/median_ci.h"
 
@@ -45,25 +46,41 @@ Judgement late_write(const KernelProcess& p, int pair) {
                       p.who(), pair)};
 }
 
-std::optional<Judgement> compare_pair(const OutputSnapshot& cand,
-                                      const unsigned char* const* partner,
+// `cand[i]` and `partner[i]` hold `bytes[i]` bytes of output i: all of it, or the same sampled
+// lines of both.
+std::optional<Judgement> compare_pair(const std::vector<const unsigned char*>& cand,
+                                      const std::vector<const unsigned char*>& partner,
+                                      const std::vector<std::size_t>& bytes,
                                       const core::ResolvedTask& task,
-                                      const std::string& partner_name, int pair) {
+                                      const std::string& partner_name, const std::string& where) {
   for (std::size_t i = 0; i < task.outputs.size(); ++i) {
     const auto& t = task.outputs[i];
-    auto c = core::compare_buffers(t.dtype, cand[i].data(), partner[i], t.numel, 2 * task.rtol,
-                                   2 * task.atol);
+    const auto numel = static_cast<std::int64_t>(bytes[i] / core::dtype_size(t.dtype));
+    auto c =
+        core::compare_buffers(t.dtype, cand[i], partner[i], numel, 2 * task.rtol, 2 * task.atol);
     if (!c.ok())
       return Judgement{
           Verdict::incorrect,
-          fmt::format(
-              "on timing pair {} (inputs perturbed since the previous call) output '{}' differs "
-              "from {} in {} of {} "
-              "elements (got {:.7g}, {} gave {:.7g}): does the kernel reuse results across calls?",
-              pair, t.name, partner_name, c.bad, c.numel, c.worst_actual, partner_name,
-              c.worst_expected)};
+          fmt::format("{} (inputs perturbed since the previous call) output '{}' differs "
+                      "from {} in {} of {} "
+                      "elements (got {:.7g}, {} gave {:.7g}): does the kernel reuse results across "
+                      "calls?",
+                      where, t.name, partner_name, c.bad, c.numel, c.worst_actual, partner_name,
+                      c.worst_expected)};
   }
   return std::nullopt;
+}
+
+std::vector<const unsigned char*> pointers(const OutputSnapshot& s) {
+  std::vector<const unsigned char*> p;
+  for (const auto& o : s) p.push_back(o.data());
+  return p;
+}
+
+std::vector<std::size_t> sizes(const OutputSnapshot& s) {
+  std::vector<std::size_t> n;
+  for (const auto& o : s) n.push_back(o.size());
+  return n;
 }
 
 }  // namespace
@@ -172,7 +189,6 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
   std::mt19937_64 rng{std::random_device{}() * 0x100000001ULL ^ std::random_device{}()};
   PairedTiming out;
   OutputSnapshot cand_out, partner_out;
-  std::vector<const unsigned char*> partner_ptrs(task.outputs.size());
   IdleWatch cand_idle(candidate);
   std::optional<IdleWatch> partner_idle;
   if (partner && !partner->trusted())
@@ -184,6 +200,8 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
     out.failure = std::move(j);
     return out;
   };
+  std::uint32_t last_cand_set = 0;
+  bool last_audited = true;
 
   for (int pair = 0;; ++pair) {
     if (req.between_pairs) req.between_pairs();
@@ -200,10 +218,15 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
                                     partner ? "the calls of " + partner->who() : "the timing"))
       return fail(*j);
     if (c.failure) return fail(*c.failure);
-    candidate.snapshot(cand_set, cand_out, rng);
+    // Drawn only now that the call has returned: the kernel cannot know what will be looked at.
+    const bool audited = warming || draw_audit(rng, req.audit_every);
+    const OutputSample sample =
+        audited ? OutputSample{} : draw_sample(candidate.output_bytes(), req.sample_lines, rng);
+    candidate.snapshot(cand_set, sample, cand_out, rng);
     if (!candidate.settle(req.settle_s)) return fail(left_running(candidate));
     cand_idle.open();
-    if (!candidate.unchanged_since(cand_set, cand_out)) return fail(late_write(candidate, pair));
+    if (!candidate.unchanged_since(cand_set, sample, cand_out))
+      return fail(late_write(candidate, pair));
 
     double p_ms = 0;
     if (partner) {
@@ -217,23 +240,29 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
           return fail(*j);
       if (p.failure) return fail(*p.failure);
       p_ms = p.ms;
-      partner->snapshot(partner_set, partner_out, rng);
+      partner->snapshot(partner_set, sample, partner_out, rng);
       // A trusted partner is waited for, not judged.
       if (!partner->settle(req.settle_s) && !partner->trusted())
         return fail(left_running(*partner));
       if (partner_idle) partner_idle->open();
-      if (!partner->unchanged_since(partner_set, partner_out))
+      if (!partner->unchanged_since(partner_set, sample, partner_out))
         return fail(late_write(*partner, pair));
       // Unchanged before the partner's call: a change since is the candidate's leftover work (the
       // partner never maps the candidate's output sets).
-      if (!candidate.unchanged_since(cand_set, cand_out)) return fail(late_write(candidate, pair));
-      for (std::size_t i = 0; i < task.outputs.size(); ++i) partner_ptrs[i] = partner_out[i].data();
-    }
-    if (!partner && !candidate.unchanged_since(cand_set, cand_out))
-      return fail(late_write(candidate, pair));
-    if (partner)
-      if (auto mismatch = compare_pair(cand_out, partner_ptrs.data(), task, partner->who(), pair))
+      if (!candidate.unchanged_since(cand_set, sample, cand_out))
+        return fail(late_write(candidate, pair));
+      const std::string where =
+          audited ? fmt::format("on timing pair {}", pair)
+                  : fmt::format("on timing pair {} (lines sampled at random)", pair);
+      if (auto mismatch = compare_pair(pointers(cand_out), pointers(partner_out), sizes(cand_out),
+                                       task, partner->who(), where))
         return fail(*mismatch);
+    }
+    if (!partner && !candidate.unchanged_since(cand_set, sample, cand_out))
+      return fail(late_write(candidate, pair));
+    out.audited_pairs += audited ? 1 : 0;
+    last_cand_set = cand_set;
+    last_audited = audited;
 
     if (warming) {
       ++out.warmup_pairs;
@@ -243,6 +272,18 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
     out.candidate_ms.push_back(c.ms);
     if (partner) out.partner_ms.push_back(p_ms);
     if (timing_done(out, req, now_s() - warm_end)) break;
+  }
+  // The last pair is compared in full whatever was drawn: a kernel that is stale on a small share
+  // of its outputs on every call is caught here, not by chance. Both processes are idle (the
+  // candidate's idle window is still open and closed below).
+  if (partner && !last_audited) {
+    ++out.audited_pairs;
+    const int last = out.warmup_pairs + static_cast<int>(out.candidate_ms.size()) - 1;
+    if (auto mismatch =
+            compare_pair(candidate.outputs(last_cand_set), partner->outputs(1 - last_cand_set),
+                         candidate.output_bytes(), task, partner->who(),
+                         fmt::format("on timing pair {} (the last, compared in full)", last)))
+      return fail(*mismatch);
   }
   // The last window: the candidate's process must have stayed idle to the end.
   if (auto j = cand_idle.close("the end of the timing", true)) return fail(*j);

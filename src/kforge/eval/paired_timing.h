@@ -1,11 +1,12 @@
 #pragma once
 // Paired, interleaved timing, run from kforge's process over two kernel processes. Each pair:
 // perturb the inputs with a fresh secret draw; call the candidate (timed on kforge's clock), copy
-// its outputs, wait until its process is idle; rewrite the same inputs (the same prelude: inputs
-// just written, own outputs just poisoned, both processes idle); call the partner while reading
-// the candidate's CPU clock from outside; then check the candidate's outputs did not change since
-// the copy and compare them with the partner's. The candidate always runs first on fresh data, so
-// it can never find the partner's answer for that data anywhere.
+// its outputs (all of them on an audited pair, random lines otherwise: see output_sample.h), wait
+// until its process is idle; rewrite the same inputs (the same prelude: inputs just written, own
+// outputs just poisoned, both processes idle); call the partner while reading the candidate's CPU
+// clock from outside; then check the candidate's outputs did not change since the copy and
+// compare them with the partner's. The candidate always runs first on fresh data, so it can never
+// find the partner's answer for that data anywhere.
 
 #include <atomic>
 #include <functional>
@@ -25,6 +26,10 @@ struct PairedTimingRequest {
   int max_pairs = 2000;
   double perturb = 0.05;
   double call_timeout_s = 30;
+  // One pair in `audit_every` (and every warm-up pair, and the last) has its outputs copied and
+  // compared in full; the others, random lines of them (see output_sample.h). 1: every pair.
+  int audit_every = 8;
+  std::size_t sample_lines = 1024;  // per output, on the other pairs
   double settle_s = 1.0;  // the CPU seconds a process may use after a return before it counts as
                           // work left running
   std::function<void()>
@@ -37,6 +42,7 @@ struct PairedTimingRequest {
 struct PairedTiming {
   std::vector<double> candidate_ms, partner_ms;  // per measured pair, kforge's clock
   int warmup_pairs = 0;
+  int audited_pairs = 0;  // pairs whose outputs were copied and compared in full
   double idle_cpu_ms_max =
       0;  // the most CPU the candidate's process used between a return and its next call
   std::optional<Judgement> failure;

@@ -14,6 +14,7 @@ std::optional<Judgement> judge_timing(const PairedTiming& timed, const core::Res
     return Judgement{Verdict::runtime_error, "the timing produced no samples"};
   e.warmup_pairs = timed.warmup_pairs;
   e.idle_cpu_ms_max = timed.idle_cpu_ms_max;
+  e.audited_pairs = timed.audited_pairs;
   e.candidate = summarize(timed.candidate_ms);
   if (!timed.partner_ms.empty()) {
     e.baseline = summarize(timed.partner_ms);
