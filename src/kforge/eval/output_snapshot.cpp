@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 #include <numeric>
 
 namespace kforge::eval {
@@ -15,7 +14,8 @@ constexpr std::size_t kChunk = 64 << 10;
 template <typename T>
 void fill(unsigned char* p, std::int64_t n, T value) {
   T* d = reinterpret_cast<T*>(p);
-  std::fill(d, d + n, value);
+#pragma omp simd
+  for (std::int64_t k = 0; k < n; ++k) d[k] = value;
 }
 
 }  // namespace
@@ -50,11 +50,11 @@ void poison_outputs(const std::vector<unsigned char*>& outputs,
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const auto& t = tensors[i];
     switch (t.dtype) {
+      // Every bit set is a NaN in both float widths, and memset writes it at the memory's speed:
+      // an element-by-element fill of 32 MiB took 8 ms, twice a timing pair, at the cpu size.
       case core::DType::f32:
-        fill(outputs[i], t.numel, std::numeric_limits<float>::quiet_NaN());
-        break;
       case core::DType::f64:
-        fill(outputs[i], t.numel, std::numeric_limits<double>::quiet_NaN());
+        std::memset(outputs[i], 0xff, t.bytes);
         break;
       case core::DType::i32:
         fill(outputs[i], t.numel, std::int32_t{-0x5a5a5a5b});
