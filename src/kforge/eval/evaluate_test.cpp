@@ -3,7 +3,9 @@
 #include "kforge/eval/evaluate.h"
 #include "kforge/eval/ci_task_fixture.h"
 #include "kforge/eval/eval_test_util.h"
+#include "kforge/eval/runner_process.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sched.h>
@@ -223,7 +225,8 @@ __attribute__((constructor)) static void say_cpus() {
 
 // A check-only evaluation's kernel process runs with OpenMP's workers sleeping as soon as a region
 // ends, the user's spin settings dropped: the judge waits for them after every call and times
-// nothing. A timed one keeps the user's settings, which are part of what a kernel's time is.
+// nothing. A timed one keeps the user's settings, which are part of what a kernel's time is, and
+// gets a bounded spin when the user set none (runner_process.h).
 TEST_F(EvaluateTest, OnlyACheckOnlyEvaluationMakesOpenMpWaitPassively) {
   const std::string printing = std::string(kNaiveGemm) + R"(
 #include <cstdio>
@@ -258,6 +261,14 @@ __attribute__((constructor)) static void say_wait_policy() {
   EXPECT_THAT(checked.kernel_output, HasSubstr("policy=passive spin=unset;"));
   ASSERT_EQ(timed.verdict, Verdict::correct) << timed.reason;
   EXPECT_THAT(timed.kernel_output, HasSubstr("policy=active spin=123456;"));
+
+  for (const auto& [name, value] : settings) unsetenv(name);
+  auto unset = evaluate(*ctx_, printing, "gemm.cpp", o);
+  for (std::size_t i = 0; i < saved.size(); ++i)
+    if (saved[i]) setenv(settings[i].first, saved[i]->c_str(), 1);
+  ASSERT_EQ(unset.verdict, Verdict::correct) << unset.reason;
+  EXPECT_THAT(unset.kernel_output,
+              HasSubstr(fmt::format("policy=unset spin={};", kTimedSpinCount)));
 }
 
 TEST_F(EvaluateTest, CompileErrorCarriesDiagnostics) {

@@ -68,8 +68,13 @@ std::vector<std::string> runner_environment(int threads, bool passive_wait) {
     env.emplace_back("OMP_WAIT_POLICY=passive");
     return env;
   }
+  bool user_set = false;
   for (const char* name : {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT"})
-    if (const char* v = std::getenv(name)) env.push_back(fmt::format("{}={}", name, v));
+    if (const char* v = std::getenv(name)) {
+      env.push_back(fmt::format("{}={}", name, v));
+      user_set = true;
+    }
+  if (!user_set) env.push_back(fmt::format("GOMP_SPINCOUNT={}", kTimedSpinCount));
   return env;
 }
 
