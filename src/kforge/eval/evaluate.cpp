@@ -523,6 +523,7 @@ class EvaluationRun {
     auto timed =
         time_paired(*candidate_, partner_ ? &*partner_ : nullptr, *inputs_, task_, request);
     e_.phases.time_s = core::seconds_since(time_start);
+    partner_idle_ms_ = timed.partner_idle_ms;
     judge_machine_load(measuring_.contention, e_);
     if (!timed.failure) timed.failure = candidate_->channel_untouched("timing");
     if (!timed.failure && partner_ && !partner_->trusted())
@@ -562,6 +563,8 @@ class EvaluationRun {
     if (!opt_.time || !partner_ || !e_.baseline || !inputs_) return std::nullopt;
     candidate_->stop();
     PairedTimingRequest alone{0.2, 0, 5, 15, opt_.perturb, opt_.call_timeout_s};
+    alone.idle_before_call_ms = std::min(partner_idle_ms_, kLongestAlonePauseMs);
+    e_.partner_pace.alone_pause_ms = alone.idle_before_call_ms;
     auto timed = time_paired(*partner_, nullptr, *inputs_, task_, alone);
     if (timed.failure || timed.candidate_ms.empty()) return std::nullopt;
     return summarize(timed.candidate_ms).median_ms;
@@ -611,6 +614,7 @@ class EvaluationRun {
   std::vector<const SharedSet*> all_sets_;
   std::vector<SharedSet> candidate_outputs_, partner_outputs_;
   std::optional<KernelProcess> candidate_, partner_;
+  double partner_idle_ms_ = 0;  // the partner's idle time before each paired call (median)
   MachineLock::Exclusive measuring_;
 };
 

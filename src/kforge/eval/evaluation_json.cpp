@@ -160,6 +160,8 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
       e.partner_pace.slowdown = number_or(p, "slowdown", 0);
       e.partner_pace.busy = p.value("busy", false);
       e.partner_pace.reason = p.value("reason", "");
+      e.partner_pace.alone_ms = number_or(p, "alone_ms", 0);
+      e.partner_pace.alone_pause_ms = number_or(p, "alone_pause_ms", 0);
       if (number_or(p, "quiet_median_ms", 0) > 0)
         e.partner_pace.quiet =
             QuietPace{number_or(p, "quiet_median_ms", 0), p.value("quiet_runs", 0)};

@@ -22,8 +22,8 @@ void take_snapshot(const std::vector<const unsigned char*>& outputs,
 bool unchanged_since(const std::vector<const unsigned char*>& outputs,
                      const OutputSnapshot& snapshot);
 
-// Fills every output with a poison value (NaN for floats: every bit set; a sentinel for integers): an element
-// the kernel does not write cannot pass.
+// Fills every output with a poison value (NaN for floats: every bit set; a sentinel for integers):
+// an element the kernel does not write cannot pass.
 void poison_outputs(const std::vector<unsigned char*>& outputs,
                     const std::vector<core::ResolvedTensor>& tensors);
 

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "kforge/core/compare.h"
 #include "kforge/core/dtype.h"
@@ -19,6 +20,13 @@ double now_s() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
+}
+
+void sleep_until_ms(double when_ms) {
+  const double left_ms = when_ms - now_s() * 1e3;
+  if (left_ms <= 0) return;
+  timespec ts{static_cast<time_t>(left_ms / 1e3), static_cast<long>(std::fmod(left_ms, 1e3) * 1e6)};
+  nanosleep(&ts, nullptr);
 }
 
 // Half-width of the ~95% confidence interval of the median, relative to the median.
@@ -202,6 +210,8 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
   };
   std::uint32_t last_cand_set = 0;
   bool last_audited = true;
+  double cand_settled_ms = 0, partner_settled_ms = 0;
+  std::vector<double> partner_idle_ms;
 
   for (int pair = 0;; ++pair) {
     if (req.between_pairs) req.between_pairs();
@@ -209,6 +219,8 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
     const std::string label = fmt::format("timing pair {}", pair);
     const std::uint64_t seed = rng();
     inputs.perturb(seed, req.perturb);
+    if (req.idle_before_call_ms > 0 && pair > 0)
+      sleep_until_ms(cand_settled_ms + req.idle_before_call_ms);
     // Each side alternates between its own two output sets (see KernelProcessSpec::output_sets).
     const std::uint32_t cand_set = static_cast<std::uint32_t>(pair % 2), partner_set = 1 - cand_set;
     const double cand_go_ms = now_s() * 1e3;
@@ -224,6 +236,7 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
         audited ? OutputSample{} : draw_sample(candidate.output_bytes(), req.sample_lines, rng);
     candidate.snapshot(cand_set, sample, cand_out, rng);
     if (!candidate.settle(req.settle_s)) return fail(left_running(candidate));
+    cand_settled_ms = now_s() * 1e3;
     cand_idle.open();
     if (!candidate.unchanged_since(cand_set, sample, cand_out))
       return fail(late_write(candidate, pair));
@@ -233,6 +246,7 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
       inputs.perturb(
           seed, req.perturb);  // the same values, rewritten: the same prelude as the candidate's
       const double partner_go_ms = now_s() * 1e3;
+      if (pair > 0) partner_idle_ms.push_back(partner_go_ms - partner_settled_ms);
       auto p = partner->call(0, partner_set, req.call_timeout_s, label);
       if (partner_idle)
         if (auto j = partner_idle->close_at(p.cpu_at_go_ms, partner_go_ms,
@@ -244,6 +258,7 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
       // A trusted partner is waited for, not judged.
       if (!partner->settle(req.settle_s) && !partner->trusted())
         return fail(left_running(*partner));
+      partner_settled_ms = now_s() * 1e3;
       if (partner_idle) partner_idle->open();
       if (!partner->unchanged_since(partner_set, sample, partner_out))
         return fail(late_write(*partner, pair));
@@ -288,6 +303,13 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
   // The last window: the candidate's process must have stayed idle to the end.
   if (auto j = cand_idle.close("the end of the timing", true)) return fail(*j);
   out.idle_cpu_ms_max = cand_idle.max_window_cpu_ms();
+  if (!partner_idle_ms.empty()) {
+    std::nth_element(
+        partner_idle_ms.begin(),
+        partner_idle_ms.begin() + static_cast<std::ptrdiff_t>(partner_idle_ms.size() / 2),
+        partner_idle_ms.end());
+    out.partner_idle_ms = partner_idle_ms[partner_idle_ms.size() / 2];
+  }
   return out;
 }
 

@@ -30,6 +30,12 @@ struct PairedTimingRequest {
   // compared in full; the others, random lines of them (see output_sample.h). 1: every pair.
   int audit_every = 8;
   std::size_t sample_lines = 1024;  // per output, on the other pairs
+  // Timed alone (no partner), each call waits until its process has been idle this long since it
+  // settled: the rhythm it had beside the other side (PairedTiming::partner_idle_ms). A processor
+  // idle for a millisecond may be halted by the hypervisor, and the next call pays to wake it: a
+  // 12p_rmsnorm baseline at the ci size read 0.14-0.16 ms called back to back and 0.19-0.24 ms
+  // between the kernel's calls, and 0.19-0.20 ms alone with a 1 ms pause before each call.
+  double idle_before_call_ms = 0;  // callers cap it at kLongestAlonePauseMs
   double settle_s = 1.0;  // the CPU seconds a process may use after a return before it counts as
                           // work left running
   std::function<void()>
@@ -39,10 +45,16 @@ struct PairedTimingRequest {
   const std::atomic<bool>* cancel = nullptr;
 };
 
+// Past a few milliseconds idle a processor is as asleep as it gets: a longer pause before each
+// call timed alone would only lengthen the timing.
+inline constexpr double kLongestAlonePauseMs = 5;
+
 struct PairedTiming {
   std::vector<double> candidate_ms, partner_ms;  // per measured pair, kforge's clock
   int warmup_pairs = 0;
   int audited_pairs = 0;  // pairs whose outputs were copied and compared in full
+  // The partner's median idle time before a call: from settling after its call to its next call.
+  double partner_idle_ms = 0;
   double idle_cpu_ms_max =
       0;  // the most CPU the candidate's process used between a return and its next call
   std::optional<Judgement> failure;

@@ -71,6 +71,8 @@ nlohmann::json PartnerPace::to_json() const {
       {"reason", reason}};
   j["quiet_median_ms"] = quiet ? nlohmann::json(quiet->median_ms) : nlohmann::json(nullptr);
   j["quiet_runs"] = quiet ? quiet->runs : 0;
+  j["alone_ms"] = alone_ms > 0 ? nlohmann::json(alone_ms) : nlohmann::json(nullptr);
+  j["alone_pause_ms"] = alone_pause_ms;
   return j;
 }
 

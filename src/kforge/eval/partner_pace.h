@@ -45,6 +45,9 @@ struct PartnerPace {
   double slowdown = 0;  // current / quiet median; 0 when there is no quiet median yet
   bool busy = false;
   std::string reason;  // "the baseline ran 2.1x slower than its quiet median (3 quiet runs)"
+  // The partner timed alone right after the pairs (0: not timed), each call after the pause it
+  // had before its calls beside the kernel (PairedTimingRequest::idle_before_call_ms).
+  double alone_ms = 0, alone_pause_ms = 0;
   nlohmann::json to_json() const;
 };
 PartnerPace judge_partner_pace(const std::optional<QuietPace>& quiet, double current_ms,
