@@ -70,6 +70,26 @@ TEST_F(EvaluateTest, CorrectKernelIsTimedAgainstTheLibtorchBaseline) {
   EXPECT_TRUE(j["machine_load"]["reason"].is_string());
 }
 
+// Where an audit copies and compares more than a sampled pair, the audited pair and the next are
+// checked, not timed: their calls follow other work than the rest. At the ci size outputs are
+// sampled whole, so a test asks for a few lines and an audit every other pair.
+TEST_F(EvaluateTest, PairsBesideAnAuditAreCheckedNotTimed) {
+  auto o = quick();
+  o.sample_lines = 2;
+  o.audit_every = 2;
+  o.min_pairs = 20;
+  auto e = evaluate(*ctx_, kNaiveGemm, "gemm.cpp", o);
+  ASSERT_EQ(e.verdict, Verdict::correct) << e.reason;
+  ASSERT_TRUE(e.candidate);
+  EXPECT_GT(e.untimed_pairs, 0);
+  EXPECT_GE(e.untimed_pairs, e.audited_pairs - e.warmup_pairs - 1);  // the last one is post hoc
+  EXPECT_EQ(to_json(e)["untimed_pairs"], e.untimed_pairs);
+  o.sample_lines = 1024;  // the whole outputs: an audit does nothing more
+  auto whole = evaluate(*ctx_, kNaiveGemm, "gemm.cpp", o);
+  ASSERT_EQ(whole.verdict, Verdict::correct) << whole.reason;
+  EXPECT_EQ(whole.untimed_pairs, 0);
+}
+
 // After the pairs the baseline is timed alone (a kernel that slows its partner shows as a partner
 // far slower beside it than alone), each call after the pause it had beside the kernel: the
 // kernel's call and settling, capped. Called back to back instead, a ci-size baseline read 1.3-2x

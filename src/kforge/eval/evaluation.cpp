@@ -67,6 +67,7 @@ nlohmann::json to_json(const Evaluation& e) {
   if (!e.compile.resources.empty()) j["compile"]["resources"] = e.compile.resources;
   j["idle_cpu_ms_max"] = e.idle_cpu_ms_max;
   j["audited_pairs"] = e.audited_pairs;
+  j["untimed_pairs"] = e.untimed_pairs;
   j["call_overhead_ms"] = e.call_overhead_ms;
   j["timing_window"] = {
       {"start", e.timing_start}, {"end", e.timing_end}, {"lock_wait_s", e.lock_wait_s}};

@@ -63,6 +63,7 @@ struct Evaluation {
   std::optional<SpeedupStats> speedup;
   int warmup_pairs = 0;
   int audited_pairs = 0;  // timing pairs whose outputs were compared in full (the rest: sampled)
+  int untimed_pairs = 0;  // checked, not timed: an audit's pair and the next (paired_timing.h)
   double gflops = 0, gbps = 0, roofline = 0;
   std::string roofline_note;    // why the roofline is above 100% ("" when it is not)
   double call_overhead_ms = 0;  // the median round trip of an empty call (in both sides' times)

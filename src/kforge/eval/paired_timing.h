@@ -53,6 +53,7 @@ struct PairedTiming {
   std::vector<double> candidate_ms, partner_ms;  // per measured pair, kforge's clock
   int warmup_pairs = 0;
   int audited_pairs = 0;  // pairs whose outputs were copied and compared in full
+  int untimed_pairs = 0;  // after the warm-up: checked, not timed (an audit's, and the next)
   // The partner's median idle time before a call: from settling after its call to its next call.
   double partner_idle_ms = 0;
   double idle_cpu_ms_max =

@@ -15,6 +15,7 @@ std::optional<Judgement> judge_timing(const PairedTiming& timed, const core::Res
   e.warmup_pairs = timed.warmup_pairs;
   e.idle_cpu_ms_max = timed.idle_cpu_ms_max;
   e.audited_pairs = timed.audited_pairs;
+  e.untimed_pairs = timed.untimed_pairs;
   e.candidate = summarize(timed.candidate_ms);
   if (!timed.partner_ms.empty()) {
     e.baseline = summarize(timed.partner_ms);
