@@ -548,7 +548,7 @@ class EvaluationRun {
       e_.profile = build_profile(ctx_, source_, file_name_, opt_, e_, *profiled);
     }
     e_.timing_end = monotonic_seconds();
-    if (opt_.machine) pace_the_partner(*opt_.machine, partner_alone_ms(), e_);
+    if (opt_.machine) pace_the_partner(*opt_.machine, partner_alone_ms(), e_, alone_pause_ms());
     if (measuring_.owns_lock()) {
       opt_.machine_lock->record({e_.timing_start, e_.timing_end});
       measuring_.unlock();
@@ -563,12 +563,14 @@ class EvaluationRun {
     if (!opt_.time || !partner_ || !e_.baseline || !inputs_) return std::nullopt;
     candidate_->stop();
     PairedTimingRequest alone{0.2, 0, 5, 15, opt_.perturb, opt_.call_timeout_s};
-    alone.idle_before_call_ms = std::min(partner_idle_ms_, kLongestAlonePauseMs);
-    e_.partner_pace.alone_pause_ms = alone.idle_before_call_ms;
+    alone.idle_before_call_ms = alone_pause_ms();
     auto timed = time_paired(*partner_, nullptr, *inputs_, task_, alone);
     if (timed.failure || timed.candidate_ms.empty()) return std::nullopt;
     return summarize(timed.candidate_ms).median_ms;
   }
+
+  // The pause before each call of the partner timed alone: the one it had beside the kernel.
+  double alone_pause_ms() const { return std::min(partner_idle_ms_, kLongestAlonePauseMs); }
 
   // Every step passed: the processes are stopped and the verdict is correct.
   Judgement correct() {

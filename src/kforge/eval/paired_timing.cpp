@@ -12,6 +12,7 @@
 #include "kforge/core/dtype.h"
 #include "kforge/core/input_fill.h"
 #include "kforge/core/median_ci.h"
+#include "kforge/eval/timing_stats.h"
 
 namespace kforge::eval {
 namespace {
@@ -317,13 +318,7 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
   // The last window: the candidate's process must have stayed idle to the end.
   if (auto j = cand_idle.close("the end of the timing", true)) return fail(*j);
   out.idle_cpu_ms_max = cand_idle.max_window_cpu_ms();
-  if (!partner_idle_ms.empty()) {
-    std::nth_element(
-        partner_idle_ms.begin(),
-        partner_idle_ms.begin() + static_cast<std::ptrdiff_t>(partner_idle_ms.size() / 2),
-        partner_idle_ms.end());
-    out.partner_idle_ms = partner_idle_ms[partner_idle_ms.size() / 2];
-  }
+  if (!partner_idle_ms.empty()) out.partner_idle_ms = summarize(partner_idle_ms).median_ms;
   return out;
 }
 

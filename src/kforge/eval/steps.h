@@ -40,7 +40,9 @@ void judge_machine_load(const std::string& lock_contention, Evaluation& e);
 // candidate process alive: far faster than beside the kernel marks the timing busy too (the pairs
 // measured a slowed partner), and only that median, from a timing quiet by every signal, is added
 // to the store (a median from the pairs would let a kernel that slows its partner set its pace).
-void pace_the_partner(const MachineProfile& m, std::optional<double> alone_ms, Evaluation& e);
+// `alone_pause_ms`: the pause before each of those calls (reported beside `alone_ms`).
+void pace_the_partner(const MachineProfile& m, std::optional<double> alone_ms, Evaluation& e,
+                      double alone_pause_ms = 0);
 
 // The partner beside the kernel this many times slower than alone: the pairs are not its pace.
 inline constexpr double kPartnerSlowerBesideKernel = 1.25;

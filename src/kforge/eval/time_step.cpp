@@ -87,11 +87,12 @@ std::optional<std::string> paced_name(const Evaluation& e) {
 
 }  // namespace
 
-void pace_the_partner(const MachineProfile& m, std::optional<double> alone_ms, Evaluation& e) {
+void pace_the_partner(const MachineProfile& m, std::optional<double> alone_ms, Evaluation& e,
+                      double alone_pause_ms) {
   const auto name = paced_name(e);
   if (!e.baseline || !name) return;
-  const double pause_ms = e.partner_pace.alone_pause_ms;  // set by the timing alone
   e.partner_pace.alone_ms = alone_ms.value_or(0);
+  e.partner_pace.alone_pause_ms = alone_pause_ms;
   if (alone_ms && *alone_ms > 0 && e.baseline->median_ms > kPartnerSlowerBesideKernel * *alone_ms) {
     e.machine_busy = true;
     e.busy_reason +=
@@ -111,7 +112,7 @@ void pace_the_partner(const MachineProfile& m, std::optional<double> alone_ms, E
   }
   e.partner_pace = judge_partner_pace(quiet_pace(*record, entry), e.baseline->median_ms, e.partner);
   e.partner_pace.alone_ms = alone_ms.value_or(0);
-  e.partner_pace.alone_pause_ms = pause_ms;
+  e.partner_pace.alone_pause_ms = alone_pause_ms;
   if (e.partner_pace.busy) {
     e.machine_busy = true;
     e.busy_reason += (e.busy_reason.empty() ? "" : "; ") + e.partner_pace.reason;
