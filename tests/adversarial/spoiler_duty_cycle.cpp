@@ -1,11 +1,12 @@
-// expect: sandbox_violation
+// expect: correct
 // mode: timed
-// reason: ms of CPU | kept using CPU | kept running
+// min-pairs: 40
 // A spoiler that hides from an idleness check: a thread started by a constructor sleeps 0.8 ms,
-// burns a core for 0.2 ms, and again, forever. Most of the time it looks asleep, so a check at one
-// moment (or a short window) passes, yet it takes a fifth of a core from whatever kforge times
-// meanwhile. Caught: kforge reads the process's CPU clock from outside over every window between
-// its return and its next call, and over the whole timing.
+// burns a core for 0.2 ms, and again, forever. Most of the time it looks asleep, so the checks'
+// wait for idleness passes, and it would take a fifth of a core from whatever kforge timed
+// meanwhile. Harmless by design: between its calls a timed process is stopped (SIGSTOP), so the
+// thread only ever competes with the kernel's own calls. Its sleeps, cut by every stop, resume
+// through restart_syscall, which the sandbox allows (refused, this kernel died at its second pair).
 #include <time.h>
 #include <thread>
 static double now_ms() {

@@ -2,8 +2,9 @@
 // mode: timed
 // reason: ms of CPU | kept using CPU | kept running
 // Starts a thread from a constructor (before any call, so before any thread count) that burns a
-// core forever: it would slow the partner whenever the partner runs. Caught: after each return
-// kforge waits for the process to go idle, reading its CPU clock from outside.
+// core forever: it would slow the partner whenever the partner runs. Caught at the checks: after
+// each of their calls kforge waits for the process to go idle, reading its CPU clock from outside
+// (in the timing it is stopped between its calls, so it could only slow itself).
 #include <thread>
 __attribute__((constructor)) static void on_load() {
   std::thread([] {

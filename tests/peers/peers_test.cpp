@@ -322,11 +322,11 @@ TEST_F(PeersTest, XlaRunsTheGroupedMatmul) {
       << "no XLA compile cache in " << jax_cache;
 }
 
-// A peer cannot take the kernel's CPU: XLA's pool spins a few ms after a call before it sleeps
-// (measured: ~3.5 ms of CPU after a 12p call at the cpu size), which the judge waits out before
-// the kernel's next call; work a peer does while the kernel is timed (here a thread that wakes
-// every 2 ms and spins for 1) is its failure, never a slower kernel.
-TEST_F(PeersTest, PeerWorkingWhileTheKernelRunsIsItsFailure) {
+// A peer cannot take the kernel's CPU: between its calls its process is stopped (XLA's pool spins
+// a few ms after a call, ~3.5 ms of CPU after a 12p call at the cpu size, and is stopped mid-spin),
+// so work it leaves running (here a thread that wakes every 2 ms and spins for 1) only ever runs
+// beside its own calls, and its sleeps, cut by every stop, resume (restart_syscall).
+TEST_F(PeersTest, APeerLeavingWorkRunningIsStoppedWithIt) {
   auto dir = task_with_port("spoiler", R"(import threading, time
 import torch
 import kforge_task as task
@@ -351,10 +351,9 @@ def baseline(x, scale):
     return x * torch.rsqrt(mean2 + task.eps) * scale
 )");
   auto e = run(dir, expert("12p_rmsnorm"), toolchain::Role::expert, "torch");
-  EXPECT_NE(e.verdict, Verdict::correct) << e.reason;
-  EXPECT_TRUE(e.partner_failed) << e.reason;
-  EXPECT_EQ(e.reason.rfind("the torch peer", 0), 0u) << e.reason;
-  EXPECT_FALSE(e.speedup);
+  EXPECT_EQ(e.verdict, Verdict::correct) << e.reason;
+  EXPECT_FALSE(e.partner_failed) << e.reason;
+  EXPECT_TRUE(e.speedup) << e.reason;
 }
 
 // A peer runs on as many CPUs as the kernel it partners: the worker pins its CPUs before PyTorch or

@@ -52,11 +52,6 @@ TEST_F(EvaluateTest, CorrectKernelIsTimedAgainstTheLibtorchBaseline) {
   EXPECT_GT(e.baseline->median_ms, 0);
   EXPECT_GT(e.gflops, 0);
   auto j = to_json(e);
-  // The candidate's process idled while the baseline ran: the judge's rule (IdleWatch), which a
-  // correct verdict means held. It forgives one busy window (the machine's doing: 2.9 ms once
-  // under a parallel test run), so the largest window is reported, not bounded here.
-  EXPECT_GE(e.idle_cpu_ms_max, 0);
-  EXPECT_EQ(j["idle_cpu_ms_max"], e.idle_cpu_ms_max);
   EXPECT_EQ(j["verdict"], "correct");
   // A figure when the machine was quiet; on a busy one only the ratio kept apart.
   EXPECT_EQ(j["speedup"].is_number(), !e.machine_busy);

@@ -65,7 +65,6 @@ nlohmann::json to_json(const Evaluation& e) {
                   {"diagnostics", e.compile.diagnostics},
                   {"command", e.compile.command}};
   if (!e.compile.resources.empty()) j["compile"]["resources"] = e.compile.resources;
-  j["idle_cpu_ms_max"] = e.idle_cpu_ms_max;
   j["audited_pairs"] = e.audited_pairs;
   j["untimed_pairs"] = e.untimed_pairs;
   j["call_overhead_ms"] = e.call_overhead_ms;

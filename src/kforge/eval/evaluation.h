@@ -67,7 +67,6 @@ struct Evaluation {
   double gflops = 0, gbps = 0, roofline = 0;
   std::string roofline_note;    // why the roofline is above 100% ("" when it is not)
   double call_overhead_ms = 0;  // the median round trip of an empty call (in both sides' times)
-  double idle_cpu_ms_max = 0;   // the most CPU the candidate's process used while the partner ran
   double timing_start = 0, timing_end = 0;  // CLOCK_MONOTONIC seconds: the measured window
   double lock_wait_s = 0;                   // time spent waiting for the machine (search)
 

@@ -89,7 +89,6 @@ void restore_run_details(const nlohmann::json& j, Evaluation& e) {
   }
   e.warmup_pairs = j.value("warmup_pairs", 0);
   e.call_overhead_ms = number_or(j, "call_overhead_ms", 0);
-  e.idle_cpu_ms_max = number_or(j, "idle_cpu_ms_max", 0);
   e.audited_pairs = static_cast<int>(number_or(j, "audited_pairs", 0));
   e.untimed_pairs = static_cast<int>(number_or(j, "untimed_pairs", 0));
   if (auto sb = j.value("sandbox", nlohmann::json::object()); sb.is_object()) {

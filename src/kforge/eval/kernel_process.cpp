@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "kforge/eval/load_probe.h"
+#include "kforge/eval/process_freeze.h"
 #include "kforge/runner/job.h"
 
 namespace kforge::eval {
@@ -321,6 +322,21 @@ bool KernelProcess::settle(double max_cpu_s) {
     before = cpu;
     t = t2;
   }
+}
+
+void KernelProcess::begin_freeze() {
+  if (s_->proc) eval::begin_freeze(s_->proc->pid());
+}
+
+std::optional<Judgement> KernelProcess::wait_frozen(const std::string& phase) {
+  if (eval::wait_frozen(s_->proc->pid()) == FreezeOutcome::frozen) return std::nullopt;
+  return failure("closed", phase, 0);
+}
+
+bool KernelProcess::frozen() const { return is_frozen(s_->proc->pid()); }
+
+void KernelProcess::thaw() {
+  if (s_->proc) eval::thaw(s_->proc->pid());
 }
 
 std::optional<Judgement> KernelProcess::channel_untouched(const std::string& phase) {

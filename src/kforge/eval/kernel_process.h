@@ -111,6 +111,18 @@ class KernelProcess {
 
   // The process's CPU time so far (all its threads), read from outside.
   double cpu_ms() const;
+  // Between the calls of a timing every thread of the process is stopped (SIGSTOP), so nothing
+  // it runs, a worker spinning after its region or a thread left behind, takes a CPU from what
+  // is timed meanwhile or works outside its calls. begin_freeze() sends the stop and returns at
+  // once (the outputs are copied while it lands); wait_frozen() returns when every thread has
+  // stopped, or judges the process's death. thaw() lets it run again: its workers resume as they
+  // were, spinning if they were, as between the calls of a model's forward pass.
+  void begin_freeze();
+  std::optional<Judgement> wait_frozen(const std::string& phase);
+  void thaw();
+  // Still stopped: nothing let it run since wait_frozen() (no kernel can: it signals only itself).
+  bool frozen() const;
+
   // Waits until the process stops using CPU (OpenMP and OpenBLAS workers spin for a moment after
   // a parallel region). False if it used more than `max_cpu_s` of CPU after the return without
   // settling: work left running (see settle_state below for why CPU, not wall time, is the bound).

@@ -40,14 +40,6 @@ struct SerialRegions {
   ~SerialRegions() { omp_set_num_threads(saved); }
 };
 
-Judgement left_running(const KernelProcess& p) {
-  return {Verdict::sandbox_violation,
-          fmt::format("{} kept using CPU after its call returned (threads left running would slow "
-                      "whatever is timed next): a kernel "
-                      "must finish its work before it returns",
-                      p.who())};
-}
-
 Judgement late_write(const KernelProcess& p, int pair) {
   return {Verdict::sandbox_violation,
           fmt::format("{}: its outputs changed after its call on timing pair {} had returned (work "
@@ -108,7 +100,9 @@ bool timing_done(const PairedTiming& t, const PairedTimingRequest& req, double s
   if (spent_s >= req.budget_s &&
       (spent_s >= 3 * req.budget_s || median_ci_relative(series) <= 0.02))
     return true;
-  return n >= 30 && n % 10 == 0 && median_ci_relative(series) < 0.005;
+  // Early once known to ±1%: half the spread between runs (docs/timing.md, "Between runs"), so
+  // a narrower interval from more pairs of one run would not make the figure surer.
+  return n >= 30 && n % 10 == 0 && median_ci_relative(series) < kEarlyStopCi;
 }
 
 double median_ci_relative(std::vector<double> v) {
@@ -134,60 +128,35 @@ void TimingInputs::perturb(std::uint64_t seed, double spread) {
   }
 }
 
-double idle_cpu_allowance_ms(double window_ms) { return std::max(0.02, 0.01 * window_ms); }
+namespace {
+
+// Between its calls a process is stopped, and no kernel can continue one (it signals only itself):
+// found running, something outside kforge continued it, and what was timed meanwhile is void.
+Judgement resumed(const KernelProcess& p, const std::string& while_what) {
+  return {Verdict::runtime_error,
+          fmt::format("{}: its process ran during {} while kforge had it stopped (continued "
+                      "from outside kforge): the timing is void; run it again",
+                      p.who(), while_what)};
+}
+
+}  // namespace
 
 namespace {
 
-// A process's CPU between the moment it settled after its call and the start of its next call:
-// the whole time something else is timed, compared, perturbed. An idle process (threads asleep
-// in futexes) uses none; a spoiler thread that wakes while the partner runs, or a low duty cycle
-// of background work, shows here. Checked per window and, for low duty cycles, over the run.
-class IdleWatch {
+// Lets every process it holds run again however the timing ends: the commands after it (a stop, a
+// profile, the partner alone) need them running.
+class ThawAtExit {
  public:
-  explicit IdleWatch(const KernelProcess& p) : p_(&p) {}
-  void open() {
-    cpu0_ = p_->cpu_ms();
-    t0_ = now_s() * 1e3;
-    open_ = true;
+  explicit ThawAtExit(std::initializer_list<KernelProcess*> ps) : ps_(ps) {}
+  ~ThawAtExit() {
+    for (auto* p : ps_)
+      if (p) p->thaw();
   }
-  // Closes the window; a judgement when the process worked in it: in a second window over the
-  // allowance (one window alone can be the machine's doing: once under a parallel test run a
-  // quiet kernel's process was charged 2.9 ms in one window and never again), or, at the end of
-  // the timing, over 1% of all the windows' time (a low duty cycle).
-  std::optional<Judgement> close(const std::string& while_what, bool last = false) {
-    return close_at(p_->cpu_ms(), now_s() * 1e3, while_what, last);
-  }
-  // Closes the window at the moment the next command was given: `cpu_ms` is the process's CPU
-  // clock read then (CallOutcome::cpu_at_go_ms), so the poisoning and the command's start are in
-  // the window, and the command itself in its time.
-  std::optional<Judgement> close_at(double cpu_ms, double wall_ms, const std::string& while_what,
-                                    bool last = false) {
-    if (!open_) return std::nullopt;
-    open_ = false;
-    const double cpu = cpu_ms - cpu0_, wall = wall_ms - t0_;
-    cpu_ = std::max(cpu_, cpu);
-    total_cpu_ += cpu;
-    total_wall_ += wall;
-    ++windows_;
-    if (cpu > idle_cpu_allowance_ms(wall) && ++over_ >= 2) return used(cpu, wall, while_what);
-    if (last && total_cpu_ > 0.01 * total_wall_ + 0.02 * windows_)
-      return used(total_cpu_, total_wall_, "the timing, over all pairs");
-    return std::nullopt;
-  }
-  double max_window_cpu_ms() const { return cpu_; }
+  ThawAtExit(const ThawAtExit&) = delete;
+  ThawAtExit& operator=(const ThawAtExit&) = delete;
 
  private:
-  Judgement used(double cpu, double wall, const std::string& while_what) const {
-    return {Verdict::sandbox_violation,
-            fmt::format("{} used {:.2f} ms of CPU in {:.2f} ms after its call had returned, during "
-                        "{}: background work would slow "
-                        "what is timed meanwhile and inflate the speedup",
-                        p_->who(), cpu, wall, while_what)};
-  }
-  const KernelProcess* p_;
-  double cpu0_ = 0, t0_ = 0, cpu_ = 0, total_cpu_ = 0, total_wall_ = 0;
-  int windows_ = 0, over_ = 0;
-  bool open_ = false;
+  std::vector<KernelProcess*> ps_;
 };
 
 }  // namespace
@@ -195,17 +164,13 @@ class IdleWatch {
 PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, TimingInputs& inputs,
                          const core::ResolvedTask& task, const PairedTimingRequest& req) {
   SerialRegions serial;
+  ThawAtExit thaw_at_exit{&candidate, partner};
   std::mt19937_64 rng{std::random_device{}() * 0x100000001ULL ^ std::random_device{}()};
   PairedTiming out;
   OutputSnapshot cand_out, partner_out;
-  IdleWatch cand_idle(candidate);
-  std::optional<IdleWatch> partner_idle;
-  if (partner && !partner->trusted())
-    partner_idle.emplace(*partner);  // a trusted partner is never on trial
   const double start = now_s();
   double warm_end = start;
   auto fail = [&](Judgement j) {
-    out.idle_cpu_ms_max = cand_idle.max_window_cpu_ms();
     out.failure = std::move(j);
     return out;
   };
@@ -219,7 +184,7 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
   const bool audits_differ = std::any_of(bytes.begin(), bytes.end(), [&](std::size_t b) {
     return b > req.sample_lines * kSampleLineBytes;
   });
-  double cand_settled_ms = 0, partner_settled_ms = 0;
+  double cand_frozen_ms = 0, partner_frozen_ms = 0;
   std::vector<double> partner_idle_ms;
 
   for (int pair = 0;; ++pair) {
@@ -229,24 +194,24 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
     const std::uint64_t seed = rng();
     inputs.perturb(seed, req.perturb);
     if (req.idle_before_call_ms > 0 && pair > 0)
-      sleep_until_ms(cand_settled_ms + req.idle_before_call_ms);
+      sleep_until_ms(cand_frozen_ms + req.idle_before_call_ms);
     // Each side alternates between its own two output sets (see KernelProcessSpec::output_sets).
     const std::uint32_t cand_set = static_cast<std::uint32_t>(pair % 2), partner_set = 1 - cand_set;
-    const double cand_go_ms = now_s() * 1e3;
+    if (pair > 0 && !candidate.frozen())
+      return fail(resumed(candidate, partner ? "the calls of " + partner->who() : "the timing"));
+    candidate.thaw();
     auto c = candidate.call(0, cand_set, req.call_timeout_s, label);
-    // The idle window ends where the call began: the CPU used up to `go` is judged as idle time.
-    if (auto j = cand_idle.close_at(c.cpu_at_go_ms, cand_go_ms,
-                                    partner ? "the calls of " + partner->who() : "the timing"))
-      return fail(*j);
     if (c.failure) return fail(*c.failure);
+    // Stopped at once; its outputs are copied while the stop lands, and re-read once it has: a
+    // line written after the return differs from its copy.
+    candidate.begin_freeze();
     // Drawn only now that the call has returned: the kernel cannot know what will be looked at.
     const bool audited = warming || draw_audit(rng, req.audit_every);
     const OutputSample sample =
         audited ? OutputSample{} : draw_sample(candidate.output_bytes(), req.sample_lines, rng);
     candidate.snapshot(cand_set, sample, cand_out, rng);
-    if (!candidate.settle(req.settle_s)) return fail(left_running(candidate));
-    cand_settled_ms = now_s() * 1e3;
-    cand_idle.open();
+    if (auto j = candidate.wait_frozen(label)) return fail(*j);
+    cand_frozen_ms = now_s() * 1e3;
     if (!candidate.unchanged_since(cand_set, sample, cand_out))
       return fail(late_write(candidate, pair));
 
@@ -254,21 +219,18 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
     if (partner) {
       inputs.perturb(
           seed, req.perturb);  // the same values, rewritten: the same prelude as the candidate's
+      if (pair > 0 && !partner->frozen())
+        return fail(resumed(*partner, "the calls of " + candidate.who()));
       const double partner_go_ms = now_s() * 1e3;
-      if (pair > 0) partner_idle_ms.push_back(partner_go_ms - partner_settled_ms);
+      if (pair > 0) partner_idle_ms.push_back(partner_go_ms - partner_frozen_ms);
+      partner->thaw();
       auto p = partner->call(0, partner_set, req.call_timeout_s, label);
-      if (partner_idle)
-        if (auto j = partner_idle->close_at(p.cpu_at_go_ms, partner_go_ms,
-                                            "the calls of " + candidate.who()))
-          return fail(*j);
       if (p.failure) return fail(*p.failure);
       p_ms = p.ms;
+      partner->begin_freeze();
       partner->snapshot(partner_set, sample, partner_out, rng);
-      // A trusted partner is waited for, not judged.
-      if (!partner->settle(req.settle_s) && !partner->trusted())
-        return fail(left_running(*partner));
-      partner_settled_ms = now_s() * 1e3;
-      if (partner_idle) partner_idle->open();
+      if (auto j = partner->wait_frozen(label)) return fail(*j);
+      partner_frozen_ms = now_s() * 1e3;
       if (!partner->unchanged_since(partner_set, sample, partner_out))
         return fail(late_write(*partner, pair));
       // Unchanged before the partner's call: a change since is the candidate's leftover work (the
@@ -282,8 +244,6 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
                                        task, partner->who(), where))
         return fail(*mismatch);
     }
-    if (!partner && !candidate.unchanged_since(cand_set, sample, cand_out))
-      return fail(late_write(candidate, pair));
     out.audited_pairs += audited ? 1 : 0;
     last_cand_set = cand_set;
     const bool previous_audited = last_audited;
@@ -304,8 +264,7 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
     if (timing_done(out, req, now_s() - warm_end)) break;
   }
   // The last pair is compared in full whatever was drawn: a kernel that is stale on a small share
-  // of its outputs on every call is caught here, not by chance. Both processes are idle (the
-  // candidate's idle window is still open and closed below).
+  // of its outputs on every call is caught here, not by chance. Both processes are stopped.
   if (partner && !last_audited) {
     ++out.audited_pairs;
     const int last = out.warmup_pairs + static_cast<int>(out.candidate_ms.size()) - 1;
@@ -315,9 +274,7 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
                          fmt::format("on timing pair {} (the last, compared in full)", last)))
       return fail(*mismatch);
   }
-  // The last window: the candidate's process must have stayed idle to the end.
-  if (auto j = cand_idle.close("the end of the timing", true)) return fail(*j);
-  out.idle_cpu_ms_max = cand_idle.max_window_cpu_ms();
+  if (!candidate.frozen()) return fail(resumed(candidate, "the end of the timing"));
   if (!partner_idle_ms.empty()) out.partner_idle_ms = summarize(partner_idle_ms).median_ms;
   return out;
 }

@@ -1,12 +1,14 @@
 #pragma once
 // Paired, interleaved timing, run from kforge's process over two kernel processes. Each pair:
-// perturb the inputs with a fresh secret draw; call the candidate (timed on kforge's clock), copy
-// its outputs (all of them on an audited pair, random lines otherwise: see output_sample.h), wait
-// until its process is idle; rewrite the same inputs (the same prelude: inputs just written, own
-// outputs just poisoned, both processes idle); call the partner while reading the candidate's CPU
-// clock from outside; then check the candidate's outputs did not change since the copy and
-// compare them with the partner's. The candidate always runs first on fresh data, so it can never
-// find the partner's answer for that data anywhere.
+// perturb the inputs with a fresh secret draw; let the candidate run and call it (timed on kforge's
+// clock), stop its process (SIGSTOP: no thread of it runs until its next call) while copying its
+// outputs (all of them on an audited pair, random lines otherwise: see output_sample.h); rewrite
+// the same inputs (the same prelude: inputs just written, own outputs just poisoned); let the
+// partner run, call it and stop it the same way; then check both sides' outputs did not change
+// since the copy and compare them. The candidate always runs first on fresh data, so it can never
+// find the partner's answer for that data anywhere. Between its calls neither process can take a
+// CPU from the other or work outside its time, and no pair waits for a process to go idle: a pair
+// costs its two calls, two stops and the copies.
 
 #include <atomic>
 #include <functional>
@@ -30,16 +32,14 @@ struct PairedTimingRequest {
   // compared in full; the others, random lines of them (see output_sample.h). 1: every pair.
   int audit_every = 8;
   std::size_t sample_lines = 1024;  // per output, on the other pairs
-  // Timed alone (no partner), each call waits until its process has been idle this long since it
-  // settled: the rhythm it had beside the other side (PairedTiming::partner_idle_ms). A processor
-  // idle for a millisecond may be halted by the hypervisor, and the next call pays to wake it: a
-  // 12p_rmsnorm baseline at the ci size read 0.14-0.16 ms called back to back and 0.19-0.24 ms
-  // between the kernel's calls, and 0.19-0.20 ms alone with a 1 ms pause before each call.
+  // Timed alone (no partner), each call waits until its process has been stopped this long: the
+  // rhythm it had beside the other side (PairedTiming::partner_idle_ms). A processor idle for a
+  // millisecond may be halted by the hypervisor, and the next call pays to wake it: a 12p_rmsnorm
+  // baseline at the ci size read 0.14-0.16 ms called back to back and 0.19-0.24 ms between the
+  // kernel's calls, and 0.19-0.20 ms alone with a 1 ms pause before each call.
   double idle_before_call_ms = 0;  // callers cap it at kLongestAlonePauseMs
-  double settle_s = 1.0;  // the CPU seconds a process may use after a return before it counts as
-                          // work left running
   std::function<void()>
-      between_pairs;  // optional: called before every pair, both processes idle (load sampling)
+      between_pairs;  // optional: called before every pair, both processes stopped (load sampling)
   // Ctrl-C: the GPU timing stops before its next pair (the cpu target's processes read
   // KernelProcessSpec::cancel). Null: never.
   const std::atomic<bool>* cancel = nullptr;
@@ -54,10 +54,8 @@ struct PairedTiming {
   int warmup_pairs = 0;
   int audited_pairs = 0;  // pairs whose outputs were copied and compared in full
   int untimed_pairs = 0;  // after the warm-up: checked, not timed (an audit's, and the next)
-  // The partner's median idle time before a call: from settling after its call to its next call.
+  // The partner's median pause before a call: from its stop after a call to its next call.
   double partner_idle_ms = 0;
-  double idle_cpu_ms_max =
-      0;  // the most CPU the candidate's process used between a return and its next call
   std::optional<Judgement> failure;
 };
 
@@ -76,22 +74,19 @@ class TimingInputs {
 };
 
 // Half the width of the 95% confidence interval of the median, relative to it: the stop rule of
-// every paired timing (at the budget, stop once ±2%; up to three budgets; early at ±0.5%).
+// every paired timing (at the budget, stop once ±2%; up to three budgets; early at ±1%).
 double median_ci_relative(std::vector<double> v);
 
 // The stop rule of every paired timing (cpu and GPU), asked after each measured pair: at
 // max_pairs; never before min_pairs; at the budget (`spent_s` of it used) once the median of the
 // ratios (of the times, when timed alone) is known to ±2%, up to three budgets; early once it is
-// known to ±0.5%.
+// known to ±1% (kEarlyStopCi).
+inline constexpr double kEarlyStopCi = 0.01;
 bool timing_done(const PairedTiming& t, const PairedTimingRequest& req, double spent_s);
 
 // `partner` may be null (timed alone). The comparison of timed outputs allows twice the task's
 // tolerance: both sides approximate the exact result.
 PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, TimingInputs& inputs,
                          const core::ResolvedTask& task, const PairedTimingRequest& request);
-
-// The CPU a settled process may use in a window of `window_ms` (between its return and its next
-// call): wake-ups, never work. A thread that steals 1% of a core moves a ratio by at most ~1%.
-double idle_cpu_allowance_ms(double window_ms);
 
 }  // namespace kforge::eval

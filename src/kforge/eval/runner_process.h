@@ -70,17 +70,18 @@ std::filesystem::path runner_executable();
 // The environment kforge-run (and kforge-peak) get: thread counts, no keys, and the OpenMP build
 // of OpenBLAS first on the library path when it is installed (see openmp_openblas_dir()).
 // `passive_wait`, for a process that is never timed: OpenMP's workers sleep as soon as a region
-// ends (OMP_WAIT_POLICY=passive, the user's spin settings dropped). After every call the judge
-// waits until each thread of the process sleeps, so their spin (4-8 ms of a core per call at two
-// threads, libgomp's default) would only be waited out, and there is no time it could change. A
-// timed process keeps the user's settings: spinning between the regions of one call is part of
+// ends (OMP_WAIT_POLICY=passive, the user's spin settings dropped). After every check call the
+// judge waits until each thread of the process sleeps, so their spin (4-8 ms of a core per call at
+// two threads, libgomp's default) would only be waited out, and there is no time it could change.
+// A timed process keeps the user's settings: spinning between the regions of one call is part of
 // what a kernel's time is. When the user set neither OMP_WAIT_POLICY nor GOMP_SPINCOUNT, it gets
 // GOMP_SPINCOUNT=kTimedSpinCount: workers still spin through any gap of under about a millisecond
-// between the regions of a call, and stop spinning a tenth as long after it.
+// between the regions of a call, and stop spinning a tenth as long after its checks. (In the
+// timing the process is stopped between its calls, so there the spin costs nothing.)
 std::vector<std::string> runner_environment(int threads, bool passive_wait = false);
 
 // libgomp's default is 300000 spins (about 7 ms here, waited out by the judge after each of the
-// two calls of every pair). Measured side by side on 2 cores (2026-12-05), 30000 made a ci-size
+// two calls of every pair until timed processes were stopped between their calls). Measured side by side on 2 cores (2026-12-05), 30000 made a ci-size
 // pair of 12p_rmsnorm cost 3.1 ms instead of 18, and a cpu-size pair 13-17 ms less on three tasks,
 // whose speedups stayed within their run-to-run spread (3.26-3.71x against 3.50-3.74x;
 // 2.42-2.60x against 2.55-2.69x; 1.77-1.88x against 1.67-1.89x). At the ci size both sides'

@@ -13,7 +13,6 @@ std::optional<Judgement> judge_timing(const PairedTiming& timed, const core::Res
   if (timed.candidate_ms.empty())
     return Judgement{Verdict::runtime_error, "the timing produced no samples"};
   e.warmup_pairs = timed.warmup_pairs;
-  e.idle_cpu_ms_max = timed.idle_cpu_ms_max;
   e.audited_pairs = timed.audited_pairs;
   e.untimed_pairs = timed.untimed_pairs;
   e.candidate = summarize(timed.candidate_ms);

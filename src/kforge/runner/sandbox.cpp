@@ -96,6 +96,9 @@ int add_common_rules(scmp_filter_ctx ctx, int channel_fd, bool device_process) {
                  SCMP_SYS(setitimer),
                  SCMP_SYS(membarrier)})
     allow(nr);
+  // Resumes a sleep or a timed wait that a stop cut: kforge stops a timed process between its
+  // calls (SIGSTOP, SIGCONT), and this only goes on with the call that was cut.
+  allow(SCMP_SYS(restart_syscall));
   r |= add_own_process_rules(ctx);
   r |= add_madvise_rules(ctx);
   // Threads only: clone must carry CLONE_THREAD; clone3 cannot be inspected, so it reports ENOSYS
