@@ -33,6 +33,9 @@ namespace {
 
 using core::Clock;
 
+// Waited longer than this for another process's timing, the machine's load is probed afresh.
+constexpr double kStaleEarlyLoadS = 0.05;
+
 bool is_trusted(toolchain::Role role) { return role != toolchain::Role::candidate; }
 
 // A private folder for this evaluation, with one subfolder per kernel process: each process may
@@ -59,12 +62,19 @@ struct Scratch {
 
 // Load samples for an evaluation: a few before its timing, then one between pairs now and then
 // (both kernel processes idle, so every running thread of theirs or of kforge is its own).
+// `taken`: the quiet wait's last probe, just before; without it, a tenth of a second of samples.
 class LoadSampler {
  public:
-  LoadSampler(Evaluation& e, std::vector<pid_t> watched, double budget_s)
+  LoadSampler(Evaluation& e, std::vector<pid_t> watched, double budget_s,
+              std::vector<LoadSample> taken)
       : e_(e), watched_(std::move(watched)), interval_s_(std::max(0.25, 3 * budget_s / 32)) {
     std::erase(watched_, -1);
-    e_.load_samples = probe_.sample_for(0.1, 0.05, watched_);
+    if (taken.empty()) {
+      e_.load_samples = probe_.sample_for(0.1, 0.05, watched_);
+    } else {
+      e_.load_samples = std::move(taken);
+      probe_.sample(watched_);  // the start of the first interval between pairs
+    }
     next_ = monotonic_seconds() + interval_s_;
   }
   void between_pairs() {
@@ -431,6 +441,13 @@ class EvaluationRun {
       if (!started) return Judgement{Verdict::runtime_error, started.error().message};
       partner_.emplace(std::move(*started));
     }
+    // The quiet wait's first probe (0.3 s), taken while the kernels load (the partner's libtorch
+    // alone takes about as long): a quiet machine is then timed without probing again.
+    if (waits_for_quiet())
+      early_load_ = std::async(std::launch::async, [pids = watched_pids()] {
+        LoadProbe probe;
+        return probe.sample_for(0.3, 0.05, pids);
+      });
     // A Python kernel is traced, compiled and warmed up before it is ready (untimed).
     const double ready_s = opt_.ready_timeout_s > 0 ? opt_.ready_timeout_s
                            : python_kernel()        ? 600
@@ -504,14 +521,19 @@ class EvaluationRun {
     // With the machine held (no other kforge process starts a compile), give outside work a bounded
     // time to finish before timing; the load verdict below still judges the timing itself.
     // An interpreter's time decides nothing (timing_basis): no reason to wait for quiet.
-    if (opt_.time && opt_.quiet_waiter && e_.timing_is_performance())
-      e_.quiet_wait = opt_.quiet_waiter->wait(
-          e_.threads, {candidate_->pid(), partner_ ? partner_->pid() : -1}, opt_.progress);
+    if (waits_for_quiet()) {
+      // The probe taken while the kernels loaded stands for the first one, unless another
+      // process's timing was waited for since.
+      auto taken = early_load_.valid() ? early_load_.get() : std::vector<LoadSample>{};
+      if (e_.lock_wait_s > kStaleEarlyLoadS) taken.clear();
+      e_.quiet_wait =
+          opt_.quiet_waiter->wait(e_.threads, watched_pids(), opt_.progress, std::move(taken));
+    }
     e_.timing_start = monotonic_seconds();
     if (!opt_.time) return std::nullopt;
     say(e_.partner.empty() ? std::string("timing")
                            : fmt::format("timing against the {}", e_.partner));
-    LoadSampler load(e_, {candidate_->pid(), partner_ ? partner_->pid() : -1}, opt_.time_budget_s);
+    LoadSampler load(e_, watched_pids(), opt_.time_budget_s, e_.quiet_wait.samples);
     e_.call_overhead_ms = candidate_->round_trip_ms(21);
     inputs_.emplace(*timing_set_, task_);
     PairedTimingRequest request{opt_.time_budget_s, opt_.warmup_s, opt_.min_pairs,
@@ -569,6 +591,17 @@ class EvaluationRun {
     return summarize(timed.candidate_ms).median_ms;
   }
 
+  bool waits_for_quiet() const {
+    return opt_.time && opt_.quiet_waiter && e_.timing_is_performance();
+  }
+
+  // kforge's kernel processes: their threads are kforge's own in a load sample.
+  std::vector<pid_t> watched_pids() const {
+    std::vector<pid_t> pids{candidate_->pid()};
+    if (partner_) pids.push_back(partner_->pid());
+    return pids;
+  }
+
   // The pause before each call of the partner timed alone: the one it had beside the kernel.
   double alone_pause_ms() const { return std::min(partner_idle_ms_, kLongestAlonePauseMs); }
 
@@ -617,6 +650,7 @@ class EvaluationRun {
   std::vector<SharedSet> candidate_outputs_, partner_outputs_;
   std::optional<KernelProcess> candidate_, partner_;
   double partner_idle_ms_ = 0;  // the partner's idle time before each paired call (median)
+  std::future<std::vector<LoadSample>> early_load_;  // the quiet wait's first probe, taken early
   MachineLock::Exclusive measuring_;
 };
 

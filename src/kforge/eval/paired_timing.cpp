@@ -101,8 +101,10 @@ bool timing_done(const PairedTiming& t, const PairedTimingRequest& req, double s
       (spent_s >= 3 * req.budget_s || median_ci_relative(series) <= 0.02))
     return true;
   // Early once known to ±1%: half the spread between runs (docs/timing.md, "Between runs"), so
-  // a narrower interval from more pairs of one run would not make the figure surer.
-  return n >= 30 && n % 10 == 0 && median_ci_relative(series) < kEarlyStopCi;
+  // a narrower interval from more pairs of one run would not make the figure surer. Never before a
+  // tenth of the budget: a longer budget asks for a longer look.
+  return n >= 30 && n % 10 == 0 && spent_s >= req.budget_s / 10 &&
+         median_ci_relative(series) < kEarlyStopCi;
 }
 
 double median_ci_relative(std::vector<double> v) {

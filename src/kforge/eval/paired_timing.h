@@ -80,7 +80,7 @@ double median_ci_relative(std::vector<double> v);
 // The stop rule of every paired timing (cpu and GPU), asked after each measured pair: at
 // max_pairs; never before min_pairs; at the budget (`spent_s` of it used) once the median of the
 // ratios (of the times, when timed alone) is known to ±2%, up to three budgets; early once it is
-// known to ±1% (kEarlyStopCi).
+// known to ±1% (kEarlyStopCi), but not before a tenth of the budget.
 inline constexpr double kEarlyStopCi = 0.01;
 bool timing_done(const PairedTiming& t, const PairedTimingRequest& req, double spent_s);
 

@@ -40,7 +40,8 @@ void QuietWaiter::note(const QuietWait& w) {
 }
 
 QuietWait QuietWaiter::wait(int threads, const QuietWaitProbe& probe,
-                            const std::function<void(std::string_view)>& progress) {
+                            const std::function<void(std::string_view)>& progress,
+                            std::vector<LoadSample> taken) {
   QuietWait w;
   w.bound_s = current_bound();
   auto say = [&](const std::string& m) {
@@ -50,7 +51,12 @@ QuietWait QuietWaiter::wait(int threads, const QuietWaitProbe& probe,
       progress_(m);
   };
   const double start = probe.now();
-  auto verdict = outside_load(probe.sample(), threads);
+  w.samples = std::move(taken);
+  auto verdict = outside_load(w.samples, threads);
+  if (w.samples.empty() || verdict.busy) {
+    w.samples = probe.sample();
+    verdict = outside_load(w.samples, threads);
+  }
   w.busy_before = verdict.busy;
   w.quiet = !verdict.busy;
   w.reason = verdict.reason;
@@ -64,7 +70,8 @@ QuietWait QuietWaiter::wait(int threads, const QuietWaitProbe& probe,
   while (!w.quiet && probe.now() - start < w.bound_s && !cancelled()) {
     probe.sleep(std::min(poll_s_,
                          w.bound_s - (probe.now() - start)));  // a bound under one poll still waits
-    w.quiet = !outside_load(probe.sample(), threads).busy;
+    w.samples = probe.sample();
+    w.quiet = !outside_load(w.samples, threads).busy;
   }
   w.waited_s = probe.now() - start;
   if (cancelled()) return w;  // no timing follows: nothing to say of the machine
@@ -77,14 +84,15 @@ QuietWait QuietWaiter::wait(int threads, const QuietWaitProbe& probe,
 }
 
 QuietWait QuietWaiter::wait(int threads, std::vector<pid_t> watched,
-                            const std::function<void(std::string_view)>& progress) {
+                            const std::function<void(std::string_view)>& progress,
+                            std::vector<LoadSample> taken) {
   std::erase(watched, -1);
   LoadProbe probe;
   QuietWaitProbe real{
       [&] { return probe.sample_for(0.3, 0.05, watched); },
       [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); },
       [] { return monotonic_seconds(); }};
-  return wait(threads, real, progress);
+  return wait(threads, real, progress, std::move(taken));
 }
 
 }  // namespace kforge::eval

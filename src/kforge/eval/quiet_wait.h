@@ -24,11 +24,12 @@ namespace kforge::eval {
 
 // What one wait saw.
 struct QuietWait {
-  bool busy_before = false;  // the first probe found the machine busy
-  bool quiet = true;         // the last probe found it quiet
-  double waited_s = 0;       // time spent waiting (0 when it was quiet at once)
-  double bound_s = 0;        // the bound this wait had
-  std::string reason;        // the busy reason of the first probe ("" when quiet)
+  bool busy_before = false;         // the first probe found the machine busy
+  bool quiet = true;                // the last probe found it quiet
+  double waited_s = 0;              // time spent waiting (0 when it was quiet at once)
+  double bound_s = 0;               // the bound this wait had
+  std::string reason;               // the busy reason of the first probe ("" when quiet)
+  std::vector<LoadSample> samples;  // the last probe's: the load just before the timing
   nlohmann::json to_json() const;
 };
 
@@ -49,13 +50,18 @@ class QuietWaiter {
 
   // Waits while `threads` CPUs are not free of outside work, up to the current bound; says what it
   // does through `progress`. Oversubscription (more threads than CPUs) is not waited for: no
-  // outside quiet can cure it, and it is reported by the load verdict.
+  // outside quiet can cure it, and it is reported by the load verdict. `taken`: samples probed
+  // just before (while the kernels loaded, the machine already held): quiet, they are the first
+  // probe and no other is taken; busy, they may have seen kforge's own start, and a fresh probe
+  // decides.
   QuietWait wait(int threads, const QuietWaitProbe& probe,
-                 const std::function<void(std::string_view)>& progress);
+                 const std::function<void(std::string_view)>& progress,
+                 std::vector<LoadSample> taken = {});
   // The same with the real /proc probe; `watched` are kforge's kernel processes (their threads are
   // kforge's own; -1 is skipped).
   QuietWait wait(int threads, std::vector<pid_t> watched,
-                 const std::function<void(std::string_view)>& progress);
+                 const std::function<void(std::string_view)>& progress,
+                 std::vector<LoadSample> taken = {});
 
   double max_wait_s() const { return max_wait_s_; }
   // What sets max_wait_s, named in the waiting line so a user knows how to shorten the wait.

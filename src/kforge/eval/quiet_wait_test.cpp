@@ -49,6 +49,36 @@ TEST(QuietWait, AQuietMachineIsTimedAtOnce) {
   EXPECT_EQ(m.probes, 1);
 }
 
+// The probe taken while the kernels loaded: quiet, it is the first probe and the timing starts
+// without another (the samples go on to the timing's load record); busy, it may have seen kforge's
+// own start, so a fresh probe decides.
+TEST(QuietWait, AQuietProbeTakenBeforeIsNotTakenAgain) {
+  FakeMachine m{{3}};
+  QuietWaiter w(60);
+  auto r = w.wait(2, m.probe(), nullptr, {sample(0), sample(0)});
+  EXPECT_TRUE(r.quiet);
+  EXPECT_FALSE(r.busy_before);
+  EXPECT_EQ(m.probes, 0);
+  EXPECT_EQ(r.samples.size(), 2u);
+}
+
+TEST(QuietWait, ABusyProbeTakenBeforeIsProbedAfresh) {
+  FakeMachine m{{0}};
+  QuietWaiter w(60);
+  auto r = w.wait(2, m.probe(), nullptr, {sample(3)});
+  EXPECT_TRUE(r.quiet);
+  EXPECT_FALSE(r.busy_before);
+  EXPECT_EQ(m.probes, 1);
+  ASSERT_EQ(r.samples.size(), 1u);
+  EXPECT_EQ(r.samples[0].outside_running, 0);
+
+  FakeMachine busy{{3, 3, 0}};
+  auto waited = w.wait(2, busy.probe(), nullptr, {sample(3)});
+  EXPECT_TRUE(waited.busy_before);
+  EXPECT_TRUE(waited.quiet);
+  EXPECT_EQ(busy.probes, 3);
+}
+
 TEST(QuietWait, WaitsWhileOutsideWorkTakesTheCpusAndSaysSo) {
   FakeMachine m{{3, 3, 3, 0}};
   QuietWaiter w(60);
