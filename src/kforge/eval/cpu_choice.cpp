@@ -120,6 +120,7 @@ std::vector<int> choose_cpus_now(int threads, double sample_s) {
   const unsigned rotation = static_cast<unsigned>(getpid()) + evaluations.fetch_add(1);
   auto allowed = allowed_cpus();
   if (allowed.size() < 2) return allowed;
+  if (sample_s <= 0) return choose_cpus(allowed, threads, {}, rotation);
   auto before = sample_busy();
   std::this_thread::sleep_for(std::chrono::duration<double>(sample_s));
   auto after = sample_busy();

@@ -36,7 +36,8 @@ std::vector<int> allowed_cpus();
 
 // choose_cpus over this process's allowed CPUs and a `sample_s` sample of /proc/stat, rotating
 // by pid and a per-process count (so concurrent evaluations, in this process or in others,
-// start apart).
+// start apart). `sample_s` 0: no sample, the rotation alone (a check, which times nothing, need
+// not wait 50 ms to be placed well).
 std::vector<int> choose_cpus_now(int threads, double sample_s = 0.05);
 
 }  // namespace kforge::eval

@@ -70,5 +70,17 @@ TEST(CpuChoice, NowChoosesAllowedCpus) {
   EXPECT_EQ(all, allowed);
 }
 
+// Without a sample (a check-only evaluation), the CPUs are still distinct allowed ones.
+TEST(CpuChoice, WithoutASampleTheRotationPlacesTheThreads) {
+  const auto allowed = allowed_cpus();
+  const int threads = static_cast<int>(std::min<std::size_t>(2, allowed.size()));
+  auto cpus = choose_cpus_now(threads, 0);
+  ASSERT_EQ(cpus.size(), static_cast<std::size_t>(threads));
+  for (int c : cpus) EXPECT_NE(std::find(allowed.begin(), allowed.end(), c), allowed.end()) << c;
+  if (threads == 2) {
+    EXPECT_NE(cpus[0], cpus[1]);
+  }
+}
+
 }  // namespace
 }  // namespace kforge::eval

@@ -401,7 +401,7 @@ class EvaluationRun {
 
   std::optional<Judgement> start_processes() {
     // One set of CPUs for both sides: each pins its threads to them alike.
-    e_.cpus = choose_cpus_now(e_.threads);
+    e_.cpus = opt_.time ? choose_cpus_now(e_.threads) : choose_cpus_now(e_.threads, 0);
     KernelProcessSpec cand = process_spec(task_, candidate_outputs_, e_, opt_);
     cand.who = "the kernel";
     cand.trusted = is_trusted(opt_.role);
