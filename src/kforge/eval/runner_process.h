@@ -81,12 +81,12 @@ std::filesystem::path runner_executable();
 std::vector<std::string> runner_environment(int threads, bool passive_wait = false);
 
 // libgomp's default is 300000 spins (about 7 ms here, waited out by the judge after each of the
-// two calls of every pair until timed processes were stopped between their calls). Measured side by side on 2 cores (2026-12-05), 30000 made a ci-size
-// pair of 12p_rmsnorm cost 3.1 ms instead of 18, and a cpu-size pair 13-17 ms less on three tasks,
-// whose speedups stayed within their run-to-run spread (3.26-3.71x against 3.50-3.74x;
-// 2.42-2.60x against 2.55-2.69x; 1.77-1.88x against 1.67-1.89x). At the ci size both sides'
-// medians fell (the baseline's most: 0.37 to 0.20-0.30 ms), so the speedup fell: the partner is
-// not slowed by it.
+// two calls of every pair until timed processes were stopped between their calls). Measured side by
+// side on 2 cores (2026-12-05), 30000 made a ci-size pair of 12p_rmsnorm cost 3.1 ms instead of 18,
+// and a cpu-size pair 13-17 ms less on three tasks, whose speedups stayed within their run-to-run
+// spread (3.26-3.71x against 3.50-3.74x; 2.42-2.60x against 2.55-2.69x; 1.77-1.88x
+// against 1.67-1.89x). At the ci size both sides' medians fell (the baseline's most: 0.37 to
+// 0.20-0.30 ms), so the speedup fell: the partner is not slowed by it.
 inline constexpr int kTimedSpinCount = 30000;
 // "/usr/lib/x86_64-linux-gnu/openblas-openmp" when installed, else "".
 std::string openmp_openblas_dir();
