@@ -107,6 +107,13 @@ bool timing_done(const PairedTiming& t, const PairedTimingRequest& req, double s
          median_ci_relative(series) < kEarlyStopCi;
 }
 
+double even_pause_ms(double other_natural_ms) {
+  // Past a millisecond a processor is idle either way: a longer pause (an audit's copies) is not
+  // matched on the other side, whose pair is left out of the timing anyway.
+  constexpr double kShortestMs = 0.1, kLongestMs = 1.0;
+  return std::min(kLongestMs, std::max(kShortestMs, other_natural_ms));
+}
+
 double median_ci_relative(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const double median = v[v.size() / 2];
@@ -161,6 +168,22 @@ class ThawAtExit {
   std::vector<KernelProcess*> ps_;
 };
 
+// Each side's pause before its start, from the other side's stop: at least what the other side
+// had last (see even_pause_ms). Both processes are stopped meanwhile, so kforge spins.
+class EvenPauses {
+ public:
+  enum Side { candidate = 0, partner = 1 };
+  void before_start(Side side, double other_stopped_ms) {
+    natural_[side] = now_s() * 1e3 - other_stopped_ms;
+    const double until = other_stopped_ms + even_pause_ms(natural_[1 - side]);
+    while (now_s() * 1e3 < until) {
+    }
+  }
+
+ private:
+  double natural_[2] = {0, 0};
+};
+
 }  // namespace
 
 PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, TimingInputs& inputs,
@@ -187,6 +210,7 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
     return b > req.sample_lines * kSampleLineBytes;
   });
   double cand_frozen_ms = 0, partner_frozen_ms = 0;
+  EvenPauses pauses;
   std::vector<double> partner_idle_ms;
 
   for (int pair = 0;; ++pair) {
@@ -199,6 +223,7 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
       sleep_until_ms(cand_frozen_ms + req.idle_before_call_ms);
     // Each side alternates between its own two output sets (see KernelProcessSpec::output_sets).
     const std::uint32_t cand_set = static_cast<std::uint32_t>(pair % 2), partner_set = 1 - cand_set;
+    if (partner && pair > 0) pauses.before_start(EvenPauses::candidate, partner_frozen_ms);
     if (pair > 0 && !candidate.frozen())
       return fail(resumed(candidate, partner ? "the calls of " + partner->who() : "the timing"));
     candidate.thaw();
@@ -221,6 +246,7 @@ PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, Timin
     if (partner) {
       inputs.perturb(
           seed, req.perturb);  // the same values, rewritten: the same prelude as the candidate's
+      pauses.before_start(EvenPauses::partner, cand_frozen_ms);
       if (pair > 0 && !partner->frozen())
         return fail(resumed(*partner, "the calls of " + candidate.who()));
       const double partner_go_ms = now_s() * 1e3;

@@ -84,6 +84,15 @@ double median_ci_relative(std::vector<double> v);
 inline constexpr double kEarlyStopCi = 0.01;
 bool timing_done(const PairedTiming& t, const PairedTimingRequest& req, double spent_s);
 
+// The pause before a side's start, counted from the other side's stop, given the other side's own
+// last pause before its start: at least that, at least 0.1 ms, at most 1 ms. The judge's work
+// between the partner's return and the candidate's next call (comparing, the stop rule, load
+// samples) is longer than between the candidate's return and the partner's call, and a processor
+// idle longer wakes slower on a VM: an A/A of 12p_rmsnorm at the ci size read 0.979x and 0.981x
+// over five runs each (intervals excluding 1), and 1.00x and 0.997x once each side's pause was
+// brought up to the other's or 0.1 ms.
+double even_pause_ms(double other_natural_ms);
+
 // `partner` may be null (timed alone). The comparison of timed outputs allows twice the task's
 // tolerance: both sides approximate the exact result.
 PairedTiming time_paired(KernelProcess& candidate, KernelProcess* partner, TimingInputs& inputs,
