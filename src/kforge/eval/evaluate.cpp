@@ -61,7 +61,7 @@ struct Scratch {
 };
 
 // Load samples for an evaluation: a few before its timing, then one between pairs now and then
-// (both kernel processes idle, so every running thread of theirs or of kforge is its own).
+// (both kernel processes stopped, so every running thread of theirs or of kforge is its own).
 // `taken`: the quiet wait's last probe, just before; without it, a tenth of a second of samples.
 class LoadSampler {
  public:

@@ -87,7 +87,7 @@ TEST_F(EvaluateTest, PairsBesideAnAuditAreCheckedNotTimed) {
 
 // After the pairs the baseline is timed alone (a kernel that slows its partner shows as a partner
 // far slower beside it than alone), each call after the pause it had beside the kernel: the
-// kernel's call and settling, capped. Called back to back instead, a ci-size baseline read 1.3-2x
+// kernel's call and stop, capped. Called back to back instead, a ci-size baseline read 1.3-2x
 // faster than between the kernel's calls on a hypervisor's processors, and the timing was marked
 // busy when nothing was.
 TEST_F(EvaluateTest, TheBaselineAloneKeepsTheRhythmItHadBesideTheKernel) {

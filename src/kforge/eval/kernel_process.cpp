@@ -221,15 +221,12 @@ CallOutcome KernelProcess::run_command(runner::Command command, std::uint32_t se
   if (command != runner::Command::call) c->output_set = 0;
   const std::uint32_t seq = ++s_->sequence;
   const auto deadline = after(timeout_s);
-  // The process's CPU clock at the start: what it used before this moment belongs to the idle
-  // window that ends here (paired_timing.cpp), so no instant of the process is in neither.
-  const double cpu_at_go = cpu_ms();
   const double t0 = now_ms();
   c->go.store(seq, std::memory_order_release);
   runner::futex_wake_all(&c->go);
   for (;;) {
     const std::uint32_t done = c->done.load(std::memory_order_acquire);
-    if (done == seq) return {now_ms() - t0, std::nullopt, cpu_at_go};
+    if (done == seq) return {now_ms() - t0, std::nullopt};
     if (done == runner::kFaulted) return {0, failure("claimed_fault", phase, timeout_s)};
     auto left = deadline - Clock::now();
     if (left <= Clock::duration::zero()) return {0, failure("timeout", phase, timeout_s)};

@@ -69,7 +69,6 @@ struct KernelProcessSpec {
 struct CallOutcome {
   double ms = 0;                     // kforge's clock, command to the claim of return
   std::optional<Judgement> failure;  // a crash, a forbidden call, a timeout, a death
-  double cpu_at_go_ms = 0;           // the process's CPU clock when the command was given
 };
 
 // After a return: is the process settled, still settling, or running work it left behind?

@@ -30,8 +30,6 @@ void sleep_until_ms(double when_ms) {
   nanosleep(&ts, nullptr);
 }
 
-// Half-width of the ~95% confidence interval of the median, relative to the median.
-
 // kforge's own OpenMP workers (perturbation, comparison) would spin on the cores the next timed
 // call needs: inside the loop this thread runs its parallel regions on one thread.
 struct SerialRegions {
@@ -147,10 +145,6 @@ Judgement resumed(const KernelProcess& p, const std::string& while_what) {
                       "from outside kforge): the timing is void; run it again",
                       p.who(), while_what)};
 }
-
-}  // namespace
-
-namespace {
 
 // Lets every process it holds run again however the timing ends: the commands after it (a stop, a
 // profile, the partner alone) need them running.
